@@ -1,0 +1,332 @@
+"""Data files of a bucket: raw key-value records in, sorted key-value files out.
+
+A primary-key data file holds ``_KEY_<k>`` for each primary-key column that is not a
+partition column, ``_SEQUENCE_NUMBER`` (int64), ``_VALUE_KIND`` (int8: 0 +I, 1 -U, 2 +U,
+3 -D), then every table column (partition columns included), sorted by key, one row per
+key. Files of one bucket form an LSM tree: ``level`` 0 files may overlap in keys, the files
+of each higher level do not.
+
+Sequence numbers: every record of a bucket carries a number larger than all numbers already
+in the bucket; a new write starts at ``next_sequence_number`` (the bucket's largest
+``max_sequence_number`` + 1, or 0 when empty) -- as Java's ``MergeTreeWriter`` and
+pypaimon's ``FileStoreWrite._load_seq_number_stats`` do. ``write_kv_file`` stores
+``_seq + sequence_base``: new data passes ``sequence_base=next_sequence_number(...)`` with
+``_seq`` counting from 0 in arrival order; compaction passes no base and keeps the numbers
+``read_split_records`` returned. Two writers of one bucket in one commit would both start at
+the same number: ``commit_append`` rejects messages whose files do not start above the
+bucket's current maximum.
+
+pypaimon's ``KeyValueDataWriter._write_data_to_file`` (private API, wrapped here only) writes
+the file and its metadata; we bypass its per-row Python fold and fix ``delete_row_count``
+(pypaimon always records 0, which makes readers treat a higher-level file holding -D rows as
+"raw convertible", i.e. read without merging) and ``level``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pypaimon.common.options.core_options import CoreOptions
+from pypaimon.manifest.schema.data_file_meta import DataFileMeta
+from pypaimon.read.split import DataSplit
+from pypaimon.schema.data_types import PyarrowFieldParser
+from pypaimon.table.row.generic_row import GenericRow
+from pypaimon.write.commit_message import CommitMessage
+from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
+
+from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.format.splits import Split, bucket_split
+
+SEQUENCE_COLUMN = "_SEQUENCE_NUMBER"
+VALUE_KIND_COLUMN = "_VALUE_KIND"
+KEY_PREFIX = "_KEY_"
+ROW_KINDS = ("+I", "-U", "+U", "-D")  # index = Paimon's RowKind byte
+_ROW_KIND_ARRAY = pa.array(ROW_KINDS, pa.string())
+_DELETE_KINDS = (1, 3)
+
+
+# ---------------------------------------------------------------------------- reading
+
+def table_arrow_schema(table) -> pa.Schema:
+    """The Arrow schema of the table's columns (latest schema)."""
+    return PyarrowFieldParser.from_paimon_schema(table.fields)
+
+
+def _require_no_deletion_vectors(table):
+    if table.options.deletion_vectors_enabled():
+        raise NotImplementedError(
+            f"Paimon table {table.identifier} has 'deletion-vectors.enabled': reading its "
+            f"raw files would resurrect deleted rows; deletion vectors are not supported yet")
+
+
+def _read_file(table, meta: DataFileMeta, columns: Sequence[str]) -> pa.Table:
+    path = meta.physical_path()
+    name = meta.file_name.lower()
+    try:
+        if name.endswith(".parquet"):
+            import pyarrow.parquet as pq
+            with table.file_io.new_input_stream(path) as stream:
+                parquet = pq.ParquetFile(stream)
+                present = [c for c in columns if c in parquet.schema_arrow.names]
+                return parquet.read(columns=present)
+        if name.endswith(".orc"):
+            import pyarrow.orc as orc
+            with table.file_io.new_input_stream(path) as stream:
+                orc_file = orc.ORCFile(stream)
+                present = [c for c in columns if c in orc_file.schema.names]
+                return orc_file.read(columns=present)
+    except FileNotFoundError as exc:
+        raise PaimonFormatError(
+            f"data file {path} of Paimon table {table.identifier} is missing (expired "
+            f"snapshot or deleted by another writer?)") from exc
+    raise NotImplementedError(
+        f"reading raw key-value file {meta.file_name} of {table.identifier}: only parquet and "
+        f"orc files are supported, set 'file.format' to one of them")
+
+
+def _record_columns(table, columns: Optional[Sequence[str]]) -> List[str]:
+    names = list(table.field_names)
+    if columns is None:
+        return names
+    unknown = [c for c in columns if c not in names]
+    if unknown:
+        raise ValueError(f"columns {unknown} are not in Paimon table {table.identifier} "
+                         f"(columns: {names})")
+    wanted = set(columns) | set(table.primary_keys) | set(table.options.sequence_field() or [])
+    return [n for n in names if n in wanted]
+
+
+def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = None) -> pa.Table:
+    """The raw, unmerged key-value records of a primary-key split, all files and levels.
+
+    Columns: the table columns (``columns`` if given, plus the primary key and any
+    ``sequence.field`` columns, in schema order), ``_seq`` (int64 sequence number),
+    ``_row_kind`` (+I/-U/+U/-D) and ``_level`` (int32). Rows come file by file in the
+    split's order (ascending min sequence number), each file sorted by key.
+    """
+    if not table.primary_keys:
+        raise ValueError(f"{table.identifier} is an append table: use read_append_split")
+    _require_no_deletion_vectors(table)
+    names = _record_columns(table, columns)
+    schema = table_arrow_schema(table)
+    out_schema = pa.schema([schema.field(n) for n in names]
+                           + [pa.field("_seq", pa.int64(), nullable=False),
+                              pa.field("_row_kind", pa.string(), nullable=False),
+                              pa.field("_level", pa.int32(), nullable=False)])
+    pieces = []
+    for meta in split.files:
+        raw = _read_file(table, meta, [SEQUENCE_COLUMN, VALUE_KIND_COLUMN] + names)
+        n = raw.num_rows
+        if n == 0:
+            continue
+        arrays = []
+        for name in names:
+            target = schema.field(name).type
+            if name in raw.column_names:
+                column = raw.column(name)
+                arrays.append(column if column.type == target else column.cast(target))
+            elif name in split.partition:  # partition value not stored in the file
+                arrays.append(pa.array([split.partition[name]] * n, target))
+            else:  # column added after this file was written
+                arrays.append(pa.nulls(n, target))
+        kinds = raw.column(VALUE_KIND_COLUMN).combine_chunks()
+        if pc.max(kinds).as_py() > 3 or pc.min(kinds).as_py() < 0:
+            raise PaimonFormatError(f"data file {meta.file_name} of {table.identifier} has an "
+                                    f"unknown _VALUE_KIND (expected 0..3)")
+        arrays.append(raw.column(SEQUENCE_COLUMN).cast(pa.int64()))
+        arrays.append(pc.take(_ROW_KIND_ARRAY, kinds.cast(pa.int32())))
+        arrays.append(pa.array(np.full(n, meta.level, dtype=np.int32)))
+        pieces.append(pa.Table.from_arrays(arrays, schema=out_schema))
+    if not pieces:
+        return out_schema.empty_table()
+    return pa.concat_tables(pieces).combine_chunks()
+
+
+def _data_split(table, split: Split) -> DataSplit:
+    partition = GenericRow(list(split.partition_values), table.partition_keys_fields)
+    return DataSplit(files=list(split.files), partition=partition, bucket=split.bucket,
+                     raw_convertible=True, snapshot_id=split.snapshot_id,
+                     total_buckets=split.total_buckets)
+
+
+def read_append_split(table, split: Split, columns: Optional[Sequence[str]] = None) -> pa.Table:
+    """The rows of an append-table split, in write order (files by sequence number)."""
+    if table.primary_keys:
+        raise ValueError(f"{table.identifier} is a primary-key table: its rows must be merged; "
+                         f"read them raw with read_split_records")
+    _require_no_deletion_vectors(table)
+    names = _record_columns(table, columns)
+    builder = table.new_read_builder()
+    if columns is not None:
+        builder = builder.with_projection(names)
+    if not split.files:
+        return table_arrow_schema(table).empty_table().select(names)
+    result = builder.new_read().to_arrow([_data_split(table, split)])
+    return result.select(names) if result is not None else \
+        table_arrow_schema(table).empty_table().select(names)
+
+
+# ---------------------------------------------------------------------------- writing
+
+def next_sequence_number(table, partition: Union[Mapping[str, Any], Split], bucket: int = None,
+                         snapshot_id: Optional[int] = None) -> int:
+    """The first sequence number a new write to (partition, bucket) must use."""
+    split = partition if isinstance(partition, Split) else \
+        bucket_split(table, partition, bucket, snapshot_id)
+    return split.max_sequence_number + 1
+
+
+def _partition_tuple(table, partition) -> Tuple[Any, ...]:
+    keys = list(table.partition_keys)
+    if isinstance(partition, Mapping):
+        if set(partition) != set(keys):
+            raise ValueError(f"partition {dict(partition)} must name exactly the partition keys "
+                             f"{keys} of {table.identifier}")
+        return tuple(partition[k] for k in keys)
+    values = tuple(partition or ())
+    if len(values) != len(keys):
+        raise ValueError(f"partition {values} must have one value per partition key {keys}")
+    return values
+
+
+def _value_kinds(row_kind: pa.ChunkedArray) -> pa.Array:
+    kinds = pc.index_in(row_kind, value_set=_ROW_KIND_ARRAY)
+    if kinds.null_count:
+        bad = pc.filter(row_kind, pc.is_null(kinds)).unique().to_pylist()[:5]
+        raise ValueError(f"_row_kind must be one of {list(ROW_KINDS)}, found {bad}")
+    return kinds.cast(pa.int8())
+
+
+def _check_sorted_unique(table, keys: pa.Table):
+    n = keys.num_rows
+    if n < 2:
+        return
+    order = pc.sort_indices(keys, sort_keys=[(c, "ascending") for c in keys.column_names],
+                            null_placement="at_start")
+    if not np.array_equal(order.to_numpy(), np.arange(n)):
+        raise ValueError(f"records for {table.identifier} must be sorted by the primary key "
+                         f"{list(table.trimmed_primary_keys)} (the merge runtime sorts them)")
+    same = None
+    for name in keys.column_names:
+        column = keys.column(name)
+        equal = pc.fill_null(pc.equal(column.slice(1), column.slice(0, n - 1)), False)
+        same = equal if same is None else pc.and_(same, equal)
+    if pc.any(same).as_py():
+        first = int(np.flatnonzero(same.to_numpy(zero_copy_only=False))[0])
+        raise ValueError(f"records for {table.identifier} must hold one row per primary key; "
+                         f"key {keys.slice(first, 1).to_pylist()[0]} appears more than once")
+
+
+def kv_layout(table, records: pa.Table, sequence_base: Optional[int] = None) -> pa.Table:
+    """``records`` (table columns + ``_seq`` + ``_row_kind``) in the key-value file layout."""
+    for required in ("_seq", "_row_kind"):
+        if required not in records.column_names:
+            raise ValueError(f"records must have a {required!r} column")
+    schema = table_arrow_schema(table)
+    missing = [n for n in schema.names if n not in records.column_names]
+    if missing:
+        raise ValueError(f"records lack columns {missing} of {table.identifier}")
+    sequence = records.column("_seq").cast(pa.int64())
+    if sequence.null_count:
+        raise ValueError("_seq must not be null")
+    if sequence_base is not None:
+        sequence = pc.add(sequence, pa.scalar(int(sequence_base), pa.int64()))
+    values = []
+    for f in schema:
+        column = records.column(f.name)
+        values.append(column if column.type == f.type else column.cast(f.type))
+    key_names = list(table.trimmed_primary_keys)
+    arrays, fields = [], []
+    for k in key_names:
+        arrays.append(values[schema.get_field_index(k)])
+        fields.append(pa.field(KEY_PREFIX + k, schema.field(k).type, nullable=False))
+    arrays += [sequence, _value_kinds(records.column("_row_kind"))]
+    fields += [pa.field(SEQUENCE_COLUMN, pa.int64(), nullable=False),
+               pa.field(VALUE_KIND_COLUMN, pa.int8(), nullable=False)]
+    arrays += values
+    fields += list(schema)
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def write_kv_file(table, partition: Union[Mapping[str, Any], Sequence[Any]], bucket: int,
+                  records: pa.Table, level: int = 0, sequence_base: Optional[int] = None,
+                  changelog: bool = False, check_order: bool = True) -> List[DataFileMeta]:
+    """Write merged, key-sorted ``records`` of one bucket as key-value files; their metas.
+
+    ``records``: every table column plus ``_seq`` (int64) and ``_row_kind``; one row per
+    primary key, sorted by it (checked unless ``check_order=False``). Files roll at the
+    table's ``target-file-size``; each meta has the real ``delete_row_count`` (-U and -D
+    rows), key and value stats, min/max key and sequence number, and ``level``.
+    ``changelog=True`` writes changelog files (``changelog-`` prefix) for
+    ``new_commit_message(changelog_files=...)``. Files are not visible until committed; hand
+    the metas to ``abort`` if the commit does not happen.
+    """
+    if not table.primary_keys:
+        raise ValueError(f"{table.identifier} is an append table: key-value files are only "
+                         f"for primary-key tables")
+    if table.options.deletion_vectors_enabled():
+        _require_no_deletion_vectors(table)
+    if records.num_rows == 0:
+        return []
+    values = _partition_tuple(table, partition)
+    data = kv_layout(table, records, sequence_base)
+    if check_order:
+        _check_sorted_unique(table, data.select([KEY_PREFIX + k
+                                                 for k in table.trimmed_primary_keys]))
+    options = CoreOptions.copy(table.options)
+    if CoreOptions.METADATA_STATS_MODE.key() not in table.table_schema.options:
+        # pypaimon defaults to no value stats; Java to truncate(16). Full stats let readers
+        # prune files by value.
+        options.set(CoreOptions.METADATA_STATS_MODE, "full")
+    if changelog:
+        options.set(CoreOptions.DATA_FILE_PREFIX, "changelog-")
+    writer = KeyValueDataWriter(table, values, bucket, max_seq_number=-1, options=options)
+    target = writer.target_file_size
+    metas: List[DataFileMeta] = []
+    try:
+        remaining = data
+        while remaining.num_rows > 0:
+            rows = remaining.num_rows
+            if remaining.nbytes > target:
+                rows = max(writer._find_optimal_split_point(remaining, target), 1)
+            chunk = remaining.slice(0, rows)
+            before = len(writer.committed_files)
+            writer._write_data_to_file(chunk)
+            meta = writer.committed_files[before]
+            kinds = chunk.column(VALUE_KIND_COLUMN).to_numpy()
+            deletes = int(np.isin(kinds, _DELETE_KINDS).sum())
+            metas.append(dataclasses.replace(meta, level=int(level), delete_row_count=deletes))
+            remaining = remaining.slice(rows)
+    except Exception:
+        writer.abort()
+        raise
+    return metas
+
+
+def new_commit_message(partition: Union[Mapping[str, Any], Sequence[Any]], bucket: int,
+                       new_files: Sequence[DataFileMeta] = (),
+                       deleted_files: Sequence[DataFileMeta] = (),
+                       changelog_files: Sequence[DataFileMeta] = (),
+                       partition_keys: Optional[Sequence[str]] = None) -> CommitMessage:
+    """A pypaimon CommitMessage (picklable) for one (partition, bucket).
+
+    ``partition`` is a tuple in partition-key order, or a dict together with
+    ``partition_keys`` (a one-key dict needs no ``partition_keys``).
+    """
+    if isinstance(partition, Mapping):
+        if partition_keys is None:
+            if len(partition) > 1:
+                raise ValueError("a partition dict with several keys needs partition_keys "
+                                 "to put the values in partition-key order")
+            values = tuple(partition.values())
+        else:
+            values = tuple(partition[k] for k in partition_keys)
+    else:
+        values = tuple(partition or ())
+    return CommitMessage(partition=values, bucket=int(bucket), new_files=list(new_files),
+                         deleted_files=list(deleted_files),
+                         changelog_files=list(changelog_files))

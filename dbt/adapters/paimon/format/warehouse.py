@@ -1,0 +1,150 @@
+"""The warehouse: pypaimon's filesystem catalog, with errors that name what is missing.
+
+A warehouse is a folder path or any URI pypaimon's FileIO accepts (file://, s3://, oss://,
+hdfs://...). Databases are ``<warehouse>/<db>.db`` folders, tables their sub-folders.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import pyarrow as pa
+from pypaimon import CatalogFactory, Schema
+from pypaimon.catalog.catalog_exception import (DatabaseNotExistException,
+                                                TableAlreadyExistException,
+                                                TableNotExistException)
+from pypaimon.schema.data_types import DataField, DataTypeParser
+
+from dbt.adapters.paimon.format.errors import TableAlreadyExistsError, TableNotFoundError
+
+# a schema is either an Arrow schema or [(column name, Paimon SQL type such as "DECIMAL(10, 2)")]
+TableSchemaSpec = Union[pa.Schema, Sequence[Tuple[str, str]]]
+
+
+def open_catalog(warehouse: str, options: Optional[Dict[str, str]] = None):
+    """pypaimon's filesystem catalog over ``warehouse`` (extra catalog/FileIO ``options``)."""
+    if not warehouse:
+        raise ValueError("warehouse must be a folder path or a URI, got an empty value")
+    catalog_options = dict(options or {})
+    catalog_options["warehouse"] = str(warehouse)
+    return CatalogFactory.create(catalog_options)
+
+
+def _identifier(database: str, table: str) -> str:
+    return f"{database}.{table}"
+
+
+def open_table(warehouse: str, database: str, table: str,
+               options: Optional[Dict[str, str]] = None):
+    """The pypaimon ``FileStoreTable`` at its latest schema; TableNotFoundError if absent."""
+    catalog = open_catalog(warehouse, options)
+    try:
+        return catalog.get_table(_identifier(database, table))
+    except (TableNotExistException, DatabaseNotExistException) as exc:
+        raise TableNotFoundError(
+            f"Paimon table {database}.{table} does not exist in warehouse {warehouse}") from exc
+
+
+def table_exists(warehouse: str, database: str, table: str) -> bool:
+    try:
+        open_table(warehouse, database, table)
+    except TableNotFoundError:
+        return False
+    return True
+
+
+def list_databases(warehouse: str) -> List[str]:
+    """Database names, sorted; [] for a warehouse folder that does not exist yet."""
+    catalog = open_catalog(warehouse)
+    if not catalog.file_io.exists(catalog.warehouse):
+        return []
+    return catalog.list_databases()
+
+
+def list_tables(warehouse: str, database: str) -> List[str]:
+    """Table names of ``database``, sorted; [] when the database does not exist."""
+    try:
+        return open_catalog(warehouse).list_tables(database)
+    except DatabaseNotExistException:
+        return []
+
+
+def create_database(warehouse: str, database: str) -> None:
+    """Create ``database`` unless it exists."""
+    open_catalog(warehouse).create_database(database, ignore_if_exists=True)
+
+
+def paimon_schema(schema: TableSchemaSpec, primary_keys: Sequence[str] = (),
+                  partition_keys: Sequence[str] = (), options: Optional[Dict[str, str]] = None,
+                  comment: Optional[str] = None) -> Schema:
+    """A pypaimon ``Schema`` from an Arrow schema or a list of (name, Paimon type)."""
+    options = {str(k): str(v) for k, v in (options or {}).items()}
+    if isinstance(schema, pa.Schema):
+        names = schema.names
+        result = Schema.from_pyarrow_schema(schema, partition_keys=list(partition_keys),
+                                            primary_keys=list(primary_keys), options=options,
+                                            comment=comment)
+    else:
+        fields = []
+        for field_id, (name, type_name) in enumerate(schema):
+            if "<" in type_name:
+                raise ValueError(
+                    f"column {name!r}: nested type {type_name!r} is only accepted through an "
+                    f"Arrow schema (pass a pyarrow.Schema instead of a type list)")
+            fields.append(DataField(field_id, name, DataTypeParser.parse_data_type(type_name)))
+        names = [f.name for f in fields]
+        result = Schema(fields=fields, partition_keys=list(partition_keys),
+                        primary_keys=list(primary_keys), options=options, comment=comment)
+    for role, keys in (("primary key", primary_keys), ("partition key", partition_keys)):
+        missing = [k for k in keys if k not in names]
+        if missing:
+            raise ValueError(f"{role} columns {missing} are not in the schema {names}")
+    return result
+
+
+def create_table(warehouse: str, database: str, table: str, schema: TableSchemaSpec,
+                 primary_keys: Sequence[str] = (), partition_keys: Sequence[str] = (),
+                 options: Optional[Dict[str, str]] = None, comment: Optional[str] = None,
+                 exist_ok: bool = False):
+    """Create the table (and its database if needed); returns the opened table.
+
+    ``options`` are Paimon table options with string values, e.g. ``{"bucket": "4",
+    "merge-engine": "partial-update"}``. TableAlreadyExistsError unless ``exist_ok``.
+    """
+    catalog = open_catalog(warehouse)
+    catalog.create_database(database, ignore_if_exists=True)
+    spec = paimon_schema(schema, primary_keys, partition_keys, options, comment)
+    try:
+        catalog.create_table(_identifier(database, table), spec, ignore_if_exists=exist_ok)
+    except TableAlreadyExistException as exc:
+        raise TableAlreadyExistsError(
+            f"Paimon table {database}.{table} already exists in warehouse {warehouse}") from exc
+    return catalog.get_table(_identifier(database, table))
+
+
+def drop_table(warehouse: str, database: str, table: str, missing_ok: bool = True) -> None:
+    """Delete the table folder (all snapshots and data files)."""
+    try:
+        open_catalog(warehouse).drop_table(_identifier(database, table),
+                                           ignore_if_not_exists=missing_ok)
+    except (TableNotExistException, DatabaseNotExistException) as exc:
+        raise TableNotFoundError(
+            f"cannot drop Paimon table {database}.{table}: it does not exist in "
+            f"warehouse {warehouse}") from exc
+
+
+def rename_table(warehouse: str, database: str, table: str, new_table: str,
+                 new_database: Optional[str] = None) -> None:
+    """Rename (move) the table folder; the target must not exist."""
+    new_database = new_database or database
+    catalog = open_catalog(warehouse)
+    try:
+        catalog.rename_table(_identifier(database, table), _identifier(new_database, new_table))
+    except TableAlreadyExistException as exc:
+        raise TableAlreadyExistsError(
+            f"cannot rename Paimon table {database}.{table} to {new_database}.{new_table}: "
+            f"the target already exists") from exc
+    except (TableNotExistException, DatabaseNotExistException) as exc:
+        raise TableNotFoundError(
+            f"cannot rename Paimon table {database}.{table} to {new_database}.{new_table}: "
+            f"{exc}") from exc

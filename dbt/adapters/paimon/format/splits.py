@@ -28,7 +28,7 @@ class Split:
     partition: Dict[str, Any]          # partition column -> value ({} when unpartitioned)
     partition_values: Tuple[Any, ...]  # the same values in partition-key order
     bucket: int
-    files: List[DataFileMeta]          # ordered by (min sequence number, file name)
+    files: List[DataFileMeta]          # by min sequence number, then commit order
     snapshot_id: Optional[int]          # None: the table had no snapshot
     total_buckets: Optional[int] = None
     primary_key_table: bool = True
@@ -146,7 +146,9 @@ def plan_splits(table, snapshot_id: Optional[int] = None,
             meta.file_path = (meta.physical_path() if meta.external_path
                               else canonical_data_file_path(table, values, bucket, meta.file_name))
             files.append(meta)
-        files.sort(key=lambda f: (f.min_sequence_number, f.file_name))
+        # Stable: ties keep manifest (= commit) order. pypaimon's append writer stamps every
+        # file with sequence numbers (1, 1), so for its tables commit order is write order.
+        files.sort(key=lambda f: f.min_sequence_number)
         splits.append(Split(
             partition=dict(zip(keys, values)), partition_values=values, bucket=bucket,
             files=files, snapshot_id=snapshot.id,

@@ -1,0 +1,38 @@
+"""dbt-paimon merge runtime: Paimon's merge engines as one vectorized Arrow kernel.
+
+Public API (stable, see DESIGN.md "Contract: the merge runtime API")::
+
+    MergeSpec.from_table_options(schema, primary_keys, options) -> MergeSpec
+        schema: [(name, Paimon SQL type)], primary_keys: list (or comma string),
+        options: Paimon table options (string values). Raises PaimonConfigError.
+
+    merge_arrow(spec, records, with_changelog=False) -> pa.Table | (pa.Table, pa.Table)
+        records: schema columns + _row_kind (+I/-U/+U/-D) + _seq (int64) [+ _commit (int64)].
+        Returns the rows a reader sees, schema columns only, sorted by primary key; with
+        with_changelog=True also the lookup/full-compaction changelog (schema columns +
+        _row_kind + _commit), in commit order.
+
+    premerge_arrow(spec, records) -> pa.Table
+        The write buffer of ONE commit: one row per key, schema columns + _row_kind (stored kind,
+        retractions kept) + _seq (sequence number kept for the merged record: first-row keeps the
+        first record's, every other engine the last record's; a key's only record is stored as-is),
+        sorted by primary key -- the order in which rows are written. Merge-on-read of stored files
+        is ``merge_arrow`` of their rows with _seq = _SEQUENCE_NUMBER in one commit.
+
+    PaimonConfigError, PaimonDataError: ValueError subclasses.
+"""
+from .errors import PaimonConfigError, PaimonDataError
+from .kernel import merge_arrow, premerge_arrow
+from .spec import MergeSpec, SequenceGroup
+from .types import SqlType, parse_type
+
+__all__ = [
+    "MergeSpec",
+    "PaimonConfigError",
+    "PaimonDataError",
+    "SequenceGroup",
+    "SqlType",
+    "merge_arrow",
+    "parse_type",
+    "premerge_arrow",
+]

@@ -1,0 +1,142 @@
+"""Value-picking and comparing functions: first/last (non-null) value, max, min, bool_and, bool_or.
+
+Sequence-group behaviour (``agg_in_group``) follows Paimon's ``aggReversed(acc, x) = agg(x, acc)``
+for records whose group sequence is older than the stored one.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from .base import Aggregator, GroupMasks, Masks, when_any
+
+
+def _position() -> pl.Expr:
+    return pl.int_range(pl.len())
+
+
+class LastValue(Aggregator):
+    """Last record's value, NULL included; a retraction sets NULL (FieldLastValueAgg)."""
+
+    name = "last_value"
+    supports_retract = True
+    supports_sequence_group = True
+
+    def agg(self, col, m: Masks):
+        if not m.has_retract:
+            return col.filter(m.add).last()
+        seen = m.add | m.ret
+        return pl.when(m.add.filter(seen).last()).then(col.filter(seen).last())
+
+    def agg_in_group(self, col, g: GroupMasks):
+        # older additions leave the value (agg(x, acc) returns acc); every retraction sets NULL
+        seen = g.w | g.rw | g.rl
+        return pl.when(g.w.filter(seen).last()).then(col.filter(seen).last())
+
+
+class LastNonNullValue(Aggregator):
+    """Last non-null value; retracting a non-null value sets NULL (FieldLastNonNullValueAgg)."""
+
+    name = "last_non_null_value"
+    supports_retract = True
+    supports_sequence_group = True
+
+    def agg(self, col, m: Masks):
+        if not m.has_retract:
+            return col.filter(m.add & col.is_not_null()).last()
+        seen = (m.add | m.ret) & col.is_not_null()
+        return pl.when(m.add.filter(seen).last()).then(col.filter(seen).last())
+
+    def agg_in_group(self, col, g: GroupMasks):
+        nn = col.is_not_null()
+        if g.has_retract:
+            pos = _position()
+            reset = pos.filter((g.rw | g.rl) & nn).max().fill_null(-1)
+            after = pos > reset
+        else:
+            after = pl.lit(True)
+        # newer non-null wins; an older record only fills a NULL accumulator
+        return pl.coalesce(col.filter(g.w & nn & after).last(), col.filter(g.l & nn & after).first())
+
+
+class FirstValue(Aggregator):
+    """First record's value, NULL included (FieldFirstValueAgg); no retraction."""
+
+    name = "first_value"
+    supports_sequence_group = True
+
+    def agg(self, col, m: Masks):
+        return col.filter(m.add).first()
+
+    def agg_in_group(self, col, g: GroupMasks):
+        pos = _position()
+        seen = g.w | g.l
+        first = pos.filter(seen).min()
+        later_older = g.l & (pos > first)
+        return (
+            pl.when(later_older.any())
+            .then(col.filter(later_older).last())
+            .when(g.w.filter(seen).first())
+            .then(col.filter(seen).first())
+        )
+
+
+class FirstNonNullValue(Aggregator):
+    """First non-null value (FieldFirstNonNullValueAgg); no retraction."""
+
+    name = "first_non_null_value"
+
+    def agg(self, col, m: Masks):
+        return col.filter(m.add & col.is_not_null()).first()
+
+
+class FirstNotNullValue(FirstNonNullValue):
+    """Paimon's legacy name for first_non_null_value."""
+
+    name = "first_not_null_value"
+
+
+class Max(Aggregator):
+    name = "max"
+    supports_sequence_group = True
+
+    def check_type(self, t):
+        if not t.is_comparable:
+            raise self.type_error(
+                "CHAR, VARCHAR, DECIMAL, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE, DATE, TIME, "
+                "TIMESTAMP, TIMESTAMP_LTZ"
+            )
+
+    def agg(self, col, m: Masks):
+        return col.filter(m.add).max()
+
+    def agg_in_group(self, col, g: GroupMasks):
+        return self.agg(col, Masks(g.w | g.l, pl.lit(False), False))
+
+
+class Min(Max):
+    name = "min"
+
+    def agg(self, col, m: Masks):
+        return col.filter(m.add).min()
+
+
+class BoolAnd(Aggregator):
+    name = "bool_and"
+    supports_sequence_group = True
+
+    def check_type(self, t):
+        if t.root != "BOOLEAN":
+            raise self.type_error("BOOLEAN")
+
+    def agg(self, col, m: Masks):
+        return when_any(col, m.add, col.filter(m.add).all(ignore_nulls=True))
+
+    def agg_in_group(self, col, g: GroupMasks):
+        return self.agg(col, Masks(g.w | g.l, pl.lit(False), False))
+
+
+class BoolOr(BoolAnd):
+    name = "bool_or"
+
+    def agg(self, col, m: Masks):
+        return when_any(col, m.add, col.filter(m.add).any(ignore_nulls=True))

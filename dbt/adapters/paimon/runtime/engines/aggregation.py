@@ -1,0 +1,45 @@
+"""aggregation: every value field goes through its aggregate function (AggregateMergeFunction).
+
+The merged record is +I with the last record's sequence number; with
+aggregation.remove-record-on-delete a -D restarts the row from the -D's values and, when it is
+the last record, the result is a -D.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from ..aggregators import Masks
+from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, out_columns, position, split_singles
+
+
+def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
+    singles, multi = split_singles(frame, group)
+    cols = out_columns(spec, group)
+    if multi.height == 0:
+        return singles.select(cols)
+    last_kind = pl.col(ROW_KIND).last()
+    kind = pl.lit(INSERT)
+    if spec.remove_record_on_delete and (multi[ROW_KIND] == DELETE).any():
+        # keep the records from the last -D on; that -D seeds the row with its own values
+        pos = position().over(group)
+        last_delete = pl.when(pl.col(ROW_KIND) == DELETE).then(pos).max().over(group)
+        multi = multi.filter(last_delete.is_null() | (pos >= last_delete)).with_columns(
+            (pl.col(ADD) | (pl.col(ROW_KIND) == DELETE)).alias(ADD)
+        )
+        kind = pl.when(last_kind == DELETE).then(pl.lit(DELETE)).otherwise(pl.lit(INSERT))
+    has_retract = not multi[ADD].all()
+    masks = Masks(pl.col(ADD), ~pl.col(ADD), has_retract)
+    aggregators = spec.aggregator_of
+    for name, aggregator in aggregators.items():
+        if has_retract and not aggregator.supports_retract:
+            raise aggregator.retract_error()
+        aggregator.validate(multi, name, group, masks)
+    merged = multi.group_by(group, maintain_order=True).agg(
+        [pl.col(k).first() for k in spec.primary_keys if k not in group]
+        + [aggregators[f].agg(pl.col(f), masks).alias(f) for f in spec.value_fields]
+        + [kind.alias(ROW_KIND), pl.col(SEQ).last()]
+    )
+    for name, aggregator in aggregators.items():
+        merged = aggregator.finish(merged, name)
+    merged = merged.with_columns([pl.col(f).cast(singles.schema[f]) for f in spec.value_fields])
+    return pl.concat([singles.select(cols), merged.select(cols)], how="vertical_relaxed")

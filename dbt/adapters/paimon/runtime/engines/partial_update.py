@@ -1,0 +1,163 @@
+"""partial-update (PartialUpdateMergeFunction), vectorized.
+
+Without sequence groups every field takes the last non-null value. With sequence groups a
+record updates a group's fields only when its group sequence (compared field by field, NULL
+smallest) is >= the stored one -- equal counts as newer -- and a record whose group sequence
+is all NULL skips the group. Fields outside every group keep the last non-null value.
+
+Paimon details reproduced here:
+* the merged record is +I with the last record's sequence number; it is -D when no +I/+U
+  was seen or when the last record removed the row;
+* a -D with partial-update.remove-record-on-delete, or a -D that wins a group listed in
+  partial-update.remove-record-on-sequence-group, restarts the row *from the -D's values*
+  (Paimon's initRow); the records after it merge on top of those values;
+* a merge that starts with a retraction first copies that record's values into the row;
+* a retraction that wins a group sets the group's plain fields to NULL and retracts its
+  aggregated fields; an older retraction only retracts aggregated fields.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from ..aggregators import GroupMasks
+from ..errors import PaimonDataError
+from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, out_columns, position, split_singles
+
+SEED = "__seed"
+RESET = "__reset"
+
+_NO_DELETE_OPTION = (
+    "By default, Partial update can not accept delete records, you can choose one of the following solutions:\n"
+    "1. Configure 'ignore-delete' to ignore delete records.\n"
+    "2. Configure 'partial-update.remove-record-on-delete' to remove the whole row when receiving delete records.\n"
+    "3. Configure 'sequence-group's to retract partial columns. Also configure "
+    "'partial-update.remove-record-on-sequence-group' to remove the whole row when receiving deleted records of "
+    "specified sequence group."
+)
+
+
+def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
+    singles, multi = split_singles(frame, group)
+    cols = out_columns(spec, group)
+    if multi.height == 0:
+        return singles.select(cols)
+    has_retract = not multi[ADD].all()
+    if has_retract and not spec.sequence_groups and not spec.remove_record_on_delete:
+        raise PaimonDataError(_NO_DELETE_OPTION)
+
+    # Paimon's meetInsert and the row kind of the last record, over the whole merge
+    multi = multi.with_columns(
+        pl.col(ADD).any().over(group).alias("__meet_insert"),
+        pl.lit(False).alias(RESET),
+        pl.lit(False).alias(SEED),
+    )
+    if has_retract:
+        multi = _restart_points(spec, multi, group)
+    multi = multi.with_columns(_winners(spec, group))
+    merged = multi.group_by(group, maintain_order=True).agg(
+        [pl.col(k).first() for k in spec.primary_keys if k not in group]
+        + _value_exprs(spec, has_retract)
+        + [
+            pl.when(pl.col(RESET).last() | ~pl.col("__meet_insert").first())
+            .then(pl.lit(DELETE))
+            .otherwise(pl.lit(INSERT))
+            .alias(ROW_KIND),
+            pl.col(SEQ).last(),
+        ]
+    )
+    aggregators = spec.aggregator_of
+    for name, aggregator in aggregators.items():
+        merged = aggregator.finish(merged, name)
+    merged = merged.with_columns([pl.col(f).cast(singles.schema[f]) for f in spec.value_fields])
+    return pl.concat([singles.select(cols), merged.select(cols)], how="vertical_relaxed")
+
+
+# ---- restart points ----------------------------------------------------------------------------
+def _restart_points(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
+    """Keep each merge's records from its last restart on; mark the restarting record as seed."""
+    is_delete = pl.col(ROW_KIND) == DELETE
+    pos = position().over(group)
+    if spec.remove_record_on_delete:
+        reset = is_delete
+    elif any(g.remove_record_on_delete for g in spec.sequence_groups):
+        with_winners = _with_leading_retraction_seed(spec, multi, group).with_columns(_winners(spec, group))
+        wins = [pl.col(f"__win{j}") for j, g in enumerate(spec.sequence_groups) if g.remove_record_on_delete]
+        flags = with_winners.filter(~pl.col(SEED)).select(
+            (is_delete & ~pl.col(SEED) & pl.any_horizontal(wins)).alias("r")
+        )["r"]
+        multi = multi.with_columns(flags.alias(RESET))
+        reset = pl.col(RESET)
+    else:
+        reset = pl.lit(False)
+    last_reset = pl.when(reset).then(pos).max().over(group)
+    multi = multi.with_columns(reset.alias(RESET)).filter(last_reset.is_null() | (pos >= last_reset))
+    # the restarting -D seeds the row; it counts as an addition of its values
+    multi = multi.with_columns(
+        pl.col(RESET).alias(SEED), (pl.col(ADD) | pl.col(RESET)).alias(ADD)
+    )
+    if spec.sequence_groups:
+        return _with_leading_retraction_seed(spec, multi, group)
+    # without groups a leading retraction only seeds the row (Paimon initRow, then no-op)
+    first_retract = (position().over(group) == 0) & ~pl.col(ADD)
+    return multi.with_columns((pl.col(SEED) | first_retract).alias(SEED), (pl.col(ADD) | first_retract).alias(ADD))
+
+
+def _with_leading_retraction_seed(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
+    """A merge starting with a retraction: copy its values in first (a seed), then retract."""
+    leading = multi.select((position().over(group) == 0) & ~pl.col(ADD) & ~pl.col(SEED)).to_series()
+    if not leading.any():
+        return multi
+    seeds = multi.filter(leading).with_columns(pl.lit(True).alias(SEED), pl.lit(True).alias(ADD))
+    tagged = pl.concat(
+        [seeds.with_columns(pl.lit(0).alias("__o")), multi.with_columns(pl.lit(1).alias("__o"))],
+        how="vertical_relaxed",
+    ).with_row_index("__i")
+    # seeds first inside their group, every group keeping its records' order
+    first_index = pl.col("__i").filter(pl.col("__o") == 1).min().over(group)
+    ordered = tagged.with_columns(
+        pl.when(pl.col("__o") == 0).then(first_index).otherwise(pl.col("__i")).alias("__k")
+    ).sort(["__k", "__o"])
+    return ordered.drop(["__i", "__o", "__k"])
+
+
+# ---- sequence groups ---------------------------------------------------------------------------
+def _rank(fields) -> pl.Expr:
+    """Dense rank of the group's sequence tuple, NULL smallest, compared field by field."""
+    ranks = [pl.col(f).rank("dense").cast(pl.Int64).fill_null(0) for f in fields]
+    if len(ranks) == 1:
+        return ranks[0]
+    return pl.struct(ranks).rank("dense").cast(pl.Int64)
+
+
+def _winners(spec, group) -> list:
+    """Per group j: ``__ne{j}`` (sequence not all NULL) and ``__win{j}`` (>= everything before)."""
+    exprs = []
+    for j, g in enumerate(spec.sequence_groups):
+        non_empty = pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields]) | pl.col(SEED)
+        rank = pl.when(non_empty).then(_rank(g.order_fields)).otherwise(-1)
+        before = rank.cum_max().shift(1, fill_value=-1).over(group)
+        exprs += [non_empty.alias(f"__ne{j}"), (non_empty & (rank >= before)).alias(f"__win{j}")]
+    return exprs
+
+
+def _value_exprs(spec, has_retract: bool) -> list:
+    add = pl.col(ADD)
+    retract = ~add & ~pl.col(SEED)
+    aggregators = spec.aggregator_of
+    exprs, grouped = [], set()
+    for j, g in enumerate(spec.sequence_groups):
+        win, ne = pl.col(f"__win{j}"), pl.col(f"__ne{j}")
+        masks = GroupMasks(win & add, ne & ~win & add, win & retract, ne & ~win & retract, has_retract)
+        for f in g.order_fields:
+            exprs.append(pl.col(f).filter(win).last().alias(f))
+        for f in g.protected:
+            if f in aggregators:
+                exprs.append(aggregators[f].agg_in_group(pl.col(f), masks).alias(f))
+            else:
+                # the last winner sets the field, NULL included; a winning retraction clears it
+                exprs.append(pl.when(add.filter(win).last()).then(pl.col(f).filter(win).last()).alias(f))
+        grouped.update(g.order_fields + g.protected)
+    for f in spec.value_fields:
+        if f not in grouped:  # last non-null value of the additions (last_non_null_value or none)
+            exprs.append(pl.col(f).filter(add & pl.col(f).is_not_null()).last().alias(f))
+    return exprs

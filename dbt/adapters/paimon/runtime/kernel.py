@@ -1,0 +1,181 @@
+"""The merge kernel: ``merge_arrow`` (merge / merge-on-read / compaction) and ``premerge_arrow``
+(the write buffer of one commit), over Arrow tables, vectorized with polars.
+
+Order of records inside a key (Paimon's SortBufferWriteBuffer / SortMergeReader):
+``sequence.field`` values (NULL smallest, ``sequence.field.sort-order``), then with
+``sequence.auto-padding`` = ``row-kind-flag`` retractions before additions, then the commit,
+then ``_seq``.
+"""
+from __future__ import annotations
+
+from typing import List, Tuple, Union
+
+import polars as pl
+import pyarrow as pa
+
+from .engines import engine_for
+from .engines.base import ADD, DELETE, ROW_KIND, SEQ, UPDATE_BEFORE
+from .errors import PaimonDataError
+from .spec import MergeSpec
+
+COMMIT = "_commit"
+_COMMIT = "__commit"
+ROW_KINDS = ("+I", "-U", "+U", "-D")
+ADD_KINDS = ("+I", "+U")
+
+
+# ---- public API ----------------------------------------------------------------------------------
+def merge_arrow(
+    spec: MergeSpec, records: pa.Table, with_changelog: bool = False
+) -> Union[pa.Table, Tuple[pa.Table, pa.Table]]:
+    """Merge ``records`` as Paimon would and return the rows a reader sees (sorted by primary key).
+
+    ``records``: the schema's columns plus ``_row_kind`` (+I/-U/+U/-D), ``_seq`` (int64, larger is
+    later) and optionally ``_commit`` (int64). Records of one commit are merged with each other
+    first (the write buffer); the commits' stored results are then merged in one pass, ordered by
+    sequence fields, commit and ``_seq`` (the reader). With ``with_changelog=True`` also returns
+    the changelog lookup / full-compaction would produce for every commit, in commit order.
+    """
+    frame = _prepare(spec, records, keep_commits=True)
+    pk = list(spec.primary_keys)
+    if with_changelog:
+        from .changelog import changelog_frames
+
+        stored = _merge(spec, frame, pk + [_COMMIT])
+        final, changes = changelog_frames(spec, stored, _merge)
+        return _visible(spec, final), changes
+    if frame[_COMMIT].n_unique() > 1:
+        stored = _merge(spec, frame, pk + [_COMMIT])
+        final = _merge(spec, stored, pk)
+    else:
+        final = _merge(spec, frame, pk)
+    return _visible(spec, final)
+
+
+def premerge_arrow(spec: MergeSpec, records: pa.Table) -> pa.Table:
+    """Merge ONE commit's records as Paimon's write buffer does: what the data file stores.
+
+    Returns one row per key, sorted by primary key: the schema's columns, ``_row_kind`` (the
+    stored kind, retractions kept) and ``_seq`` (the sequence number Paimon keeps: the first
+    record's for first-row, the last record's for the other engines; a key's only record is
+    stored as-is). ``_commit`` is ignored.
+    """
+    frame = _prepare(spec, records, keep_commits=False)
+    merged = _merge(spec, frame, list(spec.primary_keys)).sort(list(spec.primary_keys))
+    schema = spec.arrow_schema.append(pa.field(ROW_KIND, pa.string(), nullable=False)).append(
+        pa.field(SEQ, pa.int64(), nullable=False)
+    )
+    return to_arrow(merged, schema)
+
+
+# ---- internals -----------------------------------------------------------------------------------
+def order_by(spec: MergeSpec) -> Tuple[List[pl.Expr], List[bool]]:
+    keys = [pl.col(f) for f in spec.sequence_fields]
+    descending = [spec.sequence_descending] * len(keys)
+    if spec.row_kind_padding:
+        keys.append(pl.col(ADD))  # retraction (False) before addition (True)
+        descending.append(False)
+    keys += [pl.col(_COMMIT), pl.col(SEQ)]
+    descending += [False, False]
+    return keys, descending
+
+
+def _merge(spec: MergeSpec, frame: pl.DataFrame, group: List[str]) -> pl.DataFrame:
+    """Sort into merge order, then one engine call: one row per group."""
+    keys, descending = order_by(spec)
+    ordered = frame.sort(keys, descending=descending, nulls_last=False, maintain_order=True)
+    merged = engine_for(spec)(spec, ordered, group)
+    if _COMMIT not in merged.columns:
+        merged = merged.with_columns(pl.col(_COMMIT) if _COMMIT in group else pl.lit(0, pl.Int64).alias(_COMMIT))
+    return merged.with_columns(pl.col(ROW_KIND).is_in(ADD_KINDS).alias(ADD))
+
+
+def _visible(spec: MergeSpec, merged: pl.DataFrame) -> pa.Table:
+    live = merged.filter(pl.col(ADD)).sort(list(spec.primary_keys))
+    return to_arrow(live, spec.arrow_schema)
+
+
+def _prepare(spec: MergeSpec, records, keep_commits: bool) -> pl.DataFrame:
+    if isinstance(records, pl.DataFrame):
+        records = records.to_arrow()
+    if isinstance(records, pa.RecordBatch):
+        records = pa.Table.from_batches([records])
+    if not isinstance(records, pa.Table):
+        raise TypeError(f"records must be a pyarrow.Table, got {type(records).__name__}")
+    missing = [c for c in list(spec.names) + [ROW_KIND, SEQ] if c not in records.column_names]
+    if missing:
+        raise PaimonDataError(f"records lack column(s) {missing}; expected the schema's columns, _row_kind and _seq.")
+    columns = []
+    for name, sql_type in spec.columns:
+        column = records.column(name)
+        if column.type != sql_type.arrow:
+            try:
+                column = column.cast(sql_type.arrow)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise PaimonDataError(f"Column '{name}' cannot be read as {sql_type.text}: {exc}") from None
+        columns.append(column)
+    columns.append(records.column(ROW_KIND).cast(pa.string()))
+    columns.append(records.column(SEQ).cast(pa.int64()))
+    names = list(spec.names) + [ROW_KIND, SEQ]
+    if keep_commits and COMMIT in records.column_names:
+        columns.append(records.column(COMMIT).cast(pa.int64()))
+    else:
+        columns.append(pa.array([0] * records.num_rows, pa.int64()) if records.num_rows < 1 else
+                       pa.repeat(pa.scalar(0, pa.int64()), records.num_rows))
+    names.append(_COMMIT)
+    frame = pl.from_arrow(pa.Table.from_arrays(columns, names=names))
+    if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table is a frame
+        frame = frame.to_frame()
+
+    bad = frame.filter(~pl.col(ROW_KIND).is_in(ROW_KINDS) | pl.col(ROW_KIND).is_null())
+    if bad.height:
+        raise PaimonDataError(
+            f"_row_kind must be one of {ROW_KINDS}; got {bad[ROW_KIND].unique().to_list()[:5]}."
+        )
+    for name in (SEQ, _COMMIT):
+        if frame[name].null_count():
+            raise PaimonDataError(f"{name.strip('_')} must not be NULL ({name} column).")
+    null_key = frame.select(pl.any_horizontal([pl.col(k).is_null() for k in spec.primary_keys]).any()).item()
+    if null_key:
+        raise PaimonDataError(
+            f"Primary key {list(spec.primary_keys)} contains NULL; Paimon primary keys are NOT NULL."
+        )
+    # Paimon's RowKindFilter drops these before they reach the write buffer (TableWriteImpl).
+    if spec.ignore_delete:
+        frame = frame.filter(pl.col(ROW_KIND).is_in(ADD_KINDS))
+    elif spec.ignore_update_before:
+        frame = frame.filter(pl.col(ROW_KIND) != UPDATE_BEFORE)
+    return frame.with_columns(pl.col(ROW_KIND).is_in(ADD_KINDS).alias(ADD))
+
+
+def to_arrow(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
+    """polars -> Arrow with exactly ``schema``'s types (string, list, map, decimal, ...)."""
+    arrays = []
+    for field in schema:
+        series = frame[field.name]
+        arrays.append(_cast(series.to_arrow(compat_level=pl.CompatLevel.oldest()), field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _cast(array: pa.Array, target: pa.DataType) -> pa.Array:
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.type == target:
+        return array
+    if pa.types.is_map(target) and not pa.types.is_map(array.type):
+        lists = array.cast(pa.list_(array.type.value_type)) if pa.types.is_large_list(array.type) else array
+        entries = lists.values
+        keys = _cast(entries.field(0), target.key_type)
+        items = _cast(entries.field(1), target.item_type)
+        offsets = lists.offsets
+        return pa.MapArray.from_arrays(offsets, keys, items, type=target, mask=lists.is_null())
+    if pa.types.is_struct(target) and pa.types.is_struct(array.type):
+        children = [_cast(array.field(i), target.field(i).type) for i in range(target.num_fields)]
+        return pa.StructArray.from_arrays(children, fields=list(target), mask=array.is_null())
+    if (pa.types.is_list(target) or pa.types.is_large_list(target)) and (
+        pa.types.is_list(array.type) or pa.types.is_large_list(array.type)
+    ):
+        lists = array.cast(pa.list_(array.type.value_type)) if pa.types.is_large_list(array.type) else array
+        values = _cast(lists.values, target.value_type)
+        return pa.ListArray.from_arrays(lists.offsets, values, type=target, mask=lists.is_null())
+    return array.cast(target)

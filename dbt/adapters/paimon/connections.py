@@ -1,0 +1,106 @@
+"""Connections of a ``type: paimon`` target: statements run in this process's Spark session."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Generator, List, Optional
+
+from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.events.logging import AdapterLogger
+from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionWrapper
+from dbt.adapters.spark.session import Cursor
+from dbt_common.exceptions import DbtRuntimeError
+from pyspark.sql import SparkSession
+
+from dbt.adapters.paimon import session
+
+logger = AdapterLogger("Paimon")
+
+
+class SessionCursor(Cursor):
+    """dbt-spark's session cursor, on our session, with bindings as Spark SQL parameters.
+
+    dbt-spark formats bindings into the SQL text with neither quote escaping nor NULLs (seeds
+    with quotes fail); Spark's positional parameters (``?``) need neither.
+    """
+
+    def __init__(self, spark: SparkSession):
+        super().__init__()
+        self._spark = spark
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        self._df = self._spark.sql(sql, args=list(parameters)) if parameters else self._spark.sql(sql)
+        self._rows = None
+
+
+class SessionConnection(SparkConnectionWrapper):
+    def __init__(self, spark: SparkSession):
+        self.spark = spark
+        self._cursor: Optional[SessionCursor] = None
+
+    def cursor(self) -> "SessionConnection":
+        self._cursor = SessionCursor(self.spark)
+        return self
+
+    def execute(self, sql: str, bindings: Optional[List[Any]] = None) -> None:
+        sql = sql.strip()
+        if sql.endswith(";"):
+            sql = sql[:-1]
+        assert self._cursor, "Cursor not available"
+        self._cursor.execute(sql, *(bindings or []))
+
+    def fetchall(self):
+        assert self._cursor, "Cursor not available"
+        return self._cursor.fetchall()
+
+    def fetchone(self):
+        assert self._cursor, "Cursor not available"
+        return self._cursor.fetchone()
+
+    @property
+    def description(self):
+        assert self._cursor, "Cursor not available"
+        return self._cursor.description
+
+    def cancel(self) -> None:
+        logger.debug("NotImplemented: cancel")
+
+    def close(self) -> None:
+        if self._cursor:
+            self._cursor.close()
+
+    def rollback(self, *args: Any, **kwargs: Any) -> None:
+        logger.debug("NotImplemented: rollback")
+
+
+class PaimonConnectionManager(SparkConnectionManager):
+    TYPE = "paimon"
+
+    @contextmanager
+    def exception_handler(self, sql: str) -> Generator[None, None, None]:
+        try:
+            yield
+        except DbtRuntimeError:
+            raise
+        except Exception as exc:
+            logger.debug(f"Error while running:\n{sql}")
+            logger.debug(exc)
+            raise DbtRuntimeError(str(exc)) from exc
+
+    @classmethod
+    def open(cls, connection: Connection) -> Connection:
+        if connection.state == ConnectionState.OPEN:
+            return connection
+        creds = connection.credentials
+        if creds.spark_state_dir is None:
+            creds.resolve_paths(None)
+        registry = session.start_session(
+            master=creds.spark_master,
+            warehouse=creds.warehouse,
+            state_dir=creds.spark_state_dir,
+            spark_conf={**creds.server_side_parameters, **creds.spark_conf},
+            catalog_options=creds.catalog_options,
+        )
+        connection.handle = SessionConnection(registry.spark)
+        connection.state = ConnectionState.OPEN
+        return connection

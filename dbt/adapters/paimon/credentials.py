@@ -1,0 +1,93 @@
+"""Profile settings of a ``type: paimon`` target.
+
+A minimal profile is ``{type: paimon, schema: analytics}``: the warehouse defaults to
+``paimon_warehouse/`` inside the dbt project and Spark runs embedded (``local[*]``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+from urllib.parse import urlparse
+
+from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+from dbt_common.exceptions import DbtRuntimeError
+
+DEFAULT_WAREHOUSE_DIRNAME = "paimon_warehouse"
+# Spark's own files (Derby metastore, spark-warehouse/, derby.log) live in this folder under a
+# local warehouse. Paimon lists only `<name>.db` folders as databases, so it never sees it.
+SPARK_STATE_DIRNAME = ".spark"
+
+
+@dataclass
+class PaimonCredentials(SparkCredentials):
+    # Folder or URI of the Paimon warehouse (anything pypaimon accepts: a path, file://, s3://,
+    # oss://, hdfs://). Relative paths are resolved against the dbt project folder.
+    warehouse: Optional[str] = None
+    # Spark master URL: local[*] embedded by default; spark://host:7077, yarn, k8s://... on a cluster.
+    spark_master: str = "local[*]"
+    # Free-form Spark settings applied when the session starts (they win over our defaults).
+    spark_conf: Dict[str, str] = field(default_factory=dict)
+    # Where Spark keeps its metastore and scratch files. Default: <warehouse>/.spark for a local
+    # warehouse, <project>/.paimon_spark for a remote one (Derby needs a local folder).
+    spark_state_dir: Optional[str] = None
+    # Options passed to pypaimon's catalog (e.g. fs.s3.accessKeyId for an S3 warehouse).
+    catalog_options: Dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def __pre_deserialize__(cls, data: Any) -> Any:
+        data = super().__pre_deserialize__(data)
+        # Embedded Spark: the user names no host and no connection method.
+        data.setdefault("method", SparkConnectionMethod.SESSION.value)
+        data.setdefault("host", "embedded")
+        return data
+
+    def __post_init__(self) -> None:
+        if self.method != SparkConnectionMethod.SESSION:
+            raise DbtRuntimeError(
+                f"type: paimon runs its own Spark session; method '{self.method}' is not supported. "
+                "Remove `method` from the profile and set `spark_master` to reach a cluster."
+            )
+        super().__post_init__()
+        self.spark_conf = {str(k): str(v) for k, v in (self.spark_conf or {}).items()}
+        self.catalog_options = {str(k): str(v) for k, v in (self.catalog_options or {}).items()}
+
+    @property
+    def type(self) -> str:
+        return "paimon"
+
+    @property
+    def unique_field(self) -> str:
+        return self.warehouse or DEFAULT_WAREHOUSE_DIRNAME
+
+    def _connection_keys(self) -> Tuple[str, ...]:
+        return ("schema", "warehouse", "spark_master", "spark_state_dir")
+
+    def resolve_paths(self, project_root: Optional[str]) -> None:
+        """Make ``warehouse`` and ``spark_state_dir`` absolute, relative to the dbt project."""
+        base = os.path.abspath(project_root or os.getcwd())
+        warehouse = self.warehouse or DEFAULT_WAREHOUSE_DIRNAME
+        if is_local_path(warehouse):
+            warehouse = local_path(warehouse)
+            if not os.path.isabs(warehouse):
+                warehouse = os.path.join(base, warehouse)
+            warehouse = os.path.normpath(warehouse)
+        self.warehouse = warehouse
+        if self.spark_state_dir is None:
+            if is_local_path(warehouse):
+                self.spark_state_dir = os.path.join(warehouse, SPARK_STATE_DIRNAME)
+            else:
+                self.spark_state_dir = os.path.join(base, ".paimon_spark")
+        elif not os.path.isabs(self.spark_state_dir):
+            self.spark_state_dir = os.path.normpath(os.path.join(base, self.spark_state_dir))
+
+
+def is_local_path(location: str) -> bool:
+    scheme = urlparse(location).scheme
+    # A one-letter scheme is a Windows drive letter, not a URI.
+    return scheme in ("", "file") or len(scheme) == 1
+
+
+def local_path(location: str) -> str:
+    return urlparse(location).path if location.startswith("file:") else location

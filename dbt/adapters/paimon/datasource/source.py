@@ -1,0 +1,255 @@
+"""The ``paimon`` Spark Python data source: Arrow reads per (partition, bucket) split, Arrow writes.
+
+Two ways in:
+- ``spark.read.format("paimon").option("warehouse", w).option("table", "db.t")`` with optional
+  ``snapshot_id`` (time travel) and ``columns`` (projection: Spark's Python data source API has
+  no column pruning, so SQL reads prune after the scan);
+- a catalog table ``USING paimon.<db>.<table>`` (see registry.py), whose per-table subclass
+  carries the table's identity because Spark hands catalog tables no options.
+
+Primary-key tables are always read merged: every file of a split goes through the merge runtime
+(pypaimon's own reader is wrong for first-row tables and for deletes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+import pyarrow as pa
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    EqualTo,
+    In,
+    InputPartition,
+    WriterCommitMessage,
+)
+from pyspark.sql.types import StructType
+
+from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, conform, spark_schema
+
+
+@dataclass(frozen=True)
+class TableLocation:
+    """Which Paimon table: pickled into every Spark task."""
+
+    warehouse: str
+    database: str
+    table: str
+    catalog_options: Dict[str, str]
+
+    def open(self):
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        return wh.open_table(self.warehouse, self.database, self.table, self.catalog_options)
+
+    @property
+    def name(self) -> str:
+        return f"{self.database}.{self.table}"
+
+
+def arrow_schema_of(table) -> pa.Schema:
+    """The table's columns as Arrow (pypaimon's own Paimon -> Arrow mapping)."""
+    from pypaimon.schema.data_types import PyarrowFieldParser
+
+    return PyarrowFieldParser.from_paimon_schema(table.table_schema.fields)
+
+
+class PaimonDataSource(DataSource):
+    """Generic entry point, identified by options; per-table subclasses set ``location``."""
+
+    location: Optional[TableLocation] = None
+
+    @classmethod
+    def name(cls) -> str:
+        return "paimon"
+
+    def _location(self) -> TableLocation:
+        if self.location is not None:
+            return self.location
+        try:
+            database, table = self.options["table"].split(".", 1)
+            warehouse = self.options["warehouse"]
+        except (KeyError, ValueError):
+            raise ValueError(
+                "The paimon data source needs option 'warehouse' and option 'table' as "
+                "'<database>.<table>'."
+            ) from None
+        catalog_options = {
+            key[len("catalog.") :]: value
+            for key, value in self.options.items()
+            if key.startswith("catalog.")
+        }
+        return TableLocation(warehouse, database, table, catalog_options)
+
+    def _columns(self) -> Optional[List[str]]:
+        columns = self.options.get("columns")
+        return [c.strip() for c in columns.split(",") if c.strip()] if columns else None
+
+    def schema(self) -> StructType:
+        schema = arrow_schema_of(self._location().open())
+        columns = self._columns()
+        if columns:
+            missing = [c for c in columns if c not in schema.names]
+            if missing:
+                raise ValueError(f"columns {missing} are not in {self._location().name}")
+            schema = pa.schema([schema.field(c) for c in columns])
+        return spark_schema(schema)
+
+    def reader(self, schema: StructType) -> "PaimonReader":
+        snapshot = self.options.get("snapshot_id")
+        return PaimonReader(self._location(), schema, int(snapshot) if snapshot else None)
+
+    def writer(self, schema: StructType, overwrite: bool) -> "PaimonAppendWriter":
+        return PaimonAppendWriter(self._location(), schema, overwrite)
+
+
+def table_source_class(
+    provider: str, warehouse: str, database: str, table: str, catalog_options: Dict[str, str]
+) -> type:
+    """A data-source class bound to one table, registered under ``provider``."""
+    location = TableLocation(warehouse, database, table, dict(catalog_options))
+    return type(
+        "PaimonTable_" + provider.replace(".", "_"),
+        (PaimonDataSource,),
+        {"location": location, "name": classmethod(lambda cls: provider)},
+    )
+
+
+class SplitPartition(InputPartition):
+    def __init__(self, split: Any):
+        super().__init__(split)
+        self.split = split
+
+
+class PaimonReader(DataSourceReader):
+    def __init__(self, location: TableLocation, schema: StructType, snapshot_id: Optional[int]):
+        self.location = location
+        self.schema = schema
+        self.snapshot_id = snapshot_id
+        self.partition_filter: List[Dict[str, Any]] = []
+
+    def pushFilters(self, filters):
+        """Prune on partition equality / IN filters; Spark still evaluates everything else."""
+        partition_keys = set(self.location.open().partition_keys)
+        for f in filters:
+            column = f.attribute[0] if len(f.attribute) == 1 else None
+            if column in partition_keys and isinstance(f, EqualTo):
+                self.partition_filter.append({column: f.value})
+            elif column in partition_keys and isinstance(f, In):
+                self.partition_filter.append({column: list(f.value)})
+            else:
+                yield f
+
+    def partitions(self) -> Sequence[InputPartition]:
+        from dbt.adapters.paimon.format.splits import plan_splits
+
+        table = self.location.open()
+        splits = plan_splits(table, self.snapshot_id, combine_filters(self.partition_filter))
+        # Spark needs at least one partition; an empty table reads as one empty split.
+        return [SplitPartition(s) for s in splits] or [SplitPartition(None)]
+
+    def read(self, partition: SplitPartition) -> Iterator[pa.RecordBatch]:
+        if partition.split is None:
+            return
+        table = self.location.open()
+        target = arrow_schema_for_spark(self.schema)
+        if table.primary_keys:
+            data = read_merged_split(table, partition.split, target.names)
+        else:
+            from dbt.adapters.paimon.format.kv_files import read_append_split
+
+            data = read_append_split(table, partition.split, target.names)
+        if data.num_rows:
+            yield from conform(data, target).to_batches(max_chunksize=65536)
+
+
+def read_merged_split(table, split, columns: Sequence[str]) -> pa.Table:
+    """A primary-key split's rows as Paimon's reader returns them: all levels merged."""
+    from dbt.adapters.paimon.format.kv_files import read_split_records
+    from dbt.adapters.paimon.runtime import merge_arrow
+
+    records = read_split_records(table, split)
+    merged = merge_arrow(merge_spec_of(table), records.drop_columns(["_level"]))
+    return merged.select(list(columns))
+
+
+def merge_spec_of(table):
+    from dbt.adapters.paimon.runtime import MergeSpec
+
+    return MergeSpec.from_table_options(
+        schema=[(f.name, str(f.type)) for f in table.table_schema.fields],
+        primary_keys=list(table.primary_keys),
+        options=dict(table.table_schema.options),
+    )
+
+
+def combine_filters(filters: List[Dict[str, Any]]) -> Optional[List[Dict[str, Any]]]:
+    """AND of single-column equality/IN filters -> the OR-of-ANDs form plan_splits takes."""
+    if not filters:
+        return None
+    combos: List[Dict[str, Any]] = [{}]
+    for f in filters:
+        (column, value), = f.items()
+        values = value if isinstance(value, list) else [value]
+        next_combos = []
+        for combo in combos:
+            if column in combo:
+                # a = 1 AND a IN (1, 2): keep the combination only where they agree
+                if combo[column] in values:
+                    next_combos.append(combo)
+                continue
+            next_combos.extend({**combo, column: v} for v in values)
+        combos = next_combos
+    return combos
+
+
+class PaimonCommitMessage(WriterCommitMessage):
+    def __init__(self, messages: list):
+        self.messages = messages
+
+
+class PaimonAppendWriter(DataSourceArrowWriter):
+    """Append-table writes: each task writes files, the driver makes one commit of all of them.
+
+    Primary-key tables are written by the merge write path (materializations), never here.
+    """
+
+    def __init__(self, location: TableLocation, schema: StructType, overwrite: bool):
+        self.location = location
+        self.schema = schema
+        self.overwrite = overwrite
+        if location.open().primary_keys:
+            raise NotImplementedError(
+                f"{location.name} is a primary-key table: write it with a paimon_pk or "
+                "partial_update model (its rows must be merged), not with the data source."
+            )
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
+        table = self.location.open()
+        write = table.new_batch_write_builder().new_write()
+        target = arrow_schema_of(table)
+        try:
+            for batch in iterator:
+                write.write_arrow(conform(batch, target))
+            return PaimonCommitMessage(write.prepare_commit())
+        finally:
+            write.close()
+
+    def commit(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
+        table = self.location.open()
+        builder = table.new_batch_write_builder()
+        if self.overwrite:
+            builder = builder.overwrite()
+        commit = builder.new_commit()
+        try:
+            commit.commit([m for msg in messages if msg is not None for m in msg.messages])
+        finally:
+            commit.close()
+
+    def abort(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
+        from dbt.adapters.paimon.format.commit import abort
+
+        abort(self.location.open(), [m for msg in messages if msg is not None for m in msg.messages])

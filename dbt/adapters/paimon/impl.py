@@ -1,0 +1,138 @@
+"""The paimon adapter: dbt-spark's adapter on an embedded session, plus Paimon tables as relations.
+
+Glue only: Spark specifics are in ``session``/``datasource``, Paimon's format in ``format``,
+merging in ``runtime``. Methods marked ``@available`` are what the macros call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Type
+
+from dbt.adapters.base import PythonJobHelper, available
+from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.contracts.connection import AdapterResponse
+from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.paimon import session
+from dbt.adapters.paimon.connections import PaimonConnectionManager
+from dbt.adapters.paimon.python_models import SessionPythonJobHelper
+from dbt.adapters.paimon.relation import PaimonRelation
+
+PAIMON_PROVIDER_MARK = "Provider: paimon."
+
+
+@dataclass
+class PaimonConfig(SparkConfig):
+    primary_key: Optional[Any] = None
+    merge_engine: Optional[str] = None
+    sequence_field: Optional[Any] = None
+    sequence_groups: Optional[Dict[str, Any]] = None
+    aggregations: Optional[Dict[str, str]] = None
+    default_aggregate_function: Optional[str] = None
+    bucket_key: Optional[Any] = None
+    ignore_delete: Optional[bool] = None
+    changelog_producer: Optional[str] = None
+    row_tracking: Optional[bool] = None
+    row_kind_column: Optional[str] = None
+    table_options: Optional[Dict[str, Any]] = None
+    target: Optional[str] = None
+
+
+class PaimonAdapter(SparkAdapter):
+    ConnectionManager = PaimonConnectionManager  # type: ignore[assignment]
+    Relation = PaimonRelation  # type: ignore[assignment]
+    AdapterSpecificConfigs = PaimonConfig  # type: ignore[assignment]
+
+    def __init__(self, config, mp_context) -> None:
+        super().__init__(config, mp_context)
+        config.credentials.resolve_paths(getattr(config, "project_root", None))
+
+    @classmethod
+    def type(cls) -> str:
+        return "paimon"
+
+    # -- Paimon tables as relations --------------------------------------------------------
+    def _build_spark_relation_list(self, row_list, relation_info_func: Callable) -> List[BaseRelation]:
+        relations = super()._build_spark_relation_list(row_list, relation_info_func)
+        return [
+            r.incorporate(is_paimon=PAIMON_PROVIDER_MARK in (r.information or ""))
+            for r in relations
+        ]
+
+    @property
+    def _registry(self):
+        self.connections.get_thread_connection()  # opens the session on first use
+        return session.current_registry()
+
+    @available
+    def is_paimon_relation(self, relation: BaseRelation) -> bool:
+        if getattr(relation, "is_paimon", None) is not None:
+            return bool(relation.is_paimon)
+        if relation.schema is None or relation.identifier is None:
+            return False
+        return self._registry.is_paimon_table(relation.schema, relation.identifier)
+
+    @available
+    def drop_paimon_table(self, relation: BaseRelation) -> None:
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        registry = self._registry
+        wh.drop_table(registry.warehouse, relation.schema, relation.identifier)
+        registry.forget(relation.schema, relation.identifier)
+
+    @available
+    def rename_paimon_table(self, from_relation: BaseRelation, to_relation: BaseRelation) -> None:
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        registry = self._registry
+        wh.rename_table(
+            registry.warehouse,
+            from_relation.schema,
+            from_relation.identifier,
+            to_relation.identifier,
+            new_database=to_relation.schema,
+        )
+        registry.forget(from_relation.schema, from_relation.identifier)
+        registry.expose(to_relation.schema, to_relation.identifier)
+
+    @available
+    def create_paimon_database(self, schema: str) -> None:
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        wh.create_database(self._registry.warehouse, schema)
+
+    @available
+    def drop_paimon_database(self, schema: str) -> None:
+        """Drop every Paimon table of the database, then the database folder itself."""
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        registry = self._registry
+        for table in wh.list_tables(registry.warehouse, schema):
+            wh.drop_table(registry.warehouse, schema, table)
+            registry.forget(schema, table)
+        wh.open_catalog(registry.warehouse).drop_database(schema, ignore_if_not_exists=True, cascade=True)
+
+    @available
+    def paimon_warehouse(self) -> str:
+        return self.config.credentials.warehouse
+
+    # -- Python models ---------------------------------------------------------------------
+    @property
+    def default_python_submission_method(self) -> str:
+        return "session"
+
+    @property
+    def python_submission_helpers(self) -> Dict[str, Type[PythonJobHelper]]:
+        return {"session": SessionPythonJobHelper}
+
+    def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
+        return AdapterResponse(_message="OK")
+
+    @classmethod
+    def _get_adapter_specific_run_info(cls, config) -> Dict[str, Any]:
+        return {"adapter_type": "paimon", "table_format": "paimon"}
+
+    def debug_query(self) -> None:
+        self.execute("select 1 as id")

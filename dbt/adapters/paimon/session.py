@@ -1,0 +1,94 @@
+"""The one Spark session of a dbt process, started with settings that keep Spark quiet and tidy.
+
+Traps handled here (each cost hours once):
+- Python workers use the system interpreter (no pyarrow) unless PYSPARK_PYTHON is set first.
+- Spark's progress bar and WARN lines spill into dbt's output.
+- Hive support drops metastore_db/, derby.log and spark-warehouse/ into the current folder
+  unless the metastore URL, derby.system.home and spark.sql.warehouse.dir point elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Dict, Optional
+
+from pyspark.sql import SparkSession
+
+from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
+
+LOG4J_CONFIG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
+_lock = threading.Lock()
+_registry: Optional[PaimonTableRegistry] = None
+
+
+def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
+    derby_home = os.path.join(state_dir, "derby")
+    java_opts = (
+        f"-Dderby.system.home={derby_home} "
+        f"-Dderby.stream.error.file={os.path.join(state_dir, 'derby.log')} "
+        f"-Dlog4j2.configurationFile={LOG4J_CONFIG}"
+    )
+    return {
+        "spark.master": master,
+        "spark.app.name": "dbt-paimon",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.ui.enabled": "false",
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": os.path.join(state_dir, "spark-warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={os.path.join(state_dir, 'metastore_db')};create=true"
+        ),
+        "spark.driver.extraJavaOptions": java_opts,
+        "spark.sql.python.filterPushdown.enabled": "true",
+        # dbt-spark turns ANSI off for v3/v4 compatibility of its macros.
+        "spark.sql.ansi.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": "8",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+    }
+
+
+def start_session(
+    master: str,
+    warehouse: str,
+    state_dir: str,
+    spark_conf: Optional[Dict[str, str]] = None,
+    catalog_options: Optional[Dict[str, str]] = None,
+) -> PaimonTableRegistry:
+    """Start (once per process) the Spark session and expose the warehouse's Paimon tables in it."""
+    global _registry
+    with _lock:
+        if _registry is not None:
+            if _registry.warehouse != warehouse:
+                raise RuntimeError(
+                    f"This process already serves the Paimon warehouse {_registry.warehouse}; "
+                    f"one dbt process uses one warehouse (asked for {warehouse})."
+                )
+            return _registry
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        if master.startswith("local"):
+            # Spark warns about the host name resolving to loopback; locally that is what we want.
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        os.makedirs(state_dir, exist_ok=True)
+        conf = default_spark_conf(master, state_dir)
+        conf.update(spark_conf or {})
+        builder = SparkSession.builder
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        if conf.get("spark.sql.catalogImplementation") == "hive":
+            builder = builder.enableHiveSupport()
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
+        registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
+        registry.sync()
+        _registry = registry
+        return registry
+
+
+def current_registry() -> PaimonTableRegistry:
+    if _registry is None:
+        raise RuntimeError("The dbt-paimon Spark session has not been started yet.")
+    return _registry

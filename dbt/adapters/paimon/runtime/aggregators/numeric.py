@@ -41,8 +41,12 @@ class Sum(Aggregator):
         x = self._value(col)
         if not m.has_retract:
             return when_any(col, m.add, x.filter(m.add).sum())
-        signed = pl.when(m.add).then(x).when(m.ret).then(-x)
+        signed = pl.when(m.add).then(x).when(m.ret).then(self._negate(x))
         return when_any(col, m.add | m.ret, signed.sum())
+
+    def _negate(self, x: pl.Expr) -> pl.Expr:
+        # polars has no unary minus for Int128
+        return pl.lit(0, dtype=_wide(self.sql_type)) - x if self.sql_type.is_integer else -x
 
     def agg_in_group(self, col: pl.Expr, g: GroupMasks) -> pl.Expr:
         # Order-independent: newer and older records all take part (seed 001).
@@ -59,7 +63,7 @@ class Sum(Aggregator):
         if bound is None or bound <= hi:
             return  # no prefix of any merge can leave the type's range
         # Paimon checks every addition (Math.addExact): look at each running sum.
-        signed = pl.when(m.add).then(x).when(m.ret).then(-x).otherwise(0).fill_null(0)
+        signed = pl.when(m.add).then(x).when(m.ret).then(self._negate(x)).otherwise(0).fill_null(0)
         prefix = frame.select(signed.cum_sum().over(group).alias("p"))["p"]
         if prefix.max() > hi or prefix.min() < lo:
             raise PaimonDataError(
@@ -152,17 +156,22 @@ class Product(Aggregator):
         if isinstance(lists, pa.ChunkedArray):
             lists = lists.combine_chunks()
         n = len(lists)
-        flat = pc.list_flatten(lists).cast(pa.decimal128(38, s))
+        work = pa.decimal256(min(p, 37), s)  # product precision 2p+1 must stay <= 76
+        flat = pc.list_flatten(lists).cast(work)
         parent = np.asarray(pc.list_parent_indices(lists))
         offsets = np.asarray(lists.offsets)[:-1]
         position = np.arange(len(parent)) - offsets[parent] if len(parent) else parent
-        acc = pa.nulls(n, pa.decimal128(38, s))
+        acc = pa.nulls(n, work)
         for j in range(int(position.max()) + 1 if len(position) else 0):
             index = np.full(n, -1, dtype=np.int64)
             hit = np.nonzero(position == j)[0]
             index[parent[hit]] = hit
             item = pc.take(flat, pa.array(index, mask=index < 0))
-            product = pc.round(pc.multiply(acc, item), ndigits=s, round_mode="half_up").cast(pa.decimal128(38, s))
+            product = pc.round(pc.multiply(acc, item), ndigits=s, round_mode="half_up")
+            try:
+                product = product.cast(work)
+            except pa.ArrowInvalid:
+                raise PaimonDataError(f"DECIMAL product of field '{self.field}' exceeds DECIMAL({p},{s}).") from None
             acc = pc.coalesce(product, acc, item)
         try:
             out = acc.cast(target)

@@ -119,10 +119,9 @@ def binary_rows(keys: pa.Table, key_types: Optional[Sequence[str]] = None):
     if n:
         if not var_parts:
             flat = fixed.reshape(-1).view(np.uint8).copy()
-        else:
-            fixed_bytes = fixed.view(np.uint8).reshape(n, fixed_size)
-            index = starts[:, None] + np.arange(fixed_size, dtype=np.int64)[None, :]
-            flat[index] = fixed_bytes
+        else:  # rows start on 8-byte boundaries: place the fixed parts word by word
+            index = (starts // 8)[:, None] + np.arange(fixed_size // 8, dtype=np.int64)[None, :]
+            flat.view("<u8")[index] = fixed
     return flat, starts, lengths
 
 
@@ -292,16 +291,27 @@ def _encode_bytes(array: pa.Array) -> _Encoded:
     var_length = np.where(long_values, (lengths + 7) // 8 * 8, 0).astype(np.int64)
 
     def write_var(flat, dest_starts):
+        # copy 4-byte words: little-endian reads at any byte offset of the data buffer, the
+        # bytes past a value's end masked to zero (Java zeroes the padding)
         rows = np.nonzero(long_values)[0]
         if not len(rows):
             return
         lens = lengths[rows]
-        total = int(lens.sum())
-        run_starts = np.repeat(np.cumsum(lens) - lens, lens)
-        within = np.arange(total, dtype=np.int64) - run_starts
-        src = np.repeat(offsets[rows], lens) + within
-        dst = np.repeat(dest_starts[rows], lens) + within
-        flat[dst] = data[src]
+        num_words = (lens + 3) // 4
+        row_of = np.repeat(np.arange(len(rows)), num_words)
+        within = np.arange(len(row_of), dtype=np.int64) - np.repeat(
+            np.cumsum(num_words) - num_words, num_words)
+        src = offsets[rows][row_of] + 4 * within
+        dst = (dest_starts[rows] // 4)[row_of] + within
+        remaining = lens[row_of] - 4 * within
+        padded = np.zeros((len(data) + 11) // 4 * 4, dtype=np.uint8)
+        padded[:len(data)] = data
+        aligned = padded.view("<u4").astype(np.uint64)
+        word, shift = src // 4, (src % 4).astype(np.uint64) * np.uint64(8)
+        values = ((aligned[word] | (aligned[word + 1] << np.uint64(32))) >> shift)
+        keep_bits = np.minimum(remaining, 4).astype(np.uint64) * np.uint64(8)
+        values &= (np.uint64(1) << keep_bits) - np.uint64(1)
+        flat.view("<u4")[dst] = values.astype(np.uint32)
 
     return _Encoded(slot, var_length, write_var)
 

@@ -187,3 +187,25 @@ def test_append_split_reads_in_write_order(warehouse):
     with pytest.raises(ValueError, match="read_split_records"):
         read_append_split(create_table(warehouse, "db", "pk", ORDERS, primary_keys=["id"],
                                        options={"bucket": "1"}), splits[0])
+
+
+def test_raw_reads_follow_schema_evolution(warehouse):
+    from pypaimon.schema.data_types import AtomicType
+    from pypaimon.schema.schema_change import SchemaChange
+
+    from dbt.adapters.paimon.format.warehouse import open_catalog, open_table
+
+    schema = pa.schema([("k", pa.int32()), ("v", pa.string())])
+    table = create_table(warehouse, "db", "evo", schema, primary_keys=["k"],
+                         options={"bucket": "1"})
+    pypaimon_write(table, pa.table({"k": pa.array([1], pa.int32()), "v": ["old"]}))
+    open_catalog(warehouse).alter_table("db.evo", [
+        SchemaChange.rename_column("v", "value"),
+        SchemaChange.add_column("extra", AtomicType("BIGINT"))])
+    table = open_table(warehouse, "db", "evo")
+    pypaimon_write(table, pa.table({"k": pa.array([2], pa.int32()), "value": ["new"],
+                                    "extra": pa.array([7], pa.int64())}))
+    (split,) = plan_splits(table)
+    raw = read_split_records(table, split)
+    assert [(r["k"], r["value"], r["extra"]) for r in raw.to_pylist()] == \
+        [(1, "old", None), (2, "new", 7)]

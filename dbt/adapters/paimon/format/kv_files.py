@@ -100,6 +100,16 @@ def _record_columns(table, columns: Optional[Sequence[str]]) -> List[str]:
     return [n for n in names if n in wanted]
 
 
+def _stored_names(table, schema_id: int, names: Sequence[str]) -> Dict[str, Optional[str]]:
+    """Column name in a file written under ``schema_id`` for each current column (Paimon
+    matches columns by field id, so renamed columns keep reading); None if added later."""
+    if schema_id == table.table_schema.id:
+        return {n: n for n in names}
+    old_by_id = {f.id: f.name for f in table.schema_manager.get_schema(schema_id).fields}
+    current = {f.name: f.id for f in table.fields}
+    return {n: old_by_id.get(current[n]) for n in names}
+
+
 def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = None) -> pa.Table:
     """The raw, unmerged key-value records of a primary-key split, all files and levels.
 
@@ -119,15 +129,17 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
                               pa.field("_level", pa.int32(), nullable=False)])
     pieces = []
     for meta in split.files:
-        raw = _read_file(table, meta, [SEQUENCE_COLUMN, VALUE_KIND_COLUMN] + names)
+        stored = _stored_names(table, meta.schema_id, names)
+        raw = _read_file(table, meta, [SEQUENCE_COLUMN, VALUE_KIND_COLUMN]
+                         + [stored[n] for n in names if stored[n] is not None])
         n = raw.num_rows
         if n == 0:
             continue
         arrays = []
         for name in names:
             target = schema.field(name).type
-            if name in raw.column_names:
-                column = raw.column(name)
+            if stored[name] is not None and stored[name] in raw.column_names:
+                column = raw.column(stored[name])
                 arrays.append(column if column.type == target else column.cast(target))
             elif name in split.partition:  # partition value not stored in the file
                 arrays.append(pa.array([split.partition[name]] * n, target))

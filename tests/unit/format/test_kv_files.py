@@ -232,3 +232,10 @@ def test_file_formats(warehouse, file_format):
     raw = read_split_records(table, plan_splits(table)[0])
     assert raw.column("id").to_pylist() == [1, 2] and raw.column("_seq").to_pylist() == [0, 1]
     assert sort_rows(pypaimon_read(table)) == orders(DAY, [1, 2]).to_pylist()
+
+
+def test_min_max_key_of_chunked_records(pk_table):
+    chunked = pa.concat_tables([records(orders(DAY, [1, 2])), records(orders(DAY, [3, 4]))])
+    assert chunked.column("id").num_chunks == 2
+    (meta,) = write_kv_file(pk_table, {"dt": DAY}, 0, chunked)
+    assert (meta.min_key.values, meta.max_key.values) == ([1], [4])

@@ -285,7 +285,8 @@ def write_kv_file(table, partition: Union[Mapping[str, Any], Sequence[Any]], buc
     if records.num_rows == 0:
         return []
     values = _partition_tuple(table, partition)
-    data = kv_layout(table, records, sequence_base)
+    # one chunk: pypaimon takes min/max key from the first record batch only
+    data = kv_layout(table, records, sequence_base).combine_chunks()
     if check_order:
         _check_sorted_unique(table, data.select([KEY_PREFIX + k
                                                  for k in table.trimmed_primary_keys]))

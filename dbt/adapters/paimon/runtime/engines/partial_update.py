@@ -53,7 +53,7 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
     )
     if has_retract:
         multi = _restart_points(spec, multi, group)
-    multi = multi.with_columns(_winners(spec, group))
+    multi = _with_winners(spec, multi, group)
     merged = multi.group_by(group, maintain_order=True).agg(
         [pl.col(k).first() for k in spec.primary_keys if k not in group]
         + _value_exprs(spec, has_retract)
@@ -80,7 +80,7 @@ def _restart_points(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
     if spec.remove_record_on_delete:
         reset = is_delete
     elif any(g.remove_record_on_delete for g in spec.sequence_groups):
-        with_winners = _with_leading_retraction_seed(spec, multi, group).with_columns(_winners(spec, group))
+        with_winners = _with_winners(spec, _with_leading_retraction_seed(spec, multi, group), group)
         wins = [pl.col(f"__win{j}") for j, g in enumerate(spec.sequence_groups) if g.remove_record_on_delete]
         flags = with_winners.filter(~pl.col(SEED)).select(
             (is_delete & ~pl.col(SEED) & pl.any_horizontal(wins)).alias("r")
@@ -129,15 +129,21 @@ def _rank(fields) -> pl.Expr:
     return pl.struct(ranks).rank("dense").cast(pl.Int64)
 
 
-def _winners(spec, group) -> list:
+def _with_winners(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
     """Per group j: ``__ne{j}`` (sequence not all NULL) and ``__win{j}`` (>= everything before)."""
-    exprs = []
+    if not spec.sequence_groups:
+        return frame
+    ranks = []
     for j, g in enumerate(spec.sequence_groups):
         non_empty = pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields]) | pl.col(SEED)
-        rank = pl.when(non_empty).then(_rank(g.order_fields)).otherwise(-1)
+        ranks += [non_empty.alias(f"__ne{j}"), _rank(g.order_fields).alias(f"__rank{j}")]
+    frame = frame.with_columns(ranks)  # one global rank: comparable across the whole frame
+    winners = []
+    for j, _ in enumerate(spec.sequence_groups):
+        rank = pl.when(pl.col(f"__ne{j}")).then(pl.col(f"__rank{j}")).otherwise(-1)
         before = rank.cum_max().shift(1, fill_value=-1).over(group)
-        exprs += [non_empty.alias(f"__ne{j}"), (non_empty & (rank >= before)).alias(f"__win{j}")]
-    return exprs
+        winners.append((pl.col(f"__ne{j}") & (rank >= before)).alias(f"__win{j}"))
+    return frame.with_columns(winners)
 
 
 def _value_exprs(spec, has_retract: bool) -> list:

@@ -183,6 +183,10 @@ def _encode_field(array: pa.Array, type_name: Optional[str], name: str) -> _Enco
             array = array.cast(pa.time32("ms"))
         ints = array.cast(pa.int32())
         return _Encoded(_fixed_numpy(ints, np.int32).view(np.uint32).astype(np.uint64))
+    if pa.types.is_time64(t):  # Paimon TIME is millis of the day as an int whatever p
+        per_milli = 1_000 if t.unit == "us" else 1_000_000
+        millis = (_fixed_numpy(array.cast(pa.int64()), np.int64) // per_milli).astype(np.int32)
+        return _Encoded(millis.view(np.uint32).astype(np.uint64))
     if pa.types.is_timestamp(t):
         return _encode_timestamp(array, type_name, name)
     if pa.types.is_decimal(t):

@@ -184,7 +184,8 @@ def read_append_split(table, split: Split, columns: Optional[Sequence[str]] = No
 
 # ---------------------------------------------------------------------------- writing
 
-def next_sequence_number(table, partition: Union[Mapping[str, Any], Split], bucket: int = None,
+def next_sequence_number(table, partition: Union[Mapping[str, Any], Split],
+                         bucket: Optional[int] = None,
                          snapshot_id: Optional[int] = None) -> int:
     """The first sequence number a new write to (partition, bucket) must use."""
     split = partition if isinstance(partition, Split) else \

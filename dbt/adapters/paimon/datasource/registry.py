@@ -74,7 +74,8 @@ class PaimonTableRegistry:
             self.sync_database(database)
 
     def sync_database(self, database: str) -> None:
-        self.spark.sql(f"create database if not exists {quote_identifier(database)}")
+        if not self.spark.catalog.databaseExists(database):
+            self.spark.sql(f"create database if not exists {quote_identifier(database)}")
         entries = self._catalog_entries(database)
         paimon_tables = set(wh.list_tables(self.warehouse, database))
         for table in sorted(paimon_tables):

@@ -1,0 +1,299 @@
+"""A model's dbt config -> the Paimon table it describes (keys, partitions, options), validated.
+
+Pure Python (no dbt, no Spark): the materializations call it through the adapter before any data
+is touched, with the column list of the model's query. Every error names the model, the config
+key, the value and what to do; all problems are gathered and reported at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from dbt.adapters.paimon.config.option_keys import (
+    CORE_OPTION_KEYS,
+    FLINK_OPTION_KEYS,
+    SPARK_OPTION_KEYS,
+)
+from dbt.adapters.paimon.runtime import MergeSpec, PaimonConfigError
+
+# dbt config name -> Paimon option, for the settings that map one to one.
+CONFIG_TO_OPTION: Dict[str, str] = {
+    "buckets": "bucket",
+    "bucket_key": "bucket-key",
+    "merge_engine": "merge-engine",
+    "sequence_field": "sequence.field",
+    "default_aggregate_function": "fields.default-aggregate-function",
+    "ignore_delete": "ignore-delete",
+    "changelog_producer": "changelog-producer",
+    "row_tracking": "row-tracking.enabled",
+}
+MATERIALIZATIONS = ("paimon_pk", "partial_update", "paimon_append")
+CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
+# Option families whose keys embed a column or format name.
+FIELD_OPTION_SUFFIXES = (
+    "aggregate-function", "ignore-retract", "distinct", "list-agg-delimiter", "sequence-group",
+    "nested-key", "nested-key-null-strategy", "nested-sequence-field", "count-limit", "ts-field",
+    "stats-mode", "default-value",
+)
+OPTION_PREFIXES = ("file-index.", "parquet.", "orc.", "avro.", "blob-descriptor.", "fs.")
+_FIELD_OPTION = re.compile(r"^fields\.(.+)\.([a-z-]+)$")
+# Options a run must not change on an existing table: they decide where rows live or how they merge.
+IMMUTABLE_OPTIONS = ("merge-engine", "bucket-key", "sequence.field", "row-tracking.enabled")
+
+
+@dataclass(frozen=True)
+class TableDefinition:
+    """What a model's table is: the input to create_table and to the merge write path."""
+
+    model: str
+    materialization: str
+    primary_keys: Tuple[str, ...]
+    partition_keys: Tuple[str, ...]
+    options: Dict[str, str] = field(default_factory=dict)
+    row_kind_column: Optional[str] = None
+    target: Optional[str] = None
+
+    @property
+    def has_primary_key(self) -> bool:
+        return bool(self.primary_keys)
+
+    @property
+    def buckets(self) -> int:
+        return int(self.options.get("bucket", "-1"))
+
+
+class ConfigProblems:
+    """Collects every problem with a model's config, then raises one PaimonConfigError."""
+
+    def __init__(self, model: str):
+        self.model = model
+        self.messages: List[str] = []
+
+    def add(self, message: str) -> None:
+        self.messages.append(message)
+
+    def raise_if_any(self) -> None:
+        if self.messages:
+            bullet = "\n  - "
+            raise PaimonConfigError(
+                f"Model '{self.model}' has an invalid Paimon configuration:{bullet}"
+                + bullet.join(self.messages)
+            )
+
+
+def as_list(value: Any) -> List[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return [str(v).strip() for v in value]
+
+
+def option_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def is_known_option(key: str) -> bool:
+    if key in CORE_OPTION_KEYS or key in FLINK_OPTION_KEYS or key in SPARK_OPTION_KEYS:
+        return True
+    match = _FIELD_OPTION.match(key)
+    if match and match.group(2) in FIELD_OPTION_SUFFIXES:
+        return True
+    return key.startswith(OPTION_PREFIXES)
+
+
+def table_definition(
+    model: str,
+    materialization: str,
+    config: Mapping[str, Any],
+    columns: Sequence[Tuple[str, str]],
+) -> TableDefinition:
+    """Validate ``config`` against the query's ``columns`` [(name, Paimon type)]."""
+    problems = ConfigProblems(model)
+    names = [name for name, _ in columns]
+    if materialization not in MATERIALIZATIONS:
+        raise PaimonConfigError(f"Model '{model}': unknown materialization {materialization!r}")
+
+    primary_keys = _primary_keys(config, problems)
+    partition_keys = as_list(config.get("partition_by"))
+    options = _options(config, problems)
+    row_kind_column = config.get("row_kind_column")
+
+    if materialization == "partial_update":
+        engine = options.setdefault("merge-engine", "partial-update")
+        if engine != "partial-update":
+            problems.add(
+                f"config `merge_engine` is {engine!r} but materialized='partial_update' always "
+                "uses 'partial-update': remove merge_engine or use materialized='paimon_pk'."
+            )
+    if materialization in ("paimon_pk", "partial_update"):
+        if not primary_keys:
+            problems.add(
+                f"materialized='{materialization}' needs a primary key: set config "
+                "`primary_key` (a column name or a list)."
+            )
+        if options.get("row-tracking.enabled") == "true":
+            problems.add(
+                "config `row_tracking` is only for materialized='paimon_append' "
+                "(row tracking exists on append tables only)."
+            )
+    else:
+        _check_append(config, primary_keys, options, problems)
+
+    _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
+    problems.raise_if_any()
+
+    definition = TableDefinition(
+        model=model,
+        materialization=materialization,
+        primary_keys=tuple(primary_keys),
+        partition_keys=tuple(partition_keys),
+        options=options,
+        row_kind_column=row_kind_column,
+        target=config.get("target"),
+    )
+    if definition.has_primary_key:
+        _check_merge_spec(definition, columns, problems)
+    problems.raise_if_any()
+    return definition
+
+
+def _primary_keys(config: Mapping[str, Any], problems: ConfigProblems) -> List[str]:
+    primary_key, unique_key = config.get("primary_key"), config.get("unique_key")
+    if primary_key is not None and unique_key is not None:
+        problems.add(
+            "the primary key is given two ways (`primary_key` and `unique_key`): keep `primary_key`."
+        )
+    return as_list(primary_key if primary_key is not None else unique_key)
+
+
+def _options(config: Mapping[str, Any], problems: ConfigProblems) -> Dict[str, str]:
+    options: Dict[str, str] = {}
+    sources: Dict[str, str] = {}
+
+    def put(key: str, value: Any, source: str) -> None:
+        if key in options:
+            problems.add(
+                f"Paimon option '{key}' is given two ways ({sources[key]} and {source}): keep one."
+            )
+            return
+        options[key] = option_value(value)
+        sources[key] = source
+
+    for config_key, option in CONFIG_TO_OPTION.items():
+        if config.get(config_key) is not None:
+            put(option, config[config_key], f"config `{config_key}`")
+    for group_fields, members in (config.get("sequence_groups") or {}).items():
+        put(f"fields.{group_fields}.sequence-group", as_list(members),
+            f"config `sequence_groups['{group_fields}']`")
+    for column, function in (config.get("aggregations") or {}).items():
+        put(f"fields.{column}.aggregate-function", function, f"config `aggregations['{column}']`")
+    for key, value in (config.get("table_options") or {}).items():
+        if not is_known_option(str(key)):
+            problems.add(
+                f"config `table_options` has '{key}', which is not a Paimon table option: check "
+                "the spelling against Paimon's CoreOptions (or remove it)."
+            )
+            continue
+        put(str(key), value, f"config `table_options['{key}']`")
+
+    _check_option_values(options, problems)
+    return options
+
+
+def _check_option_values(options: Dict[str, str], problems: ConfigProblems) -> None:
+    if "bucket" in options:
+        try:
+            buckets = int(options["bucket"])
+        except ValueError:
+            buckets = 0
+        if buckets == 0 or buckets < -1:
+            problems.add(
+                f"config `buckets` is {options['bucket']!r}: use a whole number > 0 for fixed "
+                "buckets, or -1 for dynamic buckets."
+            )
+    producer = options.get("changelog-producer")
+    if producer is not None and producer not in CHANGELOG_PRODUCERS:
+        problems.add(
+            f"config `changelog_producer` is {producer!r}: expected one of {', '.join(CHANGELOG_PRODUCERS)}."
+        )
+    for key in ("ignore-delete", "row-tracking.enabled"):
+        if key in options and options[key] not in ("true", "false"):
+            problems.add(f"Paimon option '{key}' must be true or false, got {options[key]!r}.")
+
+
+def _check_append(config, primary_keys, options, problems: ConfigProblems) -> None:
+    if primary_keys:
+        problems.add(
+            "materialized='paimon_append' builds an append table without primary key: remove "
+            "`primary_key`/`unique_key`, or use materialized='paimon_pk'."
+        )
+    for config_key in ("merge_engine", "sequence_field", "sequence_groups", "aggregations",
+                       "default_aggregate_function", "row_kind_column"):
+        if config.get(config_key) is not None:
+            problems.add(
+                f"config `{config_key}` only applies to primary-key tables "
+                "(materialized='paimon_pk' or 'partial_update'); remove it from this append model."
+            )
+    if options.get("row-tracking.enabled") == "true":
+        if int(options.get("bucket", "-1") or -1) != -1 or "bucket-key" in options:
+            problems.add(
+                "config `row_tracking` needs an unbucketed append table: remove `buckets` and "
+                "`bucket_key` (Paimon supports row tracking only with bucket = -1)."
+            )
+
+
+def _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns,
+                   problems: ConfigProblems) -> None:
+    def require(config_key: str, wanted: Sequence[str]) -> None:
+        missing = [c for c in wanted if c not in names]
+        if missing:
+            problems.add(
+                f"config `{config_key}` names {missing}, which the model's query does not "
+                f"return (columns: {names})."
+            )
+
+    require("primary_key", primary_keys)
+    require("partition_by", partition_keys)
+    bucket_key = as_list(options.get("bucket-key"))
+    require("bucket_key", bucket_key)
+    if primary_keys and bucket_key and not set(bucket_key) <= set(primary_keys):
+        problems.add(
+            f"config `bucket_key` {bucket_key} must be a subset of the primary key {primary_keys}."
+        )
+    if primary_keys and partition_keys and int(options.get("bucket", "-1")) > 0:
+        if not set(partition_keys) <= set(primary_keys):
+            problems.add(
+                f"primary key {primary_keys} does not contain all partition keys "
+                f"{partition_keys}: with fixed buckets Paimon cannot update across partitions. "
+                "Add the partition columns to `primary_key`, or use dynamic buckets (buckets=-1)."
+            )
+    if row_kind_column is not None:
+        types = dict(columns)
+        if row_kind_column not in types:
+            problems.add(
+                f"config `row_kind_column` is {row_kind_column!r}, which the query does not return."
+            )
+        elif row_kind_column in primary_keys:
+            problems.add("config `row_kind_column` cannot be a primary-key column.")
+        elif not types[row_kind_column].upper().startswith(("STRING", "VARCHAR", "CHAR")):
+            problems.add(
+                f"config `row_kind_column` {row_kind_column!r} must be a string column holding "
+                f"+I, -U, +U or -D (it is {types[row_kind_column]})."
+            )
+
+
+def _check_merge_spec(definition: TableDefinition, columns, problems: ConfigProblems) -> None:
+    stored = [(n, t) for n, t in columns if n != definition.row_kind_column]
+    try:
+        MergeSpec.from_table_options(
+            schema=stored, primary_keys=list(definition.primary_keys), options=definition.options
+        )
+    except PaimonConfigError as exc:
+        problems.add(str(exc))

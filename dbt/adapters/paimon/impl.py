@@ -13,7 +13,7 @@ from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
-from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.paimon import session
 from dbt.adapters.paimon.connections import PaimonConnectionManager
@@ -117,6 +117,42 @@ class PaimonAdapter(SparkAdapter):
     @available
     def paimon_warehouse(self) -> str:
         return self.config.credentials.warehouse
+
+    # -- Paimon materializations ------------------------------------------------------------
+    @available
+    def paimon_table_definition(self, model: dict, materialization: str, sql: str):
+        """Validate a model's config against its query before anything is written."""
+        from dbt.adapters.paimon.build.primary_key_model import PrimaryKeyModelBuilder
+        from dbt.adapters.paimon.runtime import PaimonConfigError
+
+        name = model.get("alias") or model["name"]
+        try:
+            return PrimaryKeyModelBuilder(self._registry).definition(
+                name, materialization, dict(model["config"]), sql
+            )
+        except PaimonConfigError as exc:
+            raise CompilationError(str(exc)) from exc
+
+    @available
+    def paimon_build_primary_key_model(
+        self, definition, relation: BaseRelation, sql: str, full_refresh: bool, on_schema_change: str
+    ) -> AdapterResponse:
+        """Merge the model's rows into its Paimon table: one atomic commit (or none on error)."""
+        from dbt.adapters.paimon.build.primary_key_model import PrimaryKeyModelBuilder
+        from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+        builder = PrimaryKeyModelBuilder(self._registry)
+        try:
+            result = builder.build(
+                definition, relation.schema, relation.identifier, sql, full_refresh,
+                on_schema_change or "ignore",
+            )
+        except PaimonConfigError as exc:
+            raise CompilationError(str(exc)) from exc
+        except PaimonDataError as exc:
+            raise DbtRuntimeError(f"Model '{definition.model}': {exc}") from exc
+        self.cache_added(relation.incorporate(type="table", is_paimon=True))
+        return AdapterResponse(_message=result.message, rows_affected=result.rows)
 
     # -- Python models ---------------------------------------------------------------------
     @property

@@ -1,0 +1,163 @@
+"""One dbt run of a ``paimon_pk`` / ``partial_update`` model: one atomic Paimon commit.
+
+Order of work (nothing is written before every check passed):
+1. analyse the model's query (Spark plans it; no rows are computed) and validate the config;
+2. create the table on the first run, or plan the changes to the existing one;
+3. merge-write the rows (``write.write_primary_key_run``: one snapshot, or nothing on failure);
+4. refresh the table's Spark catalog entry.
+``--full-refresh`` builds a fresh table beside the old one and swaps it in only after its commit.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import pyarrow as pa
+from pypaimon.schema.data_types import PyarrowFieldParser
+from pypaimon.schema.schema_change import SchemaChange
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from dbt.adapters.paimon.build.schema_changes import SchemaPlan, plan_changes
+from dbt.adapters.paimon.config import TableDefinition, table_definition
+from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
+from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
+from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark
+from dbt.adapters.paimon.format import warehouse as wh
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    message: str
+    rows: int
+    snapshot_id: Optional[int]
+    created: bool
+
+
+def paimon_columns(arrow_schema: pa.Schema) -> List[Tuple[str, str]]:
+    """[(name, Paimon SQL type)] of an Arrow schema, as pypaimon would store it."""
+    return [(f.name, str(f.type)) for f in PyarrowFieldParser.to_paimon_schema(arrow_schema)]
+
+
+def query_schema(df: DataFrame) -> pa.Schema:
+    # Spark's timestamp is instant-based (Paimon TIMESTAMP_LTZ), timestamp_ntz is Paimon TIMESTAMP.
+    return arrow_schema_for_spark(df.schema)
+
+
+class PrimaryKeyModelBuilder:
+    def __init__(self, registry: PaimonTableRegistry):
+        self.registry = registry
+        self.spark = registry.spark
+
+    def definition(self, model: str, materialization: str, config: dict, sql: str) -> TableDefinition:
+        columns = paimon_columns(query_schema(self.spark.sql(sql)))
+        return table_definition(model, materialization, config, columns)
+
+    def build(
+        self,
+        definition: TableDefinition,
+        database: str,
+        table: str,
+        sql: str,
+        full_refresh: bool,
+        on_schema_change: str,
+    ) -> BuildResult:
+        df = self.spark.sql(sql)
+        stored_schema = pa.schema(
+            [f for f in query_schema(df) if f.name != definition.row_kind_column]
+        )
+        exists = self.registry.is_paimon_table(database, table)
+        if not exists:
+            self._create(definition, database, table, stored_schema)
+            result = self._write(definition, database, table, df)
+            self.registry.expose(database, table)
+            return BuildResult(result.message, result.rows, result.snapshot_id, True)
+        if full_refresh:
+            return self._rebuild(definition, database, table, stored_schema, df)
+
+        current = self.registry.open_table(database, table)
+        plan = plan_changes(
+            definition,
+            table_primary_keys=current.primary_keys,
+            table_partition_keys=current.partition_keys,
+            table_options=dict(current.table_schema.options),
+            table_columns=paimon_columns(arrow_schema_of(current)),
+            query_columns=paimon_columns(stored_schema),
+            on_schema_change=on_schema_change,
+            relation=f"{database}.{table}",
+        )
+        if plan.changes_schema:
+            self._alter(database, table, plan)
+        df = self._align(df, database, table, definition, plan)
+        result = self._write(definition, database, table, df)
+        if plan.changes_schema:
+            self.registry.expose(database, table)
+        return BuildResult(result.message, result.rows, result.snapshot_id, False)
+
+    # -- steps -----------------------------------------------------------------------------
+    def _create(self, definition: TableDefinition, database: str, table: str, schema: pa.Schema):
+        wh.create_table(
+            self.registry.warehouse,
+            database,
+            table,
+            schema,
+            primary_keys=definition.primary_keys,
+            partition_keys=definition.partition_keys,
+            options=definition.options,
+        )
+
+    def _rebuild(self, definition, database, table, schema, df) -> BuildResult:
+        staging = f"{table}__dbt_rebuild_{uuid.uuid4().hex[:8]}"
+        self._create(definition, database, staging, schema)
+        try:
+            result = self._write(definition, database, staging, df)
+        except Exception:
+            wh.drop_table(self.registry.warehouse, database, staging)
+            raise
+        # The old table stays readable until its replacement is committed and complete.
+        wh.drop_table(self.registry.warehouse, database, table)
+        wh.rename_table(self.registry.warehouse, database, staging, table)
+        self.registry.expose(database, table)
+        return BuildResult(result.message, result.rows, result.snapshot_id, True)
+
+    def _alter(self, database: str, table: str, plan: SchemaPlan) -> None:
+        changes = [SchemaChange.set_option(k, v) for k, v in plan.set_options.items()]
+        for name, type_name in plan.add_columns:
+            from pypaimon.schema.data_types import DataTypeParser
+
+            changes.append(SchemaChange.add_column(name, DataTypeParser.parse_data_type(type_name)))
+        changes += [SchemaChange.drop_column(name) for name in plan.drop_columns]
+        catalog = wh.open_catalog(self.registry.warehouse, self.registry.catalog_options)
+        catalog.alter_table(f"{database}.{table}", changes)
+
+    def _align(self, df: DataFrame, database, table, definition, plan: SchemaPlan) -> DataFrame:
+        """The query's rows in the table's column order; columns the table lacks get NULL."""
+        stored = arrow_schema_of(self.registry.open_table(database, table))
+        present = set(df.columns)
+        columns = [
+            F.col(f"`{f.name}`") if f.name in present else F.lit(None).alias(f.name)
+            for f in stored
+        ]
+        if definition.row_kind_column:
+            columns.append(F.col(f"`{definition.row_kind_column}`"))
+        return df.select(*columns)
+
+    def _write(self, definition: TableDefinition, database: str, table: str, df: DataFrame):
+        from dbt.adapters.paimon.write import write_primary_key_run
+
+        location = TableLocation(
+            self.registry.warehouse, database, table, self.registry.catalog_options
+        )
+        result = write_primary_key_run(
+            self.spark,
+            df,
+            location,
+            row_kind_column=definition.row_kind_column,
+            model_name=definition.model,
+        )
+        message = f"MERGE {result.records} rows" + (
+            f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None else ""
+        )
+        return BuildResult(message, result.records, result.snapshot_id, False)

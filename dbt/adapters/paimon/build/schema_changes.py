@@ -1,0 +1,118 @@
+"""What a run changes in an existing table's definition, and whether that is allowed.
+
+Keys, partitions and the options that decide where rows live or how they merge can only change
+by rebuilding (--full-refresh); the bucket count by the rescale operation; columns as
+``on_schema_change`` says (dbt's ignore / fail / append_new_columns / sync_all_columns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Sequence, Tuple
+
+from dbt.adapters.paimon.config import IMMUTABLE_OPTIONS, TableDefinition
+from dbt.adapters.paimon.runtime import PaimonConfigError
+
+ON_SCHEMA_CHANGE = ("ignore", "fail", "append_new_columns", "sync_all_columns")
+
+
+@dataclass
+class SchemaPlan:
+    add_columns: List[Tuple[str, str]] = field(default_factory=list)   # (name, Paimon type)
+    drop_columns: List[str] = field(default_factory=list)
+    set_options: Dict[str, str] = field(default_factory=dict)
+    # query columns not stored (on_schema_change=ignore): left out of the write
+    ignored_columns: List[str] = field(default_factory=list)
+
+    @property
+    def changes_schema(self) -> bool:
+        return bool(self.add_columns or self.drop_columns or self.set_options)
+
+
+def plan_changes(
+    definition: TableDefinition,
+    table_primary_keys: Sequence[str],
+    table_partition_keys: Sequence[str],
+    table_options: Mapping[str, str],
+    table_columns: Sequence[Tuple[str, str]],
+    query_columns: Sequence[Tuple[str, str]],
+    on_schema_change: str,
+    relation: str,
+) -> SchemaPlan:
+    model = definition.model
+    rebuild = f"run `dbt run --full-refresh -s {model}` to rebuild {relation} (this drops its history)."
+    if on_schema_change not in ON_SCHEMA_CHANGE:
+        raise PaimonConfigError(
+            f"Model '{model}': on_schema_change={on_schema_change!r}; expected one of "
+            f"{', '.join(ON_SCHEMA_CHANGE)}."
+        )
+    if tuple(table_primary_keys) != definition.primary_keys:
+        raise PaimonConfigError(
+            f"Model '{model}': the primary key changed from {list(table_primary_keys)} to "
+            f"{list(definition.primary_keys)}; a Paimon table's primary key is fixed: {rebuild}"
+        )
+    if tuple(table_partition_keys) != definition.partition_keys:
+        raise PaimonConfigError(
+            f"Model '{model}': the partition keys changed from {list(table_partition_keys)} to "
+            f"{list(definition.partition_keys)}; they are fixed: {rebuild}"
+        )
+    plan = SchemaPlan()
+    for key, value in definition.options.items():
+        current = table_options.get(key)
+        if current == value:
+            continue
+        if key == "bucket":
+            raise PaimonConfigError(
+                f"Model '{model}': buckets changed from {current or '-1'} to {value}. Change the "
+                f"bucket count with `dbt run-operation rescale_buckets --args "
+                f"'{{model: {model}, buckets: {value}}}'`, which rewrites the data into the new "
+                "buckets, then run again."
+            )
+        if key in IMMUTABLE_OPTIONS or key.endswith(".sequence-group") and current is not None:
+            raise PaimonConfigError(
+                f"Model '{model}': Paimon option '{key}' changed from {current!r} to {value!r}; "
+                f"it decides how stored rows merge: {rebuild}"
+            )
+        plan.set_options[key] = value
+    if definition.options.get("merge-engine", "deduplicate") != table_options.get(
+        "merge-engine", "deduplicate"
+    ):
+        raise PaimonConfigError(
+            f"Model '{model}': merge engine changed from "
+            f"{table_options.get('merge-engine', 'deduplicate')!r} to "
+            f"{definition.options.get('merge-engine', 'deduplicate')!r}: {rebuild}"
+        )
+
+    stored = dict(table_columns)
+    wanted = dict(query_columns)
+    new = [(n, t) for n, t in query_columns if n not in stored]
+    gone = [n for n, _ in table_columns if n not in wanted]
+    changed = [(n, stored[n], t) for n, t in query_columns if n in stored and stored[n] != t]
+    if on_schema_change == "fail" and (new or gone or changed):
+        raise PaimonConfigError(
+            f"Model '{model}': the query's columns no longer match {relation} (new: "
+            f"{[n for n, _ in new]}, missing: {gone}, changed type: "
+            f"{[(n, a, b) for n, a, b in changed]}) and on_schema_change='fail'. Set "
+            "on_schema_change to append_new_columns or sync_all_columns, or rebuild with "
+            "--full-refresh."
+        )
+    if changed and on_schema_change != "ignore":
+        raise PaimonConfigError(
+            f"Model '{model}': column types changed {[(n, a, b) for n, a, b in changed]}; "
+            f"dbt-paimon does not alter column types of existing Paimon tables yet: cast in the "
+            f"query to the stored type, or {rebuild}"
+        )
+    if on_schema_change == "ignore":
+        plan.ignored_columns = [n for n, _ in new]
+    else:
+        plan.add_columns = new
+    if on_schema_change == "sync_all_columns":
+        protected = set(table_primary_keys) | set(table_partition_keys)
+        blocked = [n for n in gone if n in protected]
+        if blocked:
+            raise PaimonConfigError(
+                f"Model '{model}': key columns {blocked} are missing from the query; they "
+                f"cannot be dropped: {rebuild}"
+            )
+        plan.drop_columns = gone
+    return plan

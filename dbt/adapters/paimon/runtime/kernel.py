@@ -83,11 +83,23 @@ def order_by(spec: MergeSpec) -> Tuple[List[pl.Expr], List[bool]]:
 def _merge(spec: MergeSpec, frame: pl.DataFrame, group: List[str]) -> pl.DataFrame:
     """Sort into merge order, then one engine call: one row per group."""
     keys, descending = order_by(spec)
-    ordered = frame.sort(keys, descending=descending, nulls_last=False, maintain_order=True)
+    if _in_arrival_order(spec, frame):
+        ordered = frame  # the usual case: records arrive in _seq order
+    else:
+        ordered = frame.sort(keys, descending=descending, nulls_last=False, maintain_order=True)
     merged = engine_for(spec)(spec, ordered, group)
     if _COMMIT not in merged.columns:
         merged = merged.with_columns(pl.col(_COMMIT) if _COMMIT in group else pl.lit(0, pl.Int64).alias(_COMMIT))
     return merged.with_columns(pl.col(ROW_KIND).is_in(ADD_KINDS).alias(ADD))
+
+
+def _in_arrival_order(spec: MergeSpec, frame: pl.DataFrame) -> bool:
+    if spec.sequence_fields or frame.height < 2:
+        return not spec.sequence_fields
+    step_commit, step_seq = pl.col(_COMMIT).diff(), pl.col(SEQ).diff()
+    return bool(
+        frame.select(((step_commit > 0) | ((step_commit == 0) & (step_seq >= 0))).fill_null(True).all()).item()
+    )
 
 
 def _visible(spec: MergeSpec, merged: pl.DataFrame) -> pa.Table:
@@ -120,23 +132,24 @@ def _prepare(spec: MergeSpec, records, keep_commits: bool) -> pl.DataFrame:
     if keep_commits and COMMIT in records.column_names:
         columns.append(records.column(COMMIT).cast(pa.int64()))
     else:
-        columns.append(pa.array([0] * records.num_rows, pa.int64()) if records.num_rows < 1 else
-                       pa.repeat(pa.scalar(0, pa.int64()), records.num_rows))
+        columns.append(pa.repeat(pa.scalar(0, pa.int64()), records.num_rows))
     names.append(_COMMIT)
     frame = pl.from_arrow(pa.Table.from_arrays(columns, names=names))
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table is a frame
         frame = frame.to_frame()
 
-    bad = frame.filter(~pl.col(ROW_KIND).is_in(ROW_KINDS) | pl.col(ROW_KIND).is_null())
-    if bad.height:
-        raise PaimonDataError(
-            f"_row_kind must be one of {ROW_KINDS}; got {bad[ROW_KIND].unique().to_list()[:5]}."
-        )
-    for name in (SEQ, _COMMIT):
-        if frame[name].null_count():
-            raise PaimonDataError(f"{name.strip('_')} must not be NULL ({name} column).")
-    null_key = frame.select(pl.any_horizontal([pl.col(k).is_null() for k in spec.primary_keys]).any()).item()
-    if null_key:
+    # one parallel pass for every data check
+    checks = frame.select(
+        (~pl.col(ROW_KIND).is_in(ROW_KINDS) | pl.col(ROW_KIND).is_null()).any().alias("bad_kind"),
+        (pl.col(SEQ).null_count() + pl.col(_COMMIT).null_count()).alias("null_seq"),
+        pl.any_horizontal([pl.col(k).is_null() for k in spec.primary_keys]).any().alias("null_key"),
+    ).row(0, named=True)
+    if checks["bad_kind"]:
+        bad = frame.filter(~pl.col(ROW_KIND).is_in(ROW_KINDS) | pl.col(ROW_KIND).is_null())
+        raise PaimonDataError(f"_row_kind must be one of {ROW_KINDS}; got {bad[ROW_KIND].unique().to_list()[:5]}.")
+    if checks["null_seq"]:
+        raise PaimonDataError("_seq and _commit must not be NULL.")
+    if checks["null_key"]:
         raise PaimonDataError(
             f"Primary key {list(spec.primary_keys)} contains NULL; Paimon primary keys are NOT NULL."
         )

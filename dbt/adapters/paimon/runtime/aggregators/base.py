@@ -29,6 +29,10 @@ class Masks:
     add: pl.Expr
     ret: pl.Expr
     has_retract: bool
+    all_add: bool = False  # every record of the merge adds: no filtering needed (fast path)
+
+    def adds(self, col: pl.Expr) -> pl.Expr:
+        return col if self.all_add else col.filter(self.add)
 
 
 @dataclass(frozen=True)
@@ -40,15 +44,20 @@ class GroupMasks:
     has_retract: bool
 
 
-def when_any(col: pl.Expr, mask: pl.Expr, value: pl.Expr) -> pl.Expr:
+def when_any(col: pl.Expr, mask, value: pl.Expr) -> pl.Expr:
     """``value`` if any record under ``mask`` has a non-null ``col``, else NULL (Paimon: agg(null, null) = null)."""
-    return pl.when(col.filter(mask).count() > 0).then(value)
+    counted = col if mask is None else col.filter(mask)
+    return pl.when(counted.count() > 0).then(value)
 
 
 class Aggregator:
     name: ClassVar[str] = ""
     supports_retract: ClassVar[bool] = False
     supports_sequence_group: ClassVar[bool] = False
+    # merging one addition gives that addition back (so a key's only record needs no special case)
+    single_safe: ClassVar[bool] = True
+    # the result does not depend on the order of the additions (sum, max, ...)
+    order_insensitive: ClassVar[bool] = False
 
     def __init__(self, field: str, sql_type: SqlType, options: Mapping[str, str]):
         self.field = field
@@ -102,9 +111,11 @@ class IgnoreRetract(Aggregator):
         self.sql_type = inner.sql_type
         self.name = inner.name
         self.supports_sequence_group = inner.supports_sequence_group
+        self.single_safe = inner.single_safe
+        self.order_insensitive = inner.order_insensitive
 
     def agg(self, col: pl.Expr, m: Masks) -> pl.Expr:
-        return self.inner.agg(col, Masks(m.add, pl.lit(False), False))
+        return self.inner.agg(col, Masks(m.add, pl.lit(False), False, m.all_add))
 
     def agg_in_group(self, col: pl.Expr, g: GroupMasks) -> pl.Expr:
         return self.inner.agg_in_group(col, GroupMasks(g.w, g.l, pl.lit(False), pl.lit(False), False))

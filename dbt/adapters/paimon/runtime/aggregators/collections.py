@@ -28,6 +28,7 @@ def _packed_result(frame: pl.DataFrame, column: str, inputs: pl.DataFrame, packe
 
 class Collect(Aggregator):
     name = "collect"
+    single_safe = False
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)
@@ -55,6 +56,8 @@ class Collect(Aggregator):
 
 class _Keyed(Aggregator):
     """Shared explode -> keep per key -> implode machinery for maps and keyed nested rows."""
+
+    single_safe = False
 
     def key_fields(self):
         raise NotImplementedError

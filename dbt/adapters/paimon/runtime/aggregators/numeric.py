@@ -27,6 +27,7 @@ class Sum(Aggregator):
     """Signed sum: additions add, retractions subtract; NULL inputs are skipped; all NULL -> NULL."""
 
     name = "sum"
+    order_insensitive = True
     supports_retract = True
     supports_sequence_group = True
 
@@ -39,6 +40,8 @@ class Sum(Aggregator):
 
     def agg(self, col: pl.Expr, m: Masks) -> pl.Expr:
         x = self._value(col)
+        if m.all_add:
+            return when_any(col, None, x.sum())
         if not m.has_retract:
             return when_any(col, m.add, x.filter(m.add).sum())
         signed = pl.when(m.add).then(x).when(m.ret).then(self._negate(x))
@@ -95,7 +98,9 @@ class Product(Aggregator):
     """Product of additions; retraction divides (exact for the values that were multiplied in)."""
 
     name = "product"
+    order_insensitive = True
     supports_retract = True
+    single_safe = False  # DECIMAL products are finished from lists
     supports_sequence_group = True
 
     def check_type(self, t):

@@ -10,6 +10,7 @@ from .base import Aggregator, GroupMasks, Masks, is_blank
 
 class ListAgg(Aggregator):
     name = "listagg"
+    single_safe = False  # a lone blank string is stored as-is, a merged one is skipped
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)

@@ -23,7 +23,7 @@ class LastValue(Aggregator):
 
     def agg(self, col, m: Masks):
         if not m.has_retract:
-            return col.filter(m.add).last()
+            return m.adds(col).last()
         seen = m.add | m.ret
         return pl.when(m.add.filter(seen).last()).then(col.filter(seen).last())
 
@@ -41,6 +41,8 @@ class LastNonNullValue(Aggregator):
     supports_sequence_group = True
 
     def agg(self, col, m: Masks):
+        if m.all_add:
+            return col.drop_nulls().last()
         if not m.has_retract:
             return col.filter(m.add & col.is_not_null()).last()
         seen = (m.add | m.ret) & col.is_not_null()
@@ -65,7 +67,7 @@ class FirstValue(Aggregator):
     supports_sequence_group = True
 
     def agg(self, col, m: Masks):
-        return col.filter(m.add).first()
+        return m.adds(col).first()
 
     def agg_in_group(self, col, g: GroupMasks):
         pos = _position()
@@ -86,6 +88,8 @@ class FirstNonNullValue(Aggregator):
     name = "first_non_null_value"
 
     def agg(self, col, m: Masks):
+        if m.all_add:
+            return col.drop_nulls().first()
         return col.filter(m.add & col.is_not_null()).first()
 
 
@@ -97,6 +101,7 @@ class FirstNotNullValue(FirstNonNullValue):
 
 class Max(Aggregator):
     name = "max"
+    order_insensitive = True
     supports_sequence_group = True
 
     def check_type(self, t):
@@ -107,7 +112,7 @@ class Max(Aggregator):
             )
 
     def agg(self, col, m: Masks):
-        return col.filter(m.add).max()
+        return m.adds(col).max()
 
     def agg_in_group(self, col, g: GroupMasks):
         return self.agg(col, Masks(g.w | g.l, pl.lit(False), False))
@@ -117,11 +122,12 @@ class Min(Max):
     name = "min"
 
     def agg(self, col, m: Masks):
-        return col.filter(m.add).min()
+        return m.adds(col).min()
 
 
 class BoolAnd(Aggregator):
     name = "bool_and"
+    order_insensitive = True
     supports_sequence_group = True
 
     def check_type(self, t):

@@ -13,8 +13,11 @@ from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, out_columns, position, spl
 
 
 def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
-    singles, multi = split_singles(frame, group)
     cols = out_columns(spec, group)
+    aggregators = spec.aggregator_of
+    if frame[ADD].all() and all(a.single_safe for a in aggregators.values()):
+        return _merge_additions(spec, frame, group, cols)
+    singles, multi = split_singles(frame, group)
     if multi.height == 0:
         return singles.select(cols)
     last_kind = pl.col(ROW_KIND).last()
@@ -29,7 +32,6 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
         kind = pl.when(last_kind == DELETE).then(pl.lit(DELETE)).otherwise(pl.lit(INSERT))
     has_retract = not multi[ADD].all()
     masks = Masks(pl.col(ADD), ~pl.col(ADD), has_retract)
-    aggregators = spec.aggregator_of
     for name, aggregator in aggregators.items():
         if has_retract and not aggregator.supports_retract:
             raise aggregator.retract_error()
@@ -43,3 +45,23 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
         merged = aggregator.finish(merged, name)
     merged = merged.with_columns([pl.col(f).cast(singles.schema[f]) for f in spec.value_fields])
     return pl.concat([singles.select(cols), merged.select(cols)], how="vertical_relaxed")
+
+
+def _merge_additions(spec, frame: pl.DataFrame, group, cols) -> pl.DataFrame:
+    """Fast path: only +I/+U and functions for which one record merges to itself -- no split
+    between single and multi-record keys is needed, only the kind of a lone record is kept."""
+    masks = Masks(pl.col(ADD), ~pl.col(ADD), False, all_add=True)
+    aggregators = spec.aggregator_of
+    for name, aggregator in aggregators.items():
+        aggregator.validate(frame, name, group, masks)
+    merged = frame.group_by(group, maintain_order=True).agg(
+        [pl.col(k).first() for k in spec.primary_keys if k not in group]
+        + [aggregators[f].agg(pl.col(f), masks).alias(f) for f in spec.value_fields]
+        + [
+            pl.when(pl.len() == 1).then(pl.col(ROW_KIND).first()).otherwise(pl.lit(INSERT)).alias(ROW_KIND),
+            pl.col(SEQ).last(),
+        ]
+    )
+    for name, aggregator in aggregators.items():
+        merged = aggregator.finish(merged, name)
+    return merged.with_columns([pl.col(f).cast(frame.schema[f]) for f in spec.value_fields]).select(cols)

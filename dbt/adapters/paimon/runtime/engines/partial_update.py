@@ -37,8 +37,10 @@ _NO_DELETE_OPTION = (
 
 
 def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
-    singles, multi = split_singles(frame, group)
     cols = out_columns(spec, group)
+    if frame[ADD].all() and all(a.single_safe for a in spec.aggregator_of.values()):
+        return _merge_additions(spec, frame, group, cols)
+    singles, multi = split_singles(frame, group)
     if multi.height == 0:
         return singles.select(cols)
     has_retract = not multi[ADD].all()
@@ -70,6 +72,69 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
         merged = aggregator.finish(merged, name)
     merged = merged.with_columns([pl.col(f).cast(singles.schema[f]) for f in spec.value_fields])
     return pl.concat([singles.select(cols), merged.select(cols)], how="vertical_relaxed")
+
+
+def _merge_additions(spec, frame: pl.DataFrame, group, cols) -> pl.DataFrame:
+    """Fast path: only +I/+U. A key's only record is kept as-is (ReducerMergeFunctionWrapper) by
+    choosing its own values where a sequence group would have skipped them."""
+    aggregators = spec.aggregator_of
+    by_latest_max = all(
+        aggregators[f].order_insensitive for g in spec.sequence_groups for f in g.protected if f in aggregators
+    )
+    if by_latest_max:
+        frame, exprs = _latest_max_exprs(spec, frame)
+    else:
+        frame = _with_winners(spec, frame.with_columns(pl.lit(False).alias(SEED)), group)
+        exprs = _value_exprs(spec, False, all_add=True)
+    lone = pl.len() == 1
+    grouped = {f for g in spec.sequence_groups for f in g.order_fields + g.protected}
+    values = [
+        (pl.when(lone).then(pl.col(e.meta.output_name()).first()).otherwise(e)
+         if e.meta.output_name() in grouped else e)
+        for e in exprs
+    ]
+    merged = frame.group_by(group, maintain_order=True).agg(
+        [pl.col(k).first() for k in spec.primary_keys if k not in group]
+        + values
+        + [
+            pl.when(lone).then(pl.col(ROW_KIND).first()).otherwise(pl.lit(INSERT)).alias(ROW_KIND),
+            pl.col(SEQ).last(),
+        ]
+    )
+    for name, aggregator in spec.aggregator_of.items():
+        merged = aggregator.finish(merged, name)
+    return merged.with_columns([pl.col(f).cast(frame.schema[f]) for f in spec.value_fields]).select(cols)
+
+
+def _latest_max_exprs(spec, frame: pl.DataFrame):
+    """Additions only, no order-dependent function in a group: the last winner of a group is the
+    last record holding the group's greatest sequence (every later record is smaller), and the
+    order-insensitive functions take every record whose group sequence is not NULL. No window."""
+    aggregators = spec.aggregator_of
+    exprs, grouped, ranks = [], set(), []
+    for j, g in enumerate(spec.sequence_groups):
+        if _orders_natively(spec, g):
+            order = pl.col(g.order_fields[0])
+        else:
+            ranks.append(
+                pl.when(pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields]))
+                .then(_rank(g.order_fields)).alias(f"__rank{j}")
+            )
+            order = pl.col(f"__rank{j}")
+        # position of the last record holding the greatest sequence (arg_max skips NULLs)
+        latest = (pl.len() - 1 - order.reverse().arg_max()).cast(pl.Int64)
+        ne = order.is_not_null()
+        masks = GroupMasks(ne, pl.lit(False), pl.lit(False), pl.lit(False), False)
+        for f in g.order_fields + g.protected:
+            if f in aggregators:
+                exprs.append(aggregators[f].agg_in_group(pl.col(f), masks).alias(f))
+            else:
+                exprs.append(pl.col(f).get(latest, null_on_oob=True).alias(f))
+        grouped.update(g.order_fields + g.protected)
+    for f in spec.value_fields:
+        if f not in grouped:
+            exprs.append(pl.col(f).drop_nulls().last().alias(f))
+    return (frame.with_columns(ranks) if ranks else frame), exprs
 
 
 # ---- restart points ----------------------------------------------------------------------------
@@ -136,19 +201,35 @@ def _with_winners(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
     ranks = []
     for j, g in enumerate(spec.sequence_groups):
         non_empty = pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields]) | pl.col(SEED)
-        ranks += [non_empty.alias(f"__ne{j}"), _rank(g.order_fields).alias(f"__rank{j}")]
-    frame = frame.with_columns(ranks)  # one global rank: comparable across the whole frame
+        ranks.append(non_empty.alias(f"__ne{j}"))
+        if not _orders_natively(spec, g):
+            ranks.append(_rank(g.order_fields).alias(f"__rank{j}"))  # global: comparable across keys
+    frame = frame.with_columns(ranks)
     winners = []
-    for j, _ in enumerate(spec.sequence_groups):
-        rank = pl.when(pl.col(f"__ne{j}")).then(pl.col(f"__rank{j}")).otherwise(-1)
-        before = rank.cum_max().shift(1, fill_value=-1).over(group)
-        winners.append((pl.col(f"__ne{j}") & (rank >= before)).alias(f"__win{j}"))
+    for j, g in enumerate(spec.sequence_groups):
+        ne = pl.col(f"__ne{j}")
+        if _orders_natively(spec, g):
+            # one numeric/temporal field: compare values directly (NULL only on skipped records)
+            value = pl.col(g.order_fields[0])
+            before = pl.when(ne).then(value).cum_max().forward_fill().shift(1).over(group)
+            winners.append((ne & (before.is_null() | value.is_null() | (value >= before))).alias(f"__win{j}"))
+        else:
+            rank = pl.when(ne).then(pl.col(f"__rank{j}")).otherwise(-1)
+            before = rank.cum_max().shift(1, fill_value=-1).over(group)
+            winners.append((ne & (rank >= before)).alias(f"__win{j}"))
     return frame.with_columns(winners)
 
 
-def _value_exprs(spec, has_retract: bool) -> list:
-    add = pl.col(ADD)
-    retract = ~add & ~pl.col(SEED)
+def _orders_natively(spec, g) -> bool:
+    if len(g.order_fields) != 1:
+        return False
+    t = spec.types[g.order_fields[0]]
+    return t.is_integer or t.root in ("FLOAT", "DOUBLE", "DATE", "TIMESTAMP", "TIMESTAMP_LTZ")
+
+
+def _value_exprs(spec, has_retract: bool, all_add: bool = False) -> list:
+    add = pl.lit(True) if all_add else pl.col(ADD)
+    retract = pl.lit(False) if all_add else ~add & ~pl.col(SEED)
     aggregators = spec.aggregator_of
     exprs, grouped = [], set()
     for j, g in enumerate(spec.sequence_groups):
@@ -165,5 +246,6 @@ def _value_exprs(spec, has_retract: bool) -> list:
         grouped.update(g.order_fields + g.protected)
     for f in spec.value_fields:
         if f not in grouped:  # last non-null value of the additions (last_non_null_value or none)
-            exprs.append(pl.col(f).filter(add & pl.col(f).is_not_null()).last().alias(f))
+            kept = pl.col(f).drop_nulls() if all_add else pl.col(f).filter(add & pl.col(f).is_not_null())
+            exprs.append(kept.last().alias(f))
     return exprs

@@ -1,0 +1,97 @@
+"""``WritePlan``: everything a write task needs, decided once on the driver and pickled to tasks.
+
+Internal columns the pipeline adds to the model's rows (never stored as table columns):
+``_row_kind`` (+I/-U/+U/-D), ``_seq`` (arrival order), ``_bucket``, and in dynamic bucket mode
+``_key_hash`` (Paimon's hash of the key, what HASH index files store), ``_assigner`` (which task
+assigns the bucket of a new key) and ``_new_key`` (the key enters the bucket's index this run).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import pyarrow as pa
+
+ROW_KIND = "_row_kind"
+SEQ = "_seq"
+BUCKET = "_bucket"
+KEY_HASH = "_key_hash"
+ASSIGNER = "_assigner"
+NEW_KEY = "_new_key"
+INTERNAL_COLUMNS = (ROW_KIND, SEQ, BUCKET, KEY_HASH, ASSIGNER, NEW_KEY)
+
+FIXED = "fixed"
+DYNAMIC = "dynamic"
+
+# Paimon's defaults (CoreOptions): dynamic-bucket.target-row-num, dynamic-bucket.max-buckets
+DEFAULT_TARGET_ROW_NUM = 2_000_000
+DEFAULT_MAX_BUCKETS = -1
+MAX_DYNAMIC_BUCKETS = 32768  # bucket ids are Java shorts
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    location: object                      # datasource.source.TableLocation
+    model_name: str
+    table_name: str
+    arrow_schema: pa.Schema               # the table's columns, Paimon's Arrow types
+    paimon_types: Tuple[Tuple[str, str], ...]   # (column, Paimon SQL type) for MergeSpec
+    options: Tuple[Tuple[str, str], ...]  # table options
+    primary_keys: Tuple[str, ...]
+    partition_keys: Tuple[str, ...]
+    bucket_keys: Tuple[str, ...]          # hashed for the bucket (dynamic: the trimmed key)
+    mode: str                             # FIXED or DYNAMIC
+    num_buckets: int                      # fixed: bucket count; dynamic: -1
+    num_assigners: int                    # dynamic: tasks assigning new keys' buckets
+    target_row_num: int
+    max_buckets: int
+    base_snapshot_id: Optional[int]       # snapshot every task reads (None: empty table)
+    row_kind_label: str                   # how error messages name the row-kind column
+
+    @property
+    def names(self) -> List[str]:
+        return list(self.arrow_schema.names)
+
+    @property
+    def options_dict(self) -> Dict[str, str]:
+        return dict(self.options)
+
+    @property
+    def group_columns(self) -> List[str]:
+        """The columns that decide which task writes a row."""
+        return list(self.partition_keys) + [BUCKET]
+
+    def merge_spec(self):
+        from dbt.adapters.paimon.runtime import MergeSpec
+
+        return MergeSpec.from_table_options(schema=list(self.paimon_types),
+                                            primary_keys=list(self.primary_keys),
+                                            options=self.options_dict)
+
+    def open_table(self):
+        return self.location.open()
+
+    def base_snapshot(self, table):
+        if self.base_snapshot_id is None:
+            return None
+        return table.snapshot_manager().get_snapshot_by_id(self.base_snapshot_id)
+
+    def routed_schema(self) -> pa.Schema:
+        """Arrow schema of the rows leaving the routing stage (before the first shuffle)."""
+        fields = list(self.arrow_schema) + [pa.field(ROW_KIND, pa.string(), nullable=False),
+                                            pa.field(SEQ, pa.int64(), nullable=False)]
+        if self.mode == FIXED:
+            fields.append(pa.field(BUCKET, pa.int32(), nullable=False))
+        else:
+            fields += [pa.field(KEY_HASH, pa.int32(), nullable=False),
+                       pa.field(ASSIGNER, pa.int32(), nullable=False)]
+        return pa.schema(fields)
+
+    def assigned_schema(self) -> pa.Schema:
+        """Dynamic mode: rows leaving the bucket-assignment stage."""
+        fields = list(self.arrow_schema) + [pa.field(ROW_KIND, pa.string(), nullable=False),
+                                            pa.field(SEQ, pa.int64(), nullable=False),
+                                            pa.field(KEY_HASH, pa.int32(), nullable=False),
+                                            pa.field(BUCKET, pa.int32(), nullable=False),
+                                            pa.field(NEW_KEY, pa.bool_(), nullable=False)]
+        return pa.schema(fields)

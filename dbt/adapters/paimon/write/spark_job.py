@@ -1,0 +1,226 @@
+"""The driver side of a primary-key write: plan, run the Spark stages, make one commit.
+
+    rows --select + _seq--> route_task --shuffle (partition, bucket)--> write_task --collect-->
+         messages --> commit_append (one APPEND snapshot) | abort (delete every file written)
+
+Dynamic bucket mode adds ``--shuffle (partition, assigner)--> assign_task`` before the writing
+shuffle. ``_seq`` is numbered (``monotonically_increasing_id``) in the stage that produces the
+model's rows, before any shuffle, so it is the order the model's query returns them. The driver
+only ever holds commit messages (one small row per writing task).
+"""
+from __future__ import annotations
+
+import functools
+import pickle
+from dataclasses import dataclass
+from typing import List, Optional
+
+from dbt.adapters.paimon.runtime import PaimonDataError
+from dbt.adapters.paimon.write import dynamic_index, task_errors
+from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
+                                            DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
+                                            INTERNAL_COLUMNS, ROW_KIND, SEQ, WritePlan)
+from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, route_task,
+                                             write_task)
+
+# seed 002/003: what each merge engine does when a key moves to another partition
+CROSS_PARTITION_RULES = {
+    "deduplicate": "delete the existing record in its old partition and insert the new one in "
+                   "the new partition",
+    "partial-update": "update the existing record in the partition it is already in",
+    "aggregation": "update the existing record in the partition it is already in",
+    "first-row": "keep the existing record and discard the new one",
+}
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    snapshot_id: Optional[int]   # the run's snapshot; None when there was nothing to commit
+    records: int                 # rows of the model's DataFrame
+    files: int                   # data files committed
+    buckets: int                 # (partition, bucket) pairs written
+
+
+def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = None,
+                          model_name: str = "model") -> WriteResult:
+    """Merge ``df``'s rows into the existing Paimon primary-key table at ``location`` as ONE
+    atomic commit. On any failure every file written is deleted and the table keeps its
+    previous snapshot. Raises PaimonDataError for bad rows (naming the model, the column and
+    up to 5 sample rows), NotImplementedError for table layouts not supported yet."""
+    table = location.open()
+    plan = make_plan(spark, table, location, model_name, row_kind_column)
+    frame = _select_input(df, plan, row_kind_column)
+    routed = frame.mapInArrow(functools.partial(route_task, plan),
+                              _struct(plan.routed_schema()))
+    partition_columns = list(plan.partition_keys)
+    if plan.mode == DYNAMIC:
+        routed = routed.repartition(*partition_columns, ASSIGNER).mapInArrow(
+            functools.partial(assign_task, plan), _struct(plan.assigned_schema()))
+    shuffled = routed.repartition(*partition_columns, BUCKET)
+    results = shuffled.mapInArrow(functools.partial(write_task, plan), "payload binary")
+    try:
+        rows = results.collect()
+    except Exception as exc:
+        original = task_errors.recover(exc)
+        if original is not None:
+            raise original from None
+        raise
+    payloads = [pickle.loads(bytes(row.payload)) for row in rows]
+    messages = [m for p in payloads for m in p["messages"]]
+    errors = [task_errors.decode(p["error"]) for p in payloads if p["error"] is not None]
+    if errors:
+        _abort(table, messages)
+        data_errors = [e for e in errors if isinstance(e, PaimonDataError)]
+        raise (data_errors or errors)[0]
+    return _commit(table, plan, messages, sum(p["records"] for p in payloads))
+
+
+# --------------------------------------------------------------------------- planning
+
+def make_plan(spark, table, location, model_name: str,
+              row_kind_column: Optional[str]) -> WritePlan:
+    from pypaimon.schema.data_types import PyarrowFieldParser
+
+    from dbt.adapters.paimon.format.bucket import bucket_key_columns
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    name = f"{location.database}.{location.table}"
+    if not table.primary_keys:
+        raise ValueError(f"Model '{model_name}': Paimon table {name} has no primary key; "
+                         f"append tables are written by the paimon data source")
+    options = {str(k): str(v) for k, v in table.table_schema.options.items()}
+    primary_keys = list(table.primary_keys)
+    partition_keys = list(table.partition_keys)
+    bucket = int(options.get("bucket", "-1"))
+    engine = options.get("merge-engine", "deduplicate")
+    if bucket == -2:
+        raise NotImplementedError(
+            f"Model '{model_name}': Paimon table {name} uses postpone bucket mode "
+            f"('bucket' = '-2'), which the dbt-paimon write path does not support yet; use a "
+            f"fixed bucket count or -1 (dynamic)")
+    if bucket == -1 and not set(partition_keys) <= set(primary_keys):
+        raise NotImplementedError(
+            f"Model '{model_name}': Paimon table {name} needs cross-partition updates (primary "
+            f"key {primary_keys} does not contain every partition key {partition_keys}). "
+            f"For its merge engine '{engine}' Paimon would "
+            f"{CROSS_PARTITION_RULES.get(engine, 'apply the engine rule')}; dbt-paimon does not "
+            f"implement cross-partition updates yet. Add the partition keys to the primary key, "
+            f"or do not partition the table.")
+    if bucket > 0 and not set(partition_keys) <= set(primary_keys):
+        raise ValueError(
+            f"Model '{model_name}': Paimon table {name} has fixed buckets but its primary key "
+            f"{primary_keys} does not contain every partition key {partition_keys}; Paimon "
+            f"requires dynamic buckets ('bucket' = '-1') for cross-partition updates")
+    if bucket == 0 or bucket < -2:
+        raise ValueError(f"Model '{model_name}': Paimon table {name} has 'bucket' = {bucket}")
+    names = list(table.field_names)
+    clash = [c for c in names if c in INTERNAL_COLUMNS]
+    if clash:
+        raise ValueError(f"Model '{model_name}': columns {clash} of Paimon table {name} clash "
+                         f"with the write path's internal columns {list(INTERNAL_COLUMNS)}")
+    mode = FIXED if bucket > 0 else DYNAMIC
+    if mode == DYNAMIC:
+        if options.get("bucket-key"):
+            raise ValueError(f"Model '{model_name}': Paimon table {name} sets 'bucket-key' in "
+                             f"dynamic bucket mode, which Paimon does not allow")
+        bucket_keys = [k for k in primary_keys if k not in partition_keys]
+        initial = options.get("dynamic-bucket.initial-buckets")
+        num_assigners = int(initial) if initial else _default_parallelism(spark)
+    else:
+        bucket_keys = bucket_key_columns(primary_keys, partition_keys, options, names)
+        num_assigners = 1
+    plan = WritePlan(
+        location=location, model_name=model_name, table_name=name,
+        arrow_schema=PyarrowFieldParser.from_paimon_schema(table.table_schema.fields),
+        paimon_types=tuple((f.name, str(f.type)) for f in table.table_schema.fields),
+        options=tuple(sorted(options.items())), primary_keys=tuple(primary_keys),
+        partition_keys=tuple(partition_keys), bucket_keys=tuple(bucket_keys), mode=mode,
+        num_buckets=bucket, num_assigners=max(1, num_assigners),
+        target_row_num=int(options.get("dynamic-bucket.target-row-num",
+                                       DEFAULT_TARGET_ROW_NUM)),
+        max_buckets=int(options.get("dynamic-bucket.max-buckets", DEFAULT_MAX_BUCKETS)),
+        base_snapshot_id=current_snapshot_id(table),
+        row_kind_label=row_kind_column or ROW_KIND)
+    plan.merge_spec()  # PaimonConfigError before any Spark job
+    if mode == DYNAMIC and plan.base_snapshot_id is not None:
+        from dbt.adapters.paimon.format.splits import plan_splits
+
+        snapshot = plan.base_snapshot(table)
+        missing = dynamic_index.buckets_without_index(
+            table, snapshot, plan_splits(table, plan.base_snapshot_id))
+        if missing:
+            raise NotImplementedError(
+                f"Model '{model_name}': Paimon table {name} (dynamic buckets) has data in "
+                f"{missing[:5]} without a HASH index (written by a writer that does not keep "
+                f"the index): the buckets of its keys are unknown; rewrite the table")
+    return plan
+
+
+def _default_parallelism(spark) -> int:
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext
+        return int(spark.conf.get("spark.sql.shuffle.partitions", "4"))
+
+
+def _struct(schema):
+    from dbt.adapters.paimon.datasource.spark_types import spark_schema
+
+    return spark_schema(_spark_schema(schema))
+
+
+def _select_input(df, plan: WritePlan, row_kind_column: Optional[str]):
+    from pyspark.sql import functions as F
+
+    from dbt.adapters.paimon.datasource.spark_types import quote_identifier
+
+    columns = list(df.columns)
+    missing = [c for c in plan.names if c not in columns]
+    extra = [c for c in columns if c not in plan.names and c != row_kind_column]
+    if row_kind_column is not None and row_kind_column not in columns:
+        raise PaimonDataError(f"Model '{plan.model_name}': row_kind_column "
+                              f"'{row_kind_column}' is not a column of its output {columns}")
+    if missing or extra:
+        raise PaimonDataError(
+            f"Model '{plan.model_name}': its columns {columns} do not match Paimon table "
+            f"{plan.table_name} {plan.names}: missing {missing}, unknown {extra}")
+    kind = (F.col(quote_identifier(row_kind_column)).cast("string") if row_kind_column
+            else F.lit("+I"))
+    return df.select(*[F.col(quote_identifier(c)) for c in plan.names], kind.alias(ROW_KIND),
+                     F.monotonically_increasing_id().alias(SEQ))
+
+
+# --------------------------------------------------------------------------- commit
+
+def _commit(table, plan: WritePlan, messages: List, records: int) -> WriteResult:
+    from dbt.adapters.paimon.format.commit import commit_append
+
+    try:
+        snapshot_id = commit_append(table, messages)
+    except BaseException:
+        _abort_unless_committed(table, messages)
+        raise
+    files = sum(len(m.new_files) for m in messages)
+    buckets = len({(tuple(m.partition), m.bucket) for m in messages if m.new_files})
+    return WriteResult(snapshot_id=snapshot_id, records=records, files=files, buckets=buckets)
+
+
+def _abort(table, messages) -> None:
+    from dbt.adapters.paimon.format.commit import abort
+
+    if messages:
+        abort(table, messages)
+
+
+def _abort_unless_committed(table, messages) -> None:
+    """Delete the files unless the failed commit made them visible after all (a commit whose
+    snapshot was written but whose response failed must keep its files)."""
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    names = {f.file_name for m in messages for f in m.new_files}
+    try:
+        live = {f.file_name for s in plan_splits(table) for f in s.files}
+    except Exception:  # noqa: BLE001 - cannot tell: keep the files (orphans are harmless)
+        return
+    if not names & live:
+        _abort(table, messages)

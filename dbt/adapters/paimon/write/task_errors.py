@@ -1,0 +1,67 @@
+"""Carrying an exception from a Spark Python task to the driver, intact.
+
+Spark re-raises a failed Python task on the driver as a ``PythonException`` whose text holds the
+worker's traceback, not the exception object. Tasks that fail before any file is written (the
+stages before the writing shuffle) raise ``TaskFailure``: its message embeds the pickled original
+exception between markers, and ``recover`` finds it in whatever Spark raised. The writing stage
+never raises (a task that raised would lose the commit messages of files it and its siblings
+already wrote): it returns the exception in its result row instead (``encode`` / ``decode``).
+"""
+from __future__ import annotations
+
+import base64
+import pickle
+import re
+import traceback
+from typing import Optional
+
+_MARK = "@@dbt-paimon-task-error@@"
+_PATTERN = re.compile(re.escape(_MARK) + r"([A-Za-z0-9+/=]+)" + re.escape(_MARK))
+
+
+def encode(exc: BaseException) -> bytes:
+    """Pickled exception; unpicklable ones become a RuntimeError holding their traceback."""
+    try:
+        payload = pickle.dumps(exc)
+        pickle.loads(payload)
+        return payload
+    except Exception:  # noqa: BLE001 - any pickling failure: fall back to the text
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}\n{text}"))
+
+
+def decode(payload: bytes) -> BaseException:
+    return pickle.loads(payload)
+
+
+class TaskFailure(RuntimeError):
+    """Raised in a task; the driver turns it back into ``original`` with ``recover``."""
+
+    def __init__(self, original: BaseException):
+        self.original = original
+        token = base64.b64encode(encode(original)).decode("ascii")
+        super().__init__(f"{type(original).__name__}: {original}\n{_MARK}{token}{_MARK}")
+
+    def __reduce__(self):
+        return (TaskFailure, (self.original,))
+
+
+def recover(spark_error: BaseException) -> Optional[BaseException]:
+    """The exception a task wrapped in ``TaskFailure``, found in Spark's error text; else None."""
+    seen = set()
+    error: Optional[BaseException] = spark_error
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, TaskFailure):
+            return error.original
+        texts = [str(error)]
+        for attribute in ("desc", "stackTrace", "_desc"):
+            value = getattr(error, attribute, None)
+            if isinstance(value, str):
+                texts.append(value)
+        for text in texts:
+            match = _PATTERN.search(text)
+            if match:
+                return decode(base64.b64decode(match.group(1)))
+        error = error.__cause__ or error.__context__
+    return None

@@ -1,0 +1,283 @@
+"""What the Spark tasks run (``mapInArrow`` functions; every argument but the batches is the
+pickled ``WritePlan``).
+
+1. ``route_task`` (before any shuffle, where ``_seq`` was numbered): validate and cast the rows,
+   then the fixed bucket (``_bucket``) or, in dynamic mode, the key hash and assigner.
+2. ``assign_task`` (dynamic mode, one task per (partition, assigner)): the bucket of every key.
+3. ``write_task`` (one task per (partition, bucket)): pre-merge each bucket's rows with the merge
+   runtime and write sorted level-0 files (and the bucket's HASH index); returns one row with the
+   pickled commit messages. It never raises: an error comes back in the row, after the task
+   deleted its own files, so the driver still sees every other task's files and can delete them.
+
+Stages 1 and 2 write nothing, so they may raise (``TaskFailure`` keeps the exception for the
+driver).
+"""
+from __future__ import annotations
+
+import pickle
+from typing import Dict, Iterable, Iterator, List, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from dbt.adapters.paimon.format.bucket import bucket_ids, hash_codes
+from dbt.adapters.paimon.runtime import PaimonDataError
+from dbt.adapters.paimon.write import dynamic_index, task_errors
+from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DYNAMIC, FIXED, KEY_HASH, NEW_KEY,
+                                            ROW_KIND, SEQ, WritePlan)
+from dbt.adapters.paimon.write.validation import (Problems, cast_column, conform_and_check,
+                                                  sample_rows, SAMPLE_SIZE)
+
+_OUT_BATCH = 65536
+
+
+def _spark_schema(schema: pa.Schema) -> pa.Schema:
+    """The Arrow types Spark expects back for ``schema`` (e.g. microsecond timestamps)."""
+    from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, spark_schema
+
+    return arrow_schema_for_spark(spark_schema(schema))
+
+
+def _emit(table: pa.Table, spark_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    arrays = [table.column(f.name).cast(f.type) for f in spark_schema]
+    out = pa.Table.from_arrays(arrays, schema=spark_schema)
+    yield from out.to_batches(max_chunksize=_OUT_BATCH)
+
+
+# --------------------------------------------------------------------------- 1. route
+
+def route_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    try:
+        yield from _route(plan, batches)
+    except task_errors.TaskFailure:
+        raise
+    except Exception as exc:  # noqa: BLE001 - carried to the driver intact
+        raise task_errors.TaskFailure(exc) from None
+
+
+def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+    problems = Problems(plan)
+    not_null = tuple(f.name for f in plan.arrow_schema if not f.nullable or
+                     f.name in plan.primary_keys)
+    out_schema = _spark_schema(plan.routed_schema())
+    keys = list(plan.bucket_keys)
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        rows = conform_and_check(plan, pa.Table.from_batches([batch]), problems, not_null)
+        if problems:
+            continue  # keep checking: the error reports every kind of problem and its count
+        if plan.mode == FIXED:
+            buckets = bucket_ids(rows.select(keys), plan.num_buckets)
+            rows = rows.append_column(BUCKET, pa.array(buckets, pa.int32()))
+        else:
+            key_hashes = hash_codes(rows.select(keys))
+            if plan.partition_keys:
+                partition_hashes = hash_codes(rows.select(list(plan.partition_keys)))
+            else:
+                partition_hashes = np.zeros(rows.num_rows, np.int32)
+            assigners = dynamic_index.assigner_ids(partition_hashes, key_hashes,
+                                                   plan.num_assigners)
+            rows = rows.append_column(KEY_HASH, pa.array(key_hashes, pa.int32()))
+            rows = rows.append_column(ASSIGNER, pa.array(assigners, pa.int32()))
+        yield from _emit(rows, out_schema)
+    if problems:
+        raise task_errors.TaskFailure(problems.error())
+
+
+# --------------------------------------------------------------------------- grouping
+
+def _conform(plan: WritePlan, data: pa.Table, extra: Dict[str, pa.DataType]) -> pa.Table:
+    """Back from Spark's Arrow types to the table's (e.g. TIMESTAMP(3) as milliseconds)."""
+    arrays = [cast_column(data.column(f.name), f.type) for f in plan.arrow_schema]
+    fields = list(plan.arrow_schema)
+    for name, dtype in extra.items():
+        arrays.append(data.column(name).cast(dtype))
+        fields.append(pa.field(name, dtype))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _collect(batches: Iterable[pa.RecordBatch]) -> pa.Table:
+    batches = [b for b in batches if b.num_rows]
+    if not batches:
+        return None
+    return pa.Table.from_batches(batches).combine_chunks()
+
+
+def split_groups(data: pa.Table, columns: List[str]) -> Iterator[Tuple[tuple, pa.Table]]:
+    """Rows grouped by ``columns`` (each group in ``_seq`` order): (group values, rows)."""
+    order = pc.sort_indices(data, sort_keys=[(c, "ascending") for c in columns] +
+                            [(SEQ, "ascending")], null_placement="at_start")
+    data = data.take(order)
+    n = data.num_rows
+    if not columns:
+        yield (), data
+        return
+    change = np.zeros(max(n - 1, 0), dtype=bool)
+    for name in columns:
+        column = data.column(name).combine_chunks()
+        a, b = column.slice(0, n - 1), column.slice(1)
+        differ = pc.fill_null(pc.not_equal(a, b), True)
+        # both NULL = same group
+        same_null = pc.and_(pc.is_null(a), pc.is_null(b))
+        differ = pc.and_(differ, pc.invert(same_null))
+        change |= np.asarray(differ.to_numpy(zero_copy_only=False), dtype=bool)
+    starts = np.concatenate([[0], np.flatnonzero(change) + 1, [n]])
+    key_table = data.select(columns)
+    for start, stop in zip(starts[:-1], starts[1:]):
+        values = tuple(key_table.column(c)[int(start)].as_py() for c in columns)
+        yield values, data.slice(int(start), int(stop - start))
+
+
+# --------------------------------------------------------------------------- 2. assign (dynamic)
+
+def assign_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    try:
+        yield from _assign(plan, batches)
+    except task_errors.TaskFailure:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise task_errors.TaskFailure(exc) from None
+
+
+def _assign(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+    data = _collect(batches)
+    if data is None:
+        return
+    data = _conform(plan, data, {ROW_KIND: pa.string(), SEQ: pa.int64(), KEY_HASH: pa.int32(),
+                                 ASSIGNER: pa.int32()})
+    table = plan.open_table()
+    snapshot = plan.base_snapshot(table)
+    out_schema = _spark_schema(plan.assigned_schema())
+    partition_columns = list(plan.partition_keys)
+    for partition, rows in split_groups(data, partition_columns):
+        index = dynamic_index.PartitionIndex.load(table, snapshot, partition)
+        hashes = rows.column(KEY_HASH).to_numpy()
+        buckets = index.lookup(hashes)
+        new = buckets < 0
+        if new.any():
+            assigners = rows.column(ASSIGNER).to_numpy()
+            for assigner in np.unique(assigners[new]):
+                mask = new & (assigners == assigner)
+                # distinct new hashes in arrival order (rows are in _seq order)
+                unique, first = np.unique(hashes[mask], return_index=True)
+                unique = unique[np.argsort(first, kind="stable")]
+                chosen = index.assign_new(
+                    unique, int(assigner), plan.num_assigners, plan.target_row_num,
+                    plan.max_buckets, f"Paimon table {plan.table_name} partition {partition}")
+                sorter = np.argsort(unique)
+                pos = np.searchsorted(unique[sorter], hashes[mask])
+                buckets[mask] = chosen[sorter][pos]
+        out = rows.drop_columns([ASSIGNER])
+        out = out.append_column(BUCKET, pa.array(buckets, pa.int32()))
+        out = out.append_column(NEW_KEY, pa.array(new, pa.bool_()))
+        yield from _emit(out, out_schema)
+
+
+# --------------------------------------------------------------------------- 3. write
+
+def write_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    messages: list = []
+    records = 0
+    error = None
+    table = None
+    try:
+        table = plan.open_table()
+        records = _write(plan, table, batches, messages)
+    except BaseException as exc:  # noqa: BLE001 - reported to the driver, never raised here
+        error = task_errors.encode(exc)
+        if table is not None and messages:
+            try:
+                from dbt.adapters.paimon.format.commit import abort
+
+                abort(table, messages)
+            except Exception:  # noqa: BLE001 - the driver aborts these messages again
+                pass
+    payload = pickle.dumps({"messages": [] if error else messages, "records": records,
+                            "error": error})
+    yield pa.RecordBatch.from_arrays([pa.array([payload], pa.binary())], names=["payload"])
+
+
+def _sequence_floors(plan: WritePlan, table, partitions: List[tuple]) -> Dict[tuple, int]:
+    """Largest sequence number of each (partition, bucket) at the base snapshot."""
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    if plan.base_snapshot_id is None:
+        return {}
+    keys = list(plan.partition_keys)
+    partition_filter = [dict(zip(keys, p)) for p in partitions] if keys else None
+    return {(s.partition_values, s.bucket): s.max_sequence_number
+            for s in plan_splits(table, plan.base_snapshot_id, partition_filter)}
+
+
+def _write(plan: WritePlan, table, batches, messages: list) -> int:
+    from dbt.adapters.paimon.format.kv_files import new_commit_message, write_kv_file
+
+    data = _collect(batches)
+    if data is None:
+        return 0
+    extra = {ROW_KIND: pa.string(), SEQ: pa.int64(), BUCKET: pa.int32()}
+    if plan.mode == DYNAMIC:
+        extra.update({KEY_HASH: pa.int32(), NEW_KEY: pa.bool_()})
+    data = _conform(plan, data, extra)
+    spec = plan.merge_spec()
+    groups = list(split_groups(data, plan.group_columns))
+    floors = _sequence_floors(plan, table, sorted({g[:-1] for g, _ in groups}, key=repr))
+    snapshot = plan.base_snapshot(table) if plan.mode == DYNAMIC else None
+    for values, rows in groups:
+        partition, bucket = tuple(values[:-1]), int(values[-1])
+        merged = _premerge(plan, spec, rows)
+        # stored sequence numbers: above everything in the bucket, in arrival order
+        seq = merged.column(SEQ).to_numpy()
+        ranks = np.empty(len(seq), dtype=np.int64)
+        ranks[np.argsort(seq, kind="stable")] = np.arange(len(seq), dtype=np.int64)
+        merged = merged.set_column(merged.schema.get_field_index(SEQ), SEQ,
+                                   pa.array(ranks, pa.int64()))
+        base = floors.get((partition, bucket), -1) + 1
+        metas = write_kv_file(table, partition, bucket, merged, level=0, sequence_base=base,
+                              check_order=False)
+        message = new_commit_message(partition, bucket, new_files=metas)
+        messages.append(message)
+        if plan.mode == DYNAMIC:
+            new_mask = rows.column(NEW_KEY).to_numpy(zero_copy_only=False)
+            if new_mask.any():
+                new_hashes = rows.column(KEY_HASH).to_numpy()[new_mask]
+                old = dynamic_index.bucket_hashes(table, snapshot, partition, bucket)
+                message.index_adds.append(dynamic_index.write_hash_index(
+                    table, partition, bucket, np.concatenate([old, new_hashes])))
+    return data.num_rows
+
+
+def _premerge(plan: WritePlan, spec, rows: pa.Table) -> pa.Table:
+    """The runtime's write buffer for one bucket; a retraction the engine rejects is an error
+    even for a key's only record (Paimon would store it and fail on every later read)."""
+    from dbt.adapters.paimon.runtime import merge_arrow, premerge_arrow
+
+    records = rows.select(plan.names + [ROW_KIND, SEQ])
+    try:
+        merged = premerge_arrow(spec, records)
+        kinds = records.column(ROW_KIND)
+        retract = pc.is_in(kinds, value_set=pa.array(["-U", "-D"]))
+        if pc.any(retract).as_py():
+            first = int(np.flatnonzero(retract.to_numpy(zero_copy_only=False))[0])
+            probe = records.slice(first, 1)
+            probe = pa.concat_tables([
+                probe.set_column(probe.schema.get_field_index(ROW_KIND), ROW_KIND,
+                                 pa.array(["+I"], pa.string())),
+                probe.set_column(probe.schema.get_field_index(SEQ), SEQ,
+                                 pa.array([1], pa.int64()))])
+            probe = probe.set_column(probe.schema.get_field_index(SEQ), SEQ,
+                                     pa.array([0, 1], pa.int64()))
+            merge_arrow(spec, probe)
+        return merged
+    except PaimonDataError as exc:
+        retract = pc.is_in(records.column(ROW_KIND), value_set=pa.array(["-U", "-D"]))
+        rows_idx = np.flatnonzero(retract.to_numpy(zero_copy_only=False))
+        if not len(rows_idx):
+            rows_idx = np.arange(min(records.num_rows, SAMPLE_SIZE))
+        samples = sample_rows(plan, records, rows_idx[:SAMPLE_SIZE])
+        raise PaimonDataError(
+            f"Model '{plan.model_name}' cannot be merged into Paimon table {plan.table_name} "
+            f"(column '{plan.row_kind_label}', {len(rows_idx)} retraction row(s) in one bucket); "
+            f"nothing was written: {exc}\n  sample rows: {samples}") from None

@@ -204,3 +204,13 @@ def test_group_listagg_prepends_older(rt):
 def test_sequence_field_orders_partial_update(rt):
     spec = rt.spec("k INT, a INT, ts BIGINT", **dict(PU, **{"sequence.field": "ts"}))
     assert rt.merge(spec, [(1, 2, 20)], [(1, 1, 10)]) == [(1, 2, 20)]
+
+
+def test_merge_on_read_of_stored_files_with_sorted_sequence(rt):
+    # regression: two stored files (two Arrow chunks) whose group sequence is already sorted
+    import pyarrow as pa
+
+    spec = rt.spec("k INT, a INT, b INT, g INT", **dict(PU, **{"fields.g.sequence-group": "a"}))
+    t = rt.records(spec, [(1, None, None, 0)], [(1, None, None, 1)])
+    stored = pa.concat_tables([premerge_arrow(spec, t.slice(0, 1)), premerge_arrow(spec, t.slice(1, 1))])
+    assert rt.rows(merge_arrow(spec, stored)) == rt.rows(merge_arrow(spec, t)) == [(1, None, None, 1)]

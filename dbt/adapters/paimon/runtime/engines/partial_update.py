@@ -121,8 +121,11 @@ def _latest_max_exprs(spec, frame: pl.DataFrame):
                 .then(_rank(g.order_fields)).alias(f"__rank{j}")
             )
             order = pl.col(f"__rank{j}")
-        # position of the last record holding the greatest sequence (arg_max skips NULLs)
-        latest = (pl.len() - 1 - order.reverse().arg_max()).cast(pl.Int64)
+        # position of the last record holding the greatest sequence (arg_max skips NULLs). The
+        # when() drops polars' sorted flag: reverse().arg_max() of a column flagged sorted
+        # ascending returns the wrong index inside group_by (polars 1.44).
+        unflagged = pl.when(order.is_not_null()).then(order)
+        latest = (pl.len() - 1 - unflagged.reverse().arg_max()).cast(pl.Int64)
         ne = order.is_not_null()
         masks = GroupMasks(ne, pl.lit(False), pl.lit(False), pl.lit(False), False)
         for f in g.order_fields + g.protected:

@@ -1,0 +1,51 @@
+"""Shared pytest setup. Nothing here starts Spark: the session starts when a functional test's
+``project`` fixture opens the first dbt connection, so tests/unit stays Spark-free."""
+
+import pytest
+
+# dbt's functional-test fixtures (project, run_sql, unique_schema...); all are lazy.
+pytest_plugins = ["dbt.tests.fixtures.project"]
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--profile", action="store", default="local", type=str,
+        help="paimon profile for functional tests: local (embedded Spark, local[2])",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "skip_profile(profile): skip the test for this profile")
+
+
+@pytest.fixture(scope="session")
+def profile_type(request):
+    return request.config.getoption("--profile")
+
+
+@pytest.fixture(scope="session")
+def paimon_warehouse(tmp_path_factory) -> str:
+    """The one warehouse of this test process: the first dbt connection starts the process's
+    Spark session on it, and a session serves exactly one warehouse."""
+    return str(tmp_path_factory.mktemp("warehouse"))
+
+
+# dbt's project fixture sets `schema` (a unique one per test class) on this dict.
+@pytest.fixture(scope="session")
+def dbt_profile_target(profile_type, paimon_warehouse):
+    if profile_type != "local":
+        raise ValueError(f"Invalid profile type '{profile_type}' (known: local)")
+    return {
+        "type": "paimon",
+        "threads": 1,
+        "warehouse": paimon_warehouse,
+        "spark_master": "local[2]",
+        "spark_conf": {"spark.sql.shuffle.partitions": "4"},
+    }
+
+
+@pytest.fixture(autouse=True, scope="class")
+def skip_by_profile_type(profile_type, request):
+    marker = request.node.get_closest_marker("skip_profile")
+    if marker and profile_type in marker.args:
+        pytest.skip(f"skipped on '{profile_type}' profile")

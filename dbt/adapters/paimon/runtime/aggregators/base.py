@@ -42,6 +42,8 @@ class GroupMasks:
     rw: pl.Expr  # retraction, group sequence >= stored
     rl: pl.Expr  # retraction, group sequence < stored
     has_retract: bool
+    # the record whose values start the row (Paimon initRow): it is the accumulator, not an input
+    seed: pl.Expr = pl.lit(False)
 
 
 def when_any(col: pl.Expr, mask, value: pl.Expr) -> pl.Expr:
@@ -118,7 +120,7 @@ class IgnoreRetract(Aggregator):
         return self.inner.agg(col, Masks(m.add, pl.lit(False), False, m.all_add))
 
     def agg_in_group(self, col: pl.Expr, g: GroupMasks) -> pl.Expr:
-        return self.inner.agg_in_group(col, GroupMasks(g.w, g.l, pl.lit(False), pl.lit(False), False))
+        return self.inner.agg_in_group(col, GroupMasks(g.w, g.l, pl.lit(False), pl.lit(False), False, g.seed))
 
     def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
         return self.inner.finish(frame, column)

@@ -70,15 +70,20 @@ class FirstValue(Aggregator):
         return m.adds(col).first()
 
     def agg_in_group(self, col, g: GroupMasks):
+        # The first input initialises the value: a newer one with itself, an older one keeps the
+        # accumulator. After that a newer input keeps the value and an older one replaces it
+        # (aggReversed = agg(x, acc)). A seed row is the starting accumulator, not an input.
         pos = _position()
-        seen = g.w | g.l
-        first = pos.filter(seen).min()
-        later_older = g.l & (pos > first)
+        real = (g.w | g.l) & ~g.seed
+        first = pos.filter(real).min()
+        later_older = g.l & ~g.seed & (pos > first)
+        seed_value = col.filter(g.seed).last()
         return (
             pl.when(later_older.any())
             .then(col.filter(later_older).last())
-            .when(g.w.filter(seen).first())
-            .then(col.filter(seen).first())
+            .when(g.w.filter(real).first())
+            .then(col.filter(real).first())
+            .otherwise(seed_value)
         )
 
 

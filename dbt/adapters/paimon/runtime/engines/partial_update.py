@@ -56,6 +56,8 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
     if has_retract:
         multi = _restart_points(spec, multi, group)
     multi = _with_winners(spec, multi, group)
+    if has_retract:
+        _check_retractable(spec, multi)
     merged = multi.group_by(group, maintain_order=True).agg(
         [pl.col(k).first() for k in spec.primary_keys if k not in group]
         + _value_exprs(spec, has_retract)
@@ -138,6 +140,15 @@ def _latest_max_exprs(spec, frame: pl.DataFrame):
         if f not in grouped:
             exprs.append(pl.col(f).drop_nulls().last().alias(f))
     return (frame.with_columns(ranks) if ranks else frame), exprs
+
+
+def _check_retractable(spec, multi: pl.DataFrame) -> None:
+    """A retraction with a non-NULL group sequence reaches the group's aggregate functions."""
+    aggregators = spec.aggregator_of
+    for j, g in enumerate(spec.sequence_groups):
+        stubborn = [aggregators[f] for f in g.protected if f in aggregators and not aggregators[f].supports_retract]
+        if stubborn and multi.select((~pl.col(ADD) & ~pl.col(SEED) & pl.col(f"__ne{j}")).any()).item():
+            raise stubborn[0].retract_error()
 
 
 # ---- restart points ----------------------------------------------------------------------------
@@ -237,7 +248,8 @@ def _value_exprs(spec, has_retract: bool, all_add: bool = False) -> list:
     exprs, grouped = [], set()
     for j, g in enumerate(spec.sequence_groups):
         win, ne = pl.col(f"__win{j}"), pl.col(f"__ne{j}")
-        masks = GroupMasks(win & add, ne & ~win & add, win & retract, ne & ~win & retract, has_retract)
+        masks = GroupMasks(win & add, ne & ~win & add, win & retract, ne & ~win & retract, has_retract,
+                           pl.lit(False) if all_add else pl.col(SEED))
         for f in g.order_fields:
             exprs.append(pl.col(f).filter(win).last().alias(f))
         for f in g.protected:

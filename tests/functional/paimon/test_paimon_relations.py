@@ -1,0 +1,320 @@
+"""Paimon tables written by another Paimon writer (pypaimon) are dbt relations.
+
+The tables are written straight into the test process's warehouse, then declared as a dbt
+`source`. Every way dbt reads a relation must see the table's latest snapshot, and a
+primary-key table must read merged (the updated value, one row per key): SQL view, table and
+incremental models, a Python model, `dbt show`, `dbt test` and `dbt docs generate`. The adapter
+methods macros rely on (columns, listing, drop, rename) must act on the Paimon table itself.
+
+Each class writes into its own Paimon database so classes never see each other's tables.
+"""
+
+import pyarrow as pa
+import pytest
+from dbt.tests.util import get_connection, relation_from_name, run_dbt
+
+from dbt.adapters.paimon import session
+from dbt.adapters.paimon.format import warehouse as wh
+
+EVENTS_SCHEMA = pa.schema([
+    ("dt", pa.string()),
+    ("id", pa.int64()),
+    ("kind", pa.string()),
+    ("amount", pa.float64()),
+])
+CUSTOMERS_SCHEMA = pa.schema([
+    pa.field("id", pa.int64(), nullable=False),
+    ("name", pa.string()),
+    ("tier", pa.string()),
+])
+
+
+def events(rows):
+    return pa.Table.from_pylist(
+        [dict(zip(EVENTS_SCHEMA.names, row)) for row in rows], schema=EVENTS_SCHEMA)
+
+
+def customers(rows):
+    return pa.Table.from_pylist(
+        [dict(zip(CUSTOMERS_SCHEMA.names, row)) for row in rows], schema=CUSTOMERS_SCHEMA)
+
+
+def pypaimon_commit(table, data: pa.Table) -> None:
+    """One commit by pypaimon's own batch writer (another Paimon writer, not the adapter)."""
+    builder = table.new_batch_write_builder()
+    write = builder.new_write()
+    commit = builder.new_commit()
+    try:
+        write.write_arrow(data)
+        commit.commit(write.prepare_commit())
+    finally:
+        write.close()
+        commit.close()
+
+
+def expose_to_running_session(database: str) -> None:
+    """A session that started before the tables were written learns about them on sync;
+    one that starts later syncs the whole warehouse itself."""
+    try:
+        registry = session.current_registry()
+    except RuntimeError:
+        return
+    registry.sync([database])
+
+
+def drop_paimon_database(warehouse: str, database: str) -> None:
+    for table in wh.list_tables(warehouse, database):
+        wh.drop_table(warehouse, database, table)
+    expose_to_running_session(database)
+
+
+def as_tuples(rows):
+    return [tuple(row) for row in rows]
+
+
+EVENTS_COMMIT_1 = [
+    ("2024-01-01", 1, "click", 1.5),
+    ("2024-01-01", 2, "view", None),
+    ("2024-01-02", 3, "click", 3.25),
+]
+EVENTS_COMMIT_3 = [("2024-01-03", 4, "buy", 10.0)]
+CUSTOMERS_COMMIT_1 = [(1, "Alice", "gold"), (2, "Bob", "silver"), (3, "Carol", "bronze")]
+CUSTOMERS_COMMIT_2 = [(2, "Bobby", "gold"), (4, "Dan", None)]
+# merged: key 2 takes the second commit's row; one row per key
+CUSTOMERS_MERGED = [(1, "Alice", "gold"), (2, "Bobby", "gold"), (3, "Carol", "bronze"),
+                    (4, "Dan", None)]
+
+SOURCES_YML = """
+version: 2
+sources:
+  - name: lake
+    schema: {database}
+    tables:
+      - name: events
+        columns:
+          - name: id
+            data_tests: [not_null, unique]
+          - name: dt
+            data_tests: [not_null]
+      - name: customers
+        columns:
+          - name: id
+            description: primary key; unique only if the table is read merged
+            data_tests: [not_null, unique]
+          - name: name
+            data_tests: [not_null]
+"""
+
+events_view_sql = """
+{{ config(materialized='view') }}
+select dt, id, kind, amount from {{ source('lake', 'events') }}
+"""
+
+customers_table_sql = """
+{{ config(materialized='table') }}
+select id, name, tier from {{ source('lake', 'customers') }}
+"""
+
+events_incremental_sql = """
+{{ config(materialized='incremental') }}
+select dt, id, kind, amount from {{ source('lake', 'events') }}
+{% if is_incremental() %}
+where id > (select coalesce(max(id), 0) from {{ this }})
+{% endif %}
+"""
+
+customers_python_py = """
+def model(dbt, session):
+    dbt.config(materialized='table')
+    customers = dbt.source('lake', 'customers')
+    return customers.where("tier = 'gold'").select('id', 'name')
+"""
+
+# downstream of both sources: a join that depends on the merged customer rows
+gold_events_sql = """
+{{ config(materialized='table') }}
+select e.id as event_id, c.name
+from {{ ref('events_view') }} e
+join {{ ref('customers_table') }} c on c.id = e.id
+where c.tier = 'gold'
+"""
+
+
+class TestPaimonSourcesPaimon:
+    DATABASE = "paimon_src_lake"
+
+    @pytest.fixture(scope="class")
+    def paimon_tables(self, paimon_warehouse):
+        """Written before the project fixture opens the first dbt connection of this class."""
+        db = self.DATABASE
+        events_table = wh.create_table(paimon_warehouse, db, "events", EVENTS_SCHEMA,
+                                       partition_keys=["dt"])
+        pypaimon_commit(events_table, events(EVENTS_COMMIT_1))
+        customers_table = wh.create_table(paimon_warehouse, db, "customers", CUSTOMERS_SCHEMA,
+                                          primary_keys=["id"], options={"bucket": "2"})
+        pypaimon_commit(customers_table, customers(CUSTOMERS_COMMIT_1))
+        pypaimon_commit(customers_table, customers(CUSTOMERS_COMMIT_2))
+        expose_to_running_session(db)
+        yield {"events": events_table, "customers": customers_table}
+        drop_paimon_database(paimon_warehouse, db)
+
+    @pytest.fixture(scope="class")
+    def models(self, paimon_tables):
+        return {
+            "sources.yml": SOURCES_YML.format(database=self.DATABASE),
+            "events_view.sql": events_view_sql,
+            "customers_table.sql": customers_table_sql,
+            "events_incremental.sql": events_incremental_sql,
+            "customers_python.py": customers_python_py,
+            "gold_events.sql": gold_events_sql,
+        }
+
+    def _select(self, project, name, columns, order_by="id"):
+        relation = relation_from_name(project.adapter, name)
+        return as_tuples(project.run_sql(
+            f"select {columns} from {relation} order by {order_by}", fetch="all"))
+
+    def test_models_read_paimon_sources(self, project, paimon_tables, paimon_warehouse):
+        results = run_dbt(["run"])
+        assert {r.node.name: r.status for r in results} == {
+            "events_view": "success",
+            "customers_table": "success",
+            "events_incremental": "success",
+            "customers_python": "success",
+            "gold_events": "success",
+        }
+        events_cols = "dt, id, kind, amount"
+        assert self._select(project, "events_view", events_cols) == EVENTS_COMMIT_1
+        assert self._select(project, "events_incremental", events_cols) == EVENTS_COMMIT_1
+        assert self._select(project, "customers_table", "id, name, tier") == CUSTOMERS_MERGED
+        assert self._select(project, "customers_python", "id, name") == [(1, "Alice"),
+                                                                         (2, "Bobby")]
+        assert self._select(project, "gold_events", "event_id, name", "event_id") == [
+            (1, "Alice"), (2, "Bobby")]
+
+        # the source itself, read through Spark SQL: merged, one row per key
+        rows = project.run_sql(
+            f"select id, name, tier from {self.DATABASE}.customers order by id", fetch="all")
+        assert as_tuples(rows) == CUSTOMERS_MERGED
+
+        # another pypaimon commit: the view sees it at once, the incremental model on its next run
+        pypaimon_commit(paimon_tables["events"], events(EVENTS_COMMIT_3))
+        assert self._select(project, "events_view", events_cols) == (
+            EVENTS_COMMIT_1 + EVENTS_COMMIT_3)
+        results = run_dbt(["run", "--select", "events_incremental"])
+        assert len(results) == 1
+        assert self._select(project, "events_incremental", events_cols) == (
+            EVENTS_COMMIT_1 + EVENTS_COMMIT_3)
+        # the data files under the partitions are untouched by dbt
+        assert wh.table_exists(paimon_warehouse, self.DATABASE, "events")
+
+    def test_data_tests_on_paimon_sources(self, project):
+        results = run_dbt(["test", "--select", "source:lake"])
+        assert len(results) == 6
+        assert all(r.status == "pass" for r in results), [(r.node.name, r.status) for r in results]
+
+    def test_show_paimon_source(self, project):
+        results = run_dbt([
+            "show", "--limit", "-1", "--inline",
+            "select id, name, tier from {{ source('lake', 'customers') }} order by id",
+        ])
+        table = results.results[0].agate_table
+        assert [tuple(int(v) if i == 0 else v for i, v in enumerate(row)) for row in table.rows] \
+            == CUSTOMERS_MERGED
+
+        results = run_dbt([
+            "show", "--limit", "2", "--inline",
+            "select dt, id from {{ source('lake', 'events') }} where dt = '2024-01-01' order by id",
+        ])
+        rows = results.results[0].agate_table.rows
+        assert [(row[0], int(row[1])) for row in rows] == [("2024-01-01", 1), ("2024-01-01", 2)]
+
+    def test_docs_generate_lists_source_columns(self, project):
+        run_dbt(["run", "--select", "customers_table"])
+        catalog = run_dbt(["docs", "generate"])
+        customers_source = catalog.sources["source.test.lake.customers"]
+        # dbt-spark's catalog reads Spark's schema tree string (`long`), for any Spark table
+        source_types = {name: col.type for name, col in customers_source.columns.items()}
+        assert source_types == {"id": "long", "name": "string", "tier": "string"}
+        model_columns = catalog.nodes["model.test.customers_table"].columns
+        assert {name: col.type for name, col in model_columns.items()} == source_types
+        events_source = catalog.sources["source.test.lake.events"]
+        assert list(events_source.columns) == ["dt", "id", "kind", "amount"]
+
+
+ORDERS_SCHEMA = pa.schema([
+    pa.field("order_id", pa.int64(), nullable=False),
+    ("customer", pa.string()),
+    ("amount", pa.float64()),
+    ("dt", pa.string()),
+])
+ORDERS_ROWS = [
+    (1, "Alice", 10.0, "2024-01-01"),
+    (2, "Bob", 20.5, "2024-01-01"),
+    (3, "Carol", None, "2024-01-02"),
+]
+
+
+class TestPaimonRelationAdapterMethodsPaimon:
+    DATABASE = "paimon_src_ops"
+
+    @pytest.fixture(scope="class")
+    def paimon_tables(self, paimon_warehouse):
+        db = self.DATABASE
+        orders = wh.create_table(paimon_warehouse, db, "orders", ORDERS_SCHEMA,
+                                 primary_keys=["order_id"], options={"bucket": "2"})
+        pypaimon_commit(orders, pa.Table.from_pylist(
+            [dict(zip(ORDERS_SCHEMA.names, row)) for row in ORDERS_ROWS], schema=ORDERS_SCHEMA))
+        notes = wh.create_table(paimon_warehouse, db, "notes",
+                                [("id", "INT"), ("note", "STRING")])
+        pypaimon_commit(notes, pa.table({"id": pa.array([1], pa.int32()), "note": ["n"]}))
+        expose_to_running_session(db)
+        yield
+        drop_paimon_database(paimon_warehouse, db)
+
+    def _relation(self, project, identifier):
+        return project.adapter.Relation.create(
+            database=project.database, schema=self.DATABASE, identifier=identifier, type="table")
+
+    def test_get_columns_in_relation(self, paimon_tables, project):
+        with get_connection(project.adapter):
+            columns = project.adapter.get_columns_in_relation(self._relation(project, "orders"))
+        assert [(c.name, c.dtype) for c in columns] == [
+            ("order_id", "bigint"), ("customer", "string"), ("amount", "double"),
+            ("dt", "string")]
+
+    def test_list_relations(self, paimon_tables, project):
+        with get_connection(project.adapter):
+            relations = project.adapter.list_relations(project.database, self.DATABASE)
+        by_name = {r.identifier: r for r in relations}
+        assert set(by_name) == {"orders", "notes"}
+        assert all(r.type == "table" for r in relations)
+        assert all(r.is_paimon for r in relations)
+        with get_connection(project.adapter):
+            assert project.adapter.is_paimon_relation(by_name["orders"])
+
+    def test_rename_then_drop_paimon_table(self, paimon_tables, project, paimon_warehouse):
+        db = self.DATABASE
+        renamed = self._relation(project, "orders_renamed")
+        with get_connection(project.adapter):
+            project.adapter.rename_relation(self._relation(project, "orders"), renamed)
+        assert not wh.table_exists(paimon_warehouse, db, "orders")
+        assert wh.table_exists(paimon_warehouse, db, "orders_renamed")
+        rows = project.run_sql(
+            f"select order_id, customer, amount, dt from {db}.orders_renamed order by order_id",
+            fetch="all")
+        assert as_tuples(rows) == ORDERS_ROWS
+        # the old name is gone from Spark too, and a later dbt run can read the new one
+        tables = {r[1] for r in project.run_sql(f"show tables in {db}", fetch="all")}
+        assert tables == {"orders_renamed", "notes"}
+
+        with get_connection(project.adapter):
+            project.adapter.drop_relation(renamed)
+        assert not wh.table_exists(paimon_warehouse, db, "orders_renamed")
+        assert wh.table_exists(paimon_warehouse, db, "notes")
+        tables = {r[1] for r in project.run_sql(f"show tables in {db}", fetch="all")}
+        assert tables == {"notes"}
+        with get_connection(project.adapter):
+            relations = project.adapter.list_relations_without_caching(
+                project.adapter.Relation.create(database=project.database, schema=db))
+        assert [r.identifier for r in relations] == ["notes"]

@@ -39,6 +39,7 @@ class SessionConnection(SparkConnectionWrapper):
         self._cursor: Optional[SessionCursor] = None
 
     def cursor(self) -> "SessionConnection":
+        session.current_registry().activate()  # this thread may be new to the JVM
         self._cursor = SessionCursor(self.spark)
         return self
 
@@ -101,6 +102,6 @@ class PaimonConnectionManager(SparkConnectionManager):
             spark_conf={**creds.server_side_parameters, **creds.spark_conf},
             catalog_options=creds.catalog_options,
         )
-        connection.handle = SessionConnection(registry.spark)
+        connection.handle = SessionConnection(registry.activate())
         connection.state = ConnectionState.OPEN
         return connection

@@ -122,30 +122,36 @@ class PaimonAdapter(SparkAdapter):
     @available
     def paimon_table_definition(self, model: dict, materialization: str, sql: str):
         """Validate a model's config against its query before anything is written."""
-        from dbt.adapters.paimon.build.primary_key_model import PrimaryKeyModelBuilder
+        from dbt.adapters.paimon.build.model_builder import ModelBuilder
         from dbt.adapters.paimon.runtime import PaimonConfigError
 
         name = model.get("alias") or model["name"]
         try:
-            return PrimaryKeyModelBuilder(self._registry).definition(
+            return ModelBuilder(self._registry).definition(
                 name, materialization, dict(model["config"]), sql
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
 
     @available
-    def paimon_build_primary_key_model(
-        self, definition, relation: BaseRelation, sql: str, full_refresh: bool, on_schema_change: str
+    def paimon_build_model(
+        self,
+        definition,
+        relation: BaseRelation,
+        sql: str,
+        full_refresh: bool,
+        on_schema_change: str,
+        overwrite_partitions: bool = False,
     ) -> AdapterResponse:
-        """Merge the model's rows into its Paimon table: one atomic commit (or none on error)."""
-        from dbt.adapters.paimon.build.primary_key_model import PrimaryKeyModelBuilder
+        """Write the model's rows into its Paimon table: one atomic commit (or none on error)."""
+        from dbt.adapters.paimon.build.model_builder import ModelBuilder
         from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
-        builder = PrimaryKeyModelBuilder(self._registry)
+        builder = ModelBuilder(self._registry)
         try:
             result = builder.build(
                 definition, relation.schema, relation.identifier, sql, full_refresh,
-                on_schema_change or "ignore",
+                on_schema_change or "ignore", overwrite_partitions,
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc

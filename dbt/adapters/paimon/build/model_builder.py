@@ -1,9 +1,11 @@
-"""One dbt run of a ``paimon_pk`` / ``partial_update`` model: one atomic Paimon commit.
+"""One dbt run of a Paimon model (``paimon_pk``, ``partial_update``, ``paimon_append``): one
+atomic Paimon commit.
 
 Order of work (nothing is written before every check passed):
 1. analyse the model's query (Spark plans it; no rows are computed) and validate the config;
 2. create the table on the first run, or plan the changes to the existing one;
-3. merge-write the rows (``write.write_primary_key_run``: one snapshot, or nothing on failure);
+3. write the rows as one snapshot, or nothing on failure: primary-key tables through the merge
+   write path (``write.write_primary_key_run``), append tables through the data source;
 4. refresh the table's Spark catalog entry.
 ``--full-refresh`` builds a fresh table beside the old one and swaps it in only after its commit.
 """
@@ -46,10 +48,10 @@ def query_schema(df: DataFrame) -> pa.Schema:
     return arrow_schema_for_spark(df.schema)
 
 
-class PrimaryKeyModelBuilder:
+class ModelBuilder:
     def __init__(self, registry: PaimonTableRegistry):
         self.registry = registry
-        self.spark = registry.spark
+        self.spark = registry.activate()
 
     def definition(self, model: str, materialization: str, config: dict, sql: str) -> TableDefinition:
         columns = paimon_columns(query_schema(self.spark.sql(sql)))
@@ -63,7 +65,10 @@ class PrimaryKeyModelBuilder:
         sql: str,
         full_refresh: bool,
         on_schema_change: str,
+        overwrite_partitions: bool = False,
     ) -> BuildResult:
+        """``overwrite_partitions``: append models with incremental_strategy='insert_overwrite'
+        replace the partitions the run writes instead of appending."""
         df = self.spark.sql(sql)
         stored_schema = pa.schema(
             [f for f in query_schema(df) if f.name != definition.row_kind_column]
@@ -91,7 +96,7 @@ class PrimaryKeyModelBuilder:
         if plan.changes_schema:
             self._alter(database, table, plan)
         df = self._align(df, database, table, definition, plan)
-        result = self._write(definition, database, table, df)
+        result = self._write(definition, database, table, df, overwrite_partitions)
         if plan.changes_schema:
             self.registry.expose(database, table)
         return BuildResult(result.message, result.rows, result.snapshot_id, False)
@@ -144,12 +149,15 @@ class PrimaryKeyModelBuilder:
             columns.append(F.col(f"`{definition.row_kind_column}`"))
         return df.select(*columns)
 
-    def _write(self, definition: TableDefinition, database: str, table: str, df: DataFrame):
-        from dbt.adapters.paimon.write import write_primary_key_run
-
+    def _write(self, definition: TableDefinition, database: str, table: str, df: DataFrame,
+               overwrite_partitions: bool = False):
         location = TableLocation(
             self.registry.warehouse, database, table, self.registry.catalog_options
         )
+        if not definition.has_primary_key:
+            return self._append(location, df, overwrite_partitions)
+        from dbt.adapters.paimon.write import write_primary_key_run
+
         result = write_primary_key_run(
             self.spark,
             df,
@@ -161,3 +169,27 @@ class PrimaryKeyModelBuilder:
             f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None else ""
         )
         return BuildResult(message, result.records, result.snapshot_id, False)
+
+    def _append(self, location: TableLocation, df: DataFrame, overwrite_partitions: bool):
+        from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+        before = current_snapshot_id(location.open())
+        writer = (
+            df.write.format("paimon")
+            .option("warehouse", location.warehouse)
+            .option("table", location.name)
+        )
+        for key, value in location.catalog_options.items():
+            writer = writer.option(f"catalog.{key}", value)
+        if overwrite_partitions:
+            writer = writer.option("overwrite", "partitions").mode("overwrite")
+        else:
+            writer = writer.mode("append")
+        writer.save()
+        after = current_snapshot_id(location.open())
+        verb = "OVERWRITE partitions" if overwrite_partitions else "APPEND"
+        committed = after if after != before else None
+        return BuildResult(
+            f"{verb}" + (f" (snapshot {committed})" if committed is not None else " (no rows)"),
+            -1, committed, False,
+        )

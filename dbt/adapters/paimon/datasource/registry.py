@@ -60,6 +60,17 @@ class PaimonTableRegistry:
         self._registered: Set[Tuple[str, str]] = set()
         spark.dataSource.register(PaimonDataSource)
 
+    def activate(self) -> SparkSession:
+        """Make this session the active one of the calling thread, and return it.
+
+        dbt runs models in worker threads. Spark resolves Python data sources in
+        DataFrameWriter.save() through the thread's *active* session, which a new py4j thread
+        does not have: without this, writes fail with DATA_SOURCE_NOT_FOUND.
+        """
+        jvm = self.spark.sparkContext._jvm
+        jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
+        return self.spark
+
     # -- queries -------------------------------------------------------------------------
     def is_paimon_table(self, database: str, table: str) -> bool:
         return wh.table_exists(self.warehouse, database.lower(), table.lower())

@@ -103,7 +103,10 @@ class PaimonDataSource(DataSource):
         return PaimonReader(self._location(), schema, int(snapshot) if snapshot else None)
 
     def writer(self, schema: StructType, overwrite: bool) -> "PaimonAppendWriter":
-        return PaimonAppendWriter(self._location(), schema, overwrite)
+        scope = self.options.get("overwrite", "table") if overwrite else None
+        if scope not in (None, "table", "partitions"):
+            raise ValueError(f"option overwrite must be 'table' or 'partitions', got {scope!r}")
+        return PaimonAppendWriter(self._location(), schema, scope)
 
 
 def table_source_class(
@@ -217,7 +220,9 @@ class PaimonAppendWriter(DataSourceArrowWriter):
     Primary-key tables are written by the merge write path (materializations), never here.
     """
 
-    def __init__(self, location: TableLocation, schema: StructType, overwrite: bool):
+    def __init__(self, location: TableLocation, schema: StructType, overwrite: Optional[str]):
+        """``overwrite``: None appends; 'table' replaces the whole table; 'partitions' replaces
+        the partitions this write touches (INSERT OVERWRITE with dynamic partitions)."""
         self.location = location
         self.schema = schema
         self.overwrite = overwrite
@@ -239,15 +244,19 @@ class PaimonAppendWriter(DataSourceArrowWriter):
             write.close()
 
     def commit(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
+        from dbt.adapters.paimon.format.commit import commit_append, commit_overwrite
+
         table = self.location.open()
-        builder = table.new_batch_write_builder()
-        if self.overwrite:
-            builder = builder.overwrite()
-        commit = builder.new_commit()
-        try:
-            commit.commit([m for msg in messages if msg is not None for m in msg.messages])
-        finally:
-            commit.close()
+        written = [m for msg in messages if msg is not None for m in msg.messages]
+        if self.overwrite is None:
+            commit_append(table, written)
+        elif self.overwrite == "table" or not table.partition_keys:
+            commit_overwrite(table, written, partitions=None)
+        else:
+            touched = {tuple(m.partition) for m in written if m.new_files}
+            keys = list(table.partition_keys)
+            if touched:
+                commit_overwrite(table, written, [dict(zip(keys, p)) for p in sorted(touched)])
 
     def abort(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
         from dbt.adapters.paimon.format.commit import abort

@@ -284,7 +284,7 @@ record = st.tuples(st.sampled_from(["+I", "+I", "+U", "-U", "-D"]), st.integers(
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(recs=st.lists(record, min_size=1, max_size=7))
 def test_kernel_matches_record_at_a_time_model(name, recs):
     options, merge = CASES[name]
@@ -315,7 +315,7 @@ def stored_per_commit(merge, commits):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(commits=st.lists(st.lists(record, min_size=1, max_size=4), min_size=1, max_size=4))
 def test_commits_and_changelog_match_model(name, commits):
     options, merge = CASES[name]

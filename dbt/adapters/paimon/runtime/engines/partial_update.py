@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..aggregators import GroupMasks
+from ..aggregators import GroupMasks, Masks
 from ..errors import PaimonDataError
 from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, out_columns, position, split_singles
 
@@ -84,16 +84,14 @@ def _merge_additions(spec, frame: pl.DataFrame, group, cols) -> pl.DataFrame:
         aggregators[f].order_insensitive for g in spec.sequence_groups for f in g.protected if f in aggregators
     )
     if by_latest_max:
-        frame, exprs = _latest_max_exprs(spec, frame)
-    else:
-        frame = _with_winners(spec, frame.with_columns(pl.lit(False).alias(SEED)), group)
-        exprs = _value_exprs(spec, False, all_add=True)
+        return _merge_by_latest_max(spec, frame, group, cols)
+    frame = _with_winners(spec, frame.with_columns(pl.lit(False).alias(SEED)), group)
     lone = pl.len() == 1
     grouped = {f for g in spec.sequence_groups for f in g.order_fields + g.protected}
     values = [
         (pl.when(lone).then(pl.col(e.meta.output_name()).first()).otherwise(e)
          if e.meta.output_name() in grouped else e)
-        for e in exprs
+        for e in _value_exprs(spec, False, all_add=True)
     ]
     merged = frame.group_by(group, maintain_order=True).agg(
         [pl.col(k).first() for k in spec.primary_keys if k not in group]
@@ -103,43 +101,78 @@ def _merge_additions(spec, frame: pl.DataFrame, group, cols) -> pl.DataFrame:
             pl.col(SEQ).last(),
         ]
     )
-    for name, aggregator in spec.aggregator_of.items():
+    for name, aggregator in aggregators.items():
         merged = aggregator.finish(merged, name)
     return merged.with_columns([pl.col(f).cast(frame.schema[f]) for f in spec.value_fields]).select(cols)
 
 
-def _latest_max_exprs(spec, frame: pl.DataFrame):
-    """Additions only, no order-dependent function in a group: the last winner of a group is the
-    last record holding the group's greatest sequence (every later record is smaller), and the
-    order-insensitive functions take every record whose group sequence is not NULL. No window."""
+_ALL_ADD = Masks(pl.lit(True), pl.lit(False), False, all_add=True)
+
+
+def _merge_by_latest_max(spec, frame: pl.DataFrame, group, cols) -> pl.DataFrame:
+    """Additions only and no order-dependent function in a group. A group's last winner is the
+    last record holding the group's greatest sequence (every later record is smaller): find its
+    row with native aggregations and gather the group's fields from it. Order-insensitive
+    functions take every record whose group sequence is not NULL. No per-group lists, no sort."""
     aggregators = spec.aggregator_of
-    exprs, grouped, ranks = [], set(), []
+    lone = pl.len() == 1
+    keys = [pl.int_range(pl.len(), dtype=pl.Int64).alias("__row")]
+    helpers, exprs, gathers, grouped = [], [], {}, set()
+    n = max(frame.height, 1)
     for j, g in enumerate(spec.sequence_groups):
-        if _orders_natively(spec, g):
-            order = pl.col(g.order_fields[0])
-        else:
-            ranks.append(
-                pl.when(pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields]))
-                .then(_rank(g.order_fields)).alias(f"__rank{j}")
-            )
-            order = pl.col(f"__rank{j}")
-        # position of the last record holding the greatest sequence (arg_max skips NULLs). The
-        # when() drops polars' sorted flag: reverse().arg_max() of a column flagged sorted
-        # ascending returns the wrong index inside group_by (polars 1.44).
-        unflagged = pl.when(order.is_not_null()).then(order)
-        latest = (pl.len() - 1 - unflagged.reverse().arg_max()).cast(pl.Int64)
-        ne = order.is_not_null()
-        masks = GroupMasks(ne, pl.lit(False), pl.lit(False), pl.lit(False), False)
+        present = pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields])
+        # latest = the greatest (sequence, row) pair; encoded in one Int64 so that a native max finds it
+        order = _order_code(spec, g, frame, n)
+        keys.append(pl.when(present).then(order * n + pl.int_range(pl.len(), dtype=pl.Int64)).alias(f"__latest{j}"))
+        exprs.append(
+            pl.when(lone).then(pl.col("__row").first())
+            .otherwise(pl.col(f"__latest{j}").max() % n).alias(f"__take{j}")
+        )
         for f in g.order_fields + g.protected:
             if f in aggregators:
-                exprs.append(aggregators[f].agg_in_group(pl.col(f), masks).alias(f))
+                helpers.append(pl.when(present).then(pl.col(f)).alias(f"__in_{f}"))
+                exprs.append(
+                    pl.when(lone).then(pl.col(f).first())
+                    .otherwise(aggregators[f].agg(pl.col(f"__in_{f}"), _ALL_ADD)).alias(f)
+                )
             else:
-                exprs.append(pl.col(f).get(latest, null_on_oob=True).alias(f))
+                gathers[f] = f"__take{j}"
         grouped.update(g.order_fields + g.protected)
     for f in spec.value_fields:
         if f not in grouped:
             exprs.append(pl.col(f).drop_nulls().last().alias(f))
-    return (frame.with_columns(ranks) if ranks else frame), exprs
+    frame = frame.with_columns(keys + helpers)
+    for f, aggregator in aggregators.items():
+        if f"__in_{f}" in frame.columns:
+            aggregator.validate(frame, f"__in_{f}", group, _ALL_ADD)
+    merged = frame.group_by(group, maintain_order=True).agg(
+        [pl.col(k).first() for k in spec.primary_keys if k not in group]
+        + exprs
+        + [
+            pl.when(lone).then(pl.col(ROW_KIND).first()).otherwise(pl.lit(INSERT)).alias(ROW_KIND),
+            pl.col(SEQ).last(),
+        ]
+    )
+    merged = merged.with_columns([frame[f].gather(merged[take]).alias(f) for f, take in gathers.items()])
+    for name, aggregator in aggregators.items():
+        merged = aggregator.finish(merged, name)
+    return merged.with_columns([pl.col(f).cast(frame.schema[f]) for f in spec.value_fields]).select(cols)
+
+
+def _order_code(spec, g, frame: pl.DataFrame, n: int) -> pl.Expr:
+    """A non-negative Int64 that orders the group's sequence like Paimon (NULL smallest), small
+    enough to be multiplied by the row count: the value itself when its range allows, else its rank."""
+    if len(g.order_fields) == 1:
+        field = g.order_fields[0]
+        t = spec.types[field]
+        if t.is_integer or t.root in ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ"):
+            physical = pl.col(field).to_physical().cast(pl.Int64)
+            lo, hi = frame.select(physical.min().alias("lo"), physical.max().alias("hi")).row(0)
+            if lo is None:
+                return pl.lit(0, pl.Int64)
+            if (hi - lo + 1) * n < 2**62:
+                return physical - lo
+    return _rank(g.order_fields).cast(pl.Int64)
 
 
 def _check_retractable(spec, multi: pl.DataFrame) -> None:

@@ -102,15 +102,74 @@ def test_pypaimon_dynamic_writer_reads_our_index(spark, tmp_path):
         sorted_rows(expected_after(location, [first, update, third]), KEYS)
 
 
-@pytest.mark.parametrize("engine", ["deduplicate", "partial-update", "aggregation",
-                                    "first-row"])
-def test_cross_partition_update_is_refused_clearly(spark, tmp_path, engine):
-    location = make_table(tmp_path, "cross", SCHEMA, ["id"], ["dt"],
-                          {"bucket": "-1", "merge-engine": engine})
-    before = state(location)
+CROSS_SCHEMA = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("v", pa.int64()),
+                          ("op", pa.string())])
+
+
+def _cross_runs():
+    """Keys move between partitions, within a run and across runs; some are deleted."""
+    def run(rows):
+        dt, ids, v, ops = zip(*rows)
+        return pa.table({"dt": list(dt), "id": pa.array(ids, pa.int64()),
+                         "v": pa.array(v, pa.int64()), "op": list(ops)})
+    return [
+        run([("d1", 1, 10, "+I"), ("d1", 2, 20, "+I"), ("d2", 3, 30, "+I"),
+             ("d1", 4, 40, "+I"), ("d2", 1, 11, "+I")]),            # 1 moves within the run
+        run([("d2", 2, 21, "+I"), ("d3", 3, 31, "+I"), ("d3", 5, 50, "+I"),
+             ("d1", 4, 41, "+I"), ("d3", 4, 0, "-D")]),             # 4 deleted from d3
+        run([("d1", 1, 12, "+I"), ("d1", 6, 60, "+I"), ("d2", 2, 22, "+I"),
+             ("d9", 3, 0, "-D")]),                                   # 3 deleted from d9
+    ]
+
+
+def _with_home(runs, engine):
+    """Paimon's rows for partial-update / aggregation / first-row: every row of a key goes to
+    the partition where the key first appeared."""
+    home, out = {}, []
+    for run in runs:
+        rows = run.to_pylist()
+        for r in rows:
+            home.setdefault(r["id"], r["dt"])
+            r["dt"] = home[r["id"]]
+        out.append(pa.Table.from_pylist(rows, schema=run.schema))
+    return out
+
+
+@pytest.mark.parametrize("engine,options", [
+    ("deduplicate", {}),
+    ("partial-update", {"ignore-delete": "true"}),
+    ("aggregation", {"fields.v.aggregate-function": "sum"}),
+    ("first-row", {"ignore-delete": "true"}),
+])
+def test_cross_partition_update_follows_the_engine_rule(spark, tmp_path, engine, options):
+    location = make_table(tmp_path, "cross", CROSS_SCHEMA.remove(3), ["id"], ["dt"],
+                          {"bucket": "-1", "merge-engine": engine,
+                           "dynamic-bucket.target-row-num": "2", **options})
+    runs = _cross_runs()
+    for run in runs:
+        write_primary_key_run(spark, spark.createDataFrame(run), location,
+                              row_kind_column="op", model_name="cross")
+    got = read_back(location)
+    ids = got.column("id").to_pylist()
+    assert len(ids) == len(set(ids)), f"a key lives in two partitions: {got.to_pylist()}"
+    expected_runs = runs if engine == "deduplicate" else _with_home(runs, engine)
+    expected = expected_after(location, expected_runs, row_kind_column="op")
+    assert sorted_rows(got, ["id"]) == sorted_rows(expected, ["id"])
+    if engine == "deduplicate":
+        assert sorted_rows(got, ["id"]) == [
+            {"dt": "d1", "id": 1, "v": 12}, {"dt": "d2", "id": 2, "v": 22},
+            {"dt": "d3", "id": 5, "v": 50}, {"dt": "d1", "id": 6, "v": 60}]
+    if engine == "first-row":
+        assert {r["id"]: (r["dt"], r["v"]) for r in got.to_pylist()} == {
+            1: ("d1", 10), 2: ("d1", 20), 3: ("d2", 30), 4: ("d1", 40), 5: ("d3", 50),
+            6: ("d1", 60)}
+    check_files(location)
+
+
+def test_fixed_buckets_cannot_update_across_partitions(spark, tmp_path):
+    fixed = make_table(tmp_path, "fixed", SCHEMA, ["id"], ["dt"], {"bucket": "2"})
+    before = state(fixed)
     run = _run(np.random.default_rng(1), 10, 5)
-    with pytest.raises(NotImplementedError) as info:
-        write_primary_key_run(spark, spark.createDataFrame(run), location, model_name="cross")
-    message = str(info.value)
-    assert "db.cross" in message and engine in message and "cross-partition" in message
-    assert state(location) == before
+    with pytest.raises(ValueError, match="dynamic buckets"):
+        write_primary_key_run(spark, spark.createDataFrame(run), fixed, model_name="cross")
+    assert state(fixed) == before

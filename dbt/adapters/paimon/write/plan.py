@@ -18,6 +18,8 @@ BUCKET = "_bucket"
 KEY_HASH = "_key_hash"
 ASSIGNER = "_assigner"
 NEW_KEY = "_new_key"
+OLD_PREFIX = "_old_"  # cross-partition: the partition / bucket a key already lives in
+OLD_BUCKET = "_old_bucket"
 INTERNAL_COLUMNS = (ROW_KIND, SEQ, BUCKET, KEY_HASH, ASSIGNER, NEW_KEY)
 
 FIXED = "fixed"
@@ -47,6 +49,8 @@ class WritePlan:
     max_buckets: int
     base_snapshot_id: Optional[int]       # snapshot every task reads (None: empty table)
     row_kind_label: str                   # how error messages name the row-kind column
+    cross_partition: bool = False         # primary key lacks a partition key (dynamic mode)
+    engine: str = "deduplicate"
 
     @property
     def names(self) -> List[str]:
@@ -75,6 +79,18 @@ class WritePlan:
         if self.base_snapshot_id is None:
             return None
         return table.snapshot_manager().get_snapshot_by_id(self.base_snapshot_id)
+
+    def validated_schema(self) -> pa.Schema:
+        """The table's columns, ``_row_kind`` and ``_seq``: rows after validation."""
+        return pa.schema(list(self.arrow_schema) + [pa.field(ROW_KIND, pa.string(), nullable=False),
+                                                    pa.field(SEQ, pa.int64(), nullable=False)])
+
+    def existing_keys_schema(self) -> pa.Schema:
+        """Cross-partition mode: where each live key of the table is."""
+        fields = [self.arrow_schema.field(k) for k in self.primary_keys]
+        fields += [pa.field(OLD_PREFIX + k, self.arrow_schema.field(k).type)
+                   for k in self.partition_keys]
+        return pa.schema(fields + [pa.field(OLD_BUCKET, pa.int32(), nullable=False)])
 
     def routed_schema(self) -> pa.Schema:
         """Arrow schema of the rows leaving the routing stage (before the first shuffle)."""

@@ -19,9 +19,10 @@ from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
                                             DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
-                                            INTERNAL_COLUMNS, ROW_KIND, SEQ, WritePlan)
-from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, route_task,
-                                             write_task)
+                                            INTERNAL_COLUMNS, KEY_HASH, NEW_KEY, OLD_BUCKET,
+                                            OLD_PREFIX, ROW_KIND, SEQ, WritePlan)
+from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, existing_keys_task,
+                                             route_task, validate_task, write_task)
 
 # seed 002/003: what each merge engine does when a key moves to another partition
 CROSS_PARTITION_RULES = {
@@ -50,12 +51,17 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
     table = location.open()
     plan = make_plan(spark, table, location, model_name, row_kind_column)
     frame = _select_input(df, plan, row_kind_column)
+    moves = None
+    if plan.cross_partition:
+        frame, moves = _locate_keys(spark, table, plan, frame)
     routed = frame.mapInArrow(functools.partial(route_task, plan),
                               _struct(plan.routed_schema()))
     partition_columns = list(plan.partition_keys)
     if plan.mode == DYNAMIC:
         routed = routed.repartition(*partition_columns, ASSIGNER).mapInArrow(
             functools.partial(assign_task, plan), _struct(plan.assigned_schema()))
+    if moves is not None:
+        routed = routed.unionByName(moves)
     shuffled = routed.repartition(*partition_columns, BUCKET)
     results = shuffled.mapInArrow(functools.partial(write_task, plan), "payload binary")
     try:
@@ -98,14 +104,13 @@ def make_plan(spark, table, location, model_name: str,
             f"Model '{model_name}': Paimon table {name} uses postpone bucket mode "
             f"('bucket' = '-2'), which the dbt-paimon write path does not support yet; use a "
             f"fixed bucket count or -1 (dynamic)")
-    if bucket == -1 and not set(partition_keys) <= set(primary_keys):
+    cross_partition = bucket == -1 and not set(partition_keys) <= set(primary_keys)
+    if cross_partition and engine not in CROSS_PARTITION_RULES:
         raise NotImplementedError(
             f"Model '{model_name}': Paimon table {name} needs cross-partition updates (primary "
-            f"key {primary_keys} does not contain every partition key {partition_keys}). "
-            f"For its merge engine '{engine}' Paimon would "
-            f"{CROSS_PARTITION_RULES.get(engine, 'apply the engine rule')}; dbt-paimon does not "
-            f"implement cross-partition updates yet. Add the partition keys to the primary key, "
-            f"or do not partition the table.")
+            f"key {primary_keys} does not contain every partition key {partition_keys}), which "
+            f"dbt-paimon supports for the merge engines {sorted(CROSS_PARTITION_RULES)}, not "
+            f"'{engine}'")
     if bucket > 0 and not set(partition_keys) <= set(primary_keys):
         raise ValueError(
             f"Model '{model_name}': Paimon table {name} has fixed buckets but its primary key "
@@ -140,7 +145,8 @@ def make_plan(spark, table, location, model_name: str,
                                        DEFAULT_TARGET_ROW_NUM)),
         max_buckets=int(options.get("dynamic-bucket.max-buckets", DEFAULT_MAX_BUCKETS)),
         base_snapshot_id=current_snapshot_id(table),
-        row_kind_label=row_kind_column or ROW_KIND)
+        row_kind_label=row_kind_column or ROW_KIND, cross_partition=cross_partition,
+        engine=engine)
     plan.merge_spec()  # PaimonConfigError before any Spark job
     if mode == DYNAMIC and plan.base_snapshot_id is not None:
         from dbt.adapters.paimon.format.splits import plan_splits
@@ -188,6 +194,73 @@ def _select_input(df, plan: WritePlan, row_kind_column: Optional[str]):
             else F.lit("+I"))
     return df.select(*[F.col(quote_identifier(c)) for c in plan.names], kind.alias(ROW_KIND),
                      F.monotonically_increasing_id().alias(SEQ))
+
+
+# --------------------------------------------------------------------------- cross-partition
+
+def _locate_keys(spark, table, plan: WritePlan, frame):
+    """Cross-partition update (seed 002/003): each key gets a home partition, its rows are
+    routed there, and (deduplicate) a -D removes the key from the partition it leaves.
+
+    Home: deduplicate -- the partition of the key's last row of this run (its current one when
+    that row is a retraction); partial-update, aggregation -- the partition the key already
+    lives in, else that of its first row; first-row -- the same (rows redirected there merge
+    after the existing record, so first-row keeps the existing one and discards them).
+    Returns (validated rows with home partition values, -D rows at old locations or None).
+    """
+    from pyspark.sql import functions as F
+
+    from dbt.adapters.paimon.datasource.spark_types import quote_identifier as q
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    pk = list(plan.primary_keys)
+    moving = [k for k in plan.partition_keys if k not in pk]
+    validated = frame.mapInArrow(functools.partial(validate_task, plan),
+                                 _struct(plan.validated_schema()))
+    where = F.struct(*[F.col(q(k)) for k in moving])
+    by_key = validated.groupBy(*[q(k) for k in pk]).agg(
+        F.min_by(where, F.col(SEQ)).alias("_first_p"),
+        F.max_by(where, F.col(SEQ)).alias("_last_p"),
+        F.max_by(F.col(ROW_KIND), F.col(SEQ)).alias("_last_kind"),
+        F.max(F.col(SEQ)).alias("_last_seq"))
+    splits = plan_splits(table, plan.base_snapshot_id) if plan.base_snapshot_id else []
+    if splits:
+        payloads = [(pickle.dumps(s),) for s in splits]
+        existing = spark.createDataFrame(payloads, "split binary").repartition(
+            min(len(payloads), _default_parallelism(spark) * 2)).mapInArrow(
+            functools.partial(existing_keys_task, plan), _struct(plan.existing_keys_schema()))
+        old_p = F.struct(*[F.col(q(OLD_PREFIX + k)).alias(k) for k in moving])
+        existing = existing.select(*[q(k) for k in pk], old_p.alias("_old_p"),
+                                   F.col(OLD_BUCKET))
+        by_key = by_key.join(existing, on=pk, how="left")
+    else:
+        by_key = by_key.withColumn("_old_p", F.lit(None).cast(by_key.schema["_first_p"]
+                                                              .dataType))
+        by_key = by_key.withColumn(OLD_BUCKET, F.lit(None).cast("int"))
+    exists = F.col(OLD_BUCKET).isNotNull()
+    if plan.engine == "deduplicate":
+        retracted = F.col("_last_kind").isin("-U", "-D")
+        home = F.when(exists & retracted, F.col("_old_p")).otherwise(F.col("_last_p"))
+    else:
+        home = F.when(exists, F.col("_old_p")).otherwise(F.col("_first_p"))
+    by_key = by_key.withColumn("_home", home)
+    others = [c for c in plan.names if c not in moving]
+    rows = validated.join(by_key.select(*[q(k) for k in pk], "_home"), on=pk, how="inner")
+    rows = rows.select(*[F.col(f"_home.{q(k)}").alias(k) if k in moving else F.col(q(k))
+                         for k in plan.names], F.col(ROW_KIND), F.col(SEQ))
+    if plan.engine != "deduplicate":
+        return rows, None
+    # the key leaves its partition: a -D there, numbered after every row of the run
+    left = by_key.filter(exists & ~F.col("_old_p").eqNullSafe(F.col("_home")))
+    last = validated.join(left.select(*[q(k) for k in pk], "_old_p", OLD_BUCKET,
+                                      F.col("_last_seq").alias(SEQ)), on=pk + [SEQ])
+    moves = last.select(
+        *[F.col(f"_old_p.{q(k)}").alias(k) if k in moving else F.col(q(k))
+          for k in plan.names],
+        F.lit("-D").alias(ROW_KIND), F.col(SEQ),
+        F.lit(0).cast("int").alias(KEY_HASH), F.col(OLD_BUCKET).alias(BUCKET),
+        F.lit(False).alias(NEW_KEY))
+    return rows, moves
 
 
 # --------------------------------------------------------------------------- commit

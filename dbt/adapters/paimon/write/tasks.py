@@ -25,7 +25,7 @@ from dbt.adapters.paimon.format.bucket import bucket_ids, hash_codes
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DYNAMIC, FIXED, KEY_HASH, NEW_KEY,
-                                            ROW_KIND, SEQ, WritePlan)
+                                            OLD_BUCKET, OLD_PREFIX, ROW_KIND, SEQ, WritePlan)
 from dbt.adapters.paimon.write.validation import (Problems, cast_column, conform_and_check,
                                                   sample_rows, SAMPLE_SIZE)
 
@@ -84,6 +84,57 @@ def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
         yield from _emit(rows, out_schema)
     if problems:
         raise task_errors.TaskFailure(problems.error())
+
+
+def validate_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Validation and exact casts only (cross-partition mode routes after locating keys)."""
+    try:
+        problems = Problems(plan)
+        not_null = tuple(f.name for f in plan.arrow_schema if not f.nullable or
+                         f.name in plan.primary_keys)
+        out_schema = _spark_schema(plan.validated_schema())
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            rows = conform_and_check(plan, pa.Table.from_batches([batch]), problems, not_null)
+            if not problems:
+                yield from _emit(rows, out_schema)
+        if problems:
+            raise task_errors.TaskFailure(problems.error())
+    except task_errors.TaskFailure:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise task_errors.TaskFailure(exc) from None
+
+
+def existing_keys_task(plan: WritePlan,
+                       batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Cross-partition mode: the live keys of the splits named in ``batches`` (pickled Splits)
+    and the partition and bucket each lives in (the merged view: deleted keys are gone)."""
+    from dbt.adapters.paimon.datasource.source import read_merged_split
+
+    try:
+        table = plan.open_table()
+        out_schema = _spark_schema(plan.existing_keys_schema())
+        columns = list(dict.fromkeys(list(plan.primary_keys) + list(plan.partition_keys)))
+        for batch in batches:
+            for payload in batch.column(0).to_pylist():
+                split = pickle.loads(payload)
+                keys = read_merged_split(table, split, columns)
+                if keys.num_rows == 0:
+                    continue
+                arrays, names = [], []
+                for k in plan.primary_keys:
+                    arrays.append(keys.column(k))
+                    names.append(k)
+                for k in plan.partition_keys:
+                    arrays.append(keys.column(k))
+                    names.append(OLD_PREFIX + k)
+                arrays.append(pa.array(np.full(keys.num_rows, split.bucket, np.int32)))
+                names.append(OLD_BUCKET)
+                yield from _emit(pa.Table.from_arrays(arrays, names=names), out_schema)
+    except Exception as exc:  # noqa: BLE001
+        raise task_errors.TaskFailure(exc) from None
 
 
 # --------------------------------------------------------------------------- grouping

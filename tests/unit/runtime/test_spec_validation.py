@@ -108,7 +108,8 @@ def test_config_errors(schema, pks, options, match):
 
 
 def test_unrelated_options_are_ignored():
-    spec = MergeSpec.from_table_options([("k", "INT")], ["k"], {"bucket": "4", "file.format": "parquet"})
+    spec = MergeSpec.from_table_options([("k", "INT"), ("v", "INT")], ["k"], {
+        "bucket": "4", "file.format": "parquet", "fields.v.stats-mode": "full", "fields.v.default-value": "1"})
     assert spec.engine == "deduplicate"
 
 
@@ -116,3 +117,9 @@ def test_sequence_group_on_unorderable_type():
     with pytest.raises(PaimonConfigError, match="Sequence-group field"):
         MergeSpec.from_table_options([("k", "INT"), ("a", "INT"), ("g", "BOOLEAN")], ["k"],
                                      dict(PU, **{"fields.g.sequence-group": "a"}))
+
+
+@pytest.mark.parametrize("text", ["VARCHAR(2147483647)", "TIMESTAMP(6) WITH LOCAL TIME ZONE", "ROW<`a` INT, `b` STRING>",
+                                  "DECIMAL(38, 18) NOT NULL", "ARRAY<ROW<id INT NOT NULL, v STRING>>", "TIME(3)"])
+def test_type_spellings_from_pypaimon_schemas(text):
+    parse_type(text)

@@ -122,6 +122,7 @@ class FieldOption:
     doc: str
     parse: Callable[[str, str], object] = _parse_str
     supported: bool = True
+    merge: bool = True  # False: a Paimon field option that does not concern merging (ignored here)
 
     def key(self, field: str) -> str:
         return f"{FIELDS_PREFIX}{field}.{self.suffix}"
@@ -151,6 +152,12 @@ FIELD_OPTIONS: Dict[str, FieldOption] = {
         FieldOption("nested-sequence-field", None, "not supported", supported=False),
         FieldOption("count-limit", None, "not supported", supported=False),
         FieldOption("ts-field", None, "not supported", supported=False),
+        # Paimon field options of other layers (statistics, defaults, storage): not ours, ignored.
+        FieldOption("stats-mode", None, "metadata statistics", merge=False),
+        FieldOption("default-value", None, "default value of a column", merge=False),
+        FieldOption("map.storage-layout", None, "map storage", merge=False),
+        FieldOption("map.shared-shredding.max-columns", None, "map storage", merge=False),
+        FieldOption("map.shared-shredding.column-placement-policy", None, "map storage", merge=False),
     )
 }
 

@@ -250,6 +250,8 @@ def _parse_field_options(opts: Mapping[str, str], names: Iterable[str]) -> Dict[
                 f"Unknown field option '{key}'. Field options are fields.<field>.<one of: "
                 f"{', '.join(s for s, o in O.FIELD_OPTIONS.items() if o.supported)}>."
             )
+        if not option.merge:
+            continue
         if not option.supported:
             raise PaimonConfigError(f"Field option '{key}' is not supported by dbt-paimon; remove it.")
         if len(fields) > 1 and suffix != O.SEQUENCE_GROUP.suffix:

@@ -25,8 +25,11 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(PY) sample_project/run_demo.py
 
+# Unit and integration tests, then dbt's functional tests in a second process: each process has
+# one Spark session, and the functional one must be the adapter's (Hive metastore, registry).
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests/unit tests/integration
+	$(PY) -m pytest tests/functional
 
 unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit

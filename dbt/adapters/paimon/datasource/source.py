@@ -138,7 +138,8 @@ class PaimonReader(DataSourceReader):
         """Prune on partition equality / IN filters; Spark still evaluates everything else."""
         partition_keys = set(self.location.open().partition_keys)
         for f in filters:
-            column = f.attribute[0] if len(f.attribute) == 1 else None
+            attribute = getattr(f, "attribute", None)  # Not/And/Or carry children instead
+            column = attribute[0] if attribute and len(attribute) == 1 else None
             if column in partition_keys and isinstance(f, EqualTo):
                 self.partition_filter.append({column: f.value})
             elif column in partition_keys and isinstance(f, In):
@@ -150,7 +151,10 @@ class PaimonReader(DataSourceReader):
         from dbt.adapters.paimon.format.splits import plan_splits
 
         table = self.location.open()
-        splits = plan_splits(table, self.snapshot_id, combine_filters(self.partition_filter))
+        partitions = combine_filters(self.partition_filter)
+        if partitions == []:  # contradictory filters (dt = 'a' AND dt = 'b') select nothing
+            return [SplitPartition(None)]
+        splits = plan_splits(table, self.snapshot_id, partitions)
         # Spark needs at least one partition; an empty table reads as one empty split.
         return [SplitPartition(s) for s in splits] or [SplitPartition(None)]
 

@@ -1,6 +1,5 @@
 """Bad input and failures: a clear PaimonDataError, and the table stays as it was (snapshots and
 files on disk)."""
-import numpy as np
 import pyarrow as pa
 import pytest
 

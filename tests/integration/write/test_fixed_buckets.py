@@ -1,7 +1,6 @@
 """Fixed buckets: several runs, each one commit, read back merged and by pypaimon."""
 import numpy as np
 import pyarrow as pa
-import pytest
 
 from dbt.adapters.paimon.format.bucket import bucket_ids
 from dbt.adapters.paimon.format.splits import list_snapshots

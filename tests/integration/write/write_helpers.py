@@ -22,12 +22,6 @@ def make_table(tmp_path, name: str, schema: pa.Schema, primary_keys, partition_k
     return TableLocation(wh, "db", name, {})
 
 
-def to_df(spark, data: pa.Table, partitions: int = 3):
-    """A DataFrame returning ``data``'s rows in order, spread over several partitions."""
-    return spark.createDataFrame(data).repartitionByRange(partitions, "__pos").drop("__pos") \
-        if "__pos" in data.column_names else spark.createDataFrame(data)
-
-
 def read_back(location: TableLocation) -> pa.Table:
     table = location.open()
     names = list(table.field_names)

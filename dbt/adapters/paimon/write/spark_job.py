@@ -37,7 +37,8 @@ CROSS_PARTITION_RULES = {
 @dataclass(frozen=True)
 class WriteResult:
     snapshot_id: Optional[int]   # the run's snapshot; None when there was nothing to commit
-    records: int                 # rows of the model's DataFrame
+    records: int                 # rows written: the model's rows (plus, cross-partition
+                                 # deduplicate, one -D per key leaving its partition)
     files: int                   # data files committed
     buckets: int                 # (partition, bucket) pairs written
 

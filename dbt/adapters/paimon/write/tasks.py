@@ -309,15 +309,15 @@ def _premerge(plan: WritePlan, spec, rows: pa.Table) -> pa.Table:
     try:
         merged = premerge_arrow(spec, records)
         kinds = records.column(ROW_KIND)
-        retract = pc.is_in(kinds, value_set=pa.array(["-U", "-D"]))
-        if pc.any(retract).as_py():
-            first = int(np.flatnonzero(retract.to_numpy(zero_copy_only=False))[0])
-            probe = records.slice(first, 1)
-            probe = pa.concat_tables([
-                probe.set_column(probe.schema.get_field_index(ROW_KIND), ROW_KIND,
-                                 pa.array(["+I"], pa.string())),
-                probe.set_column(probe.schema.get_field_index(SEQ), SEQ,
-                                 pa.array([1], pa.int64()))])
+        for kind in ("-U", "-D"):
+            found = np.flatnonzero(pc.equal(kinds, kind).to_numpy(zero_copy_only=False))
+            if not len(found):
+                continue
+            # the same row as +I then as the retraction: does the engine accept it?
+            row = records.slice(int(found[0]), 1)
+            probe = pa.concat_tables([row, row])
+            probe = probe.set_column(probe.schema.get_field_index(ROW_KIND), ROW_KIND,
+                                     pa.array(["+I", kind], pa.string()))
             probe = probe.set_column(probe.schema.get_field_index(SEQ), SEQ,
                                      pa.array([0, 1], pa.int64()))
             merge_arrow(spec, probe)
@@ -325,10 +325,13 @@ def _premerge(plan: WritePlan, spec, rows: pa.Table) -> pa.Table:
     except PaimonDataError as exc:
         retract = pc.is_in(records.column(ROW_KIND), value_set=pa.array(["-U", "-D"]))
         rows_idx = np.flatnonzero(retract.to_numpy(zero_copy_only=False))
-        if not len(rows_idx):
+        if len(rows_idx):
+            what = (f"column '{plan.row_kind_label}': {len(rows_idx)} retraction row(s) "
+                    f"(-U/-D) in one bucket")
+        else:
+            what = f"{records.num_rows} row(s) in one bucket"
             rows_idx = np.arange(min(records.num_rows, SAMPLE_SIZE))
         samples = sample_rows(plan, records, rows_idx[:SAMPLE_SIZE])
         raise PaimonDataError(
             f"Model '{plan.model_name}' cannot be merged into Paimon table {plan.table_name} "
-            f"(column '{plan.row_kind_label}', {len(rows_idx)} retraction row(s) in one bucket); "
-            f"nothing was written: {exc}\n  sample rows: {samples}") from None
+            f"({what}); nothing was written: {exc}\n  sample rows: {samples}") from None

@@ -1,0 +1,231 @@
+"""Compaction: merge a bucket's files with the merge runtime into files at a higher level.
+
+    driver: plan_splits --strategy--> CompactUnits --one Spark task each--> read all files of
+            the unit, premerge (retractions kept, sequence numbers kept), drop retractions when
+            nothing older lies below, write sorted files at the output level --> messages
+            (old files deleted, new files added) --> one COMPACT snapshot | abort
+
+The merged record of a key keeps the sequence number Paimon keeps (the last record's, first-row
+the first's), so later writes (which start above the bucket's largest number) still win. A
+full compaction writes only additions at the top level: Java drops retractions at the max
+level, and readers that skip level 0 (first-row tables) then see every key.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.ops.strategy import CompactionConfig, CompactUnit, pick_full, pick_minor
+
+# snapshot property marking a full compaction (full-compaction.delta-commits counts from it)
+FULL_COMPACTION_PROPERTY = "dbt-paimon.compaction"
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    snapshot_id: Optional[int]       # the COMPACT snapshot; None when nothing needed compacting
+    full: bool
+    buckets: int                     # (partition, bucket) pairs rewritten
+    files_before: int                # live data files of the selected partitions, before
+    files_after: int                 # ... and after
+    files_deleted: int
+    files_added: int
+    levels: Dict[int, int] = field(default_factory=dict)  # output level -> buckets
+
+    @property
+    def message(self) -> str:
+        if self.snapshot_id is None:
+            return (f"nothing to compact ({self.files_before} data files; every selected "
+                    f"bucket is already compacted{'' if self.full else ' enough'})")
+        kind = "full" if self.full else "minor"
+        return (f"{kind} compaction: snapshot {self.snapshot_id} (COMPACT), {self.buckets} "
+                f"bucket(s) rewritten, data files {self.files_before} -> {self.files_after}")
+
+
+def compact_table(spark, location: TableLocation, partitions=None, full: bool = False,
+                  ) -> CompactResult:
+    """Compact the selected partitions (list of {partition column: value}; None = all) of a
+    primary-key table: ``full`` merges every bucket into its top level, otherwise Paimon's
+    size-tiered strategy picks what to merge (``num-sorted-run.compaction-trigger``,
+    ``compaction.size-ratio``, ``compaction.max-size-amplification-percent``)."""
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    table = location.open()
+    _check_table(table, location)
+    config = CompactionConfig.from_options(_options(table))
+    splits = plan_splits(table, partition_filter=_partition_filter(table, partitions))
+    files_before = sum(len(s.files) for s in splits)
+    pick = pick_full if full else pick_minor
+    units = [u for u in (pick(s, config) for s in splits) if u is not None]
+    if not units:
+        return CompactResult(None, full, 0, files_before, files_before, 0, 0)
+    messages = run_units(spark, location, units)
+    properties = {FULL_COMPACTION_PROPERTY: "full"} if full else None
+    snapshot_id = commit_units(table, messages, properties)
+    deleted = sum(len(m.deleted_files) for m in messages)
+    added = sum(len(m.new_files) for m in messages)
+    levels: Dict[int, int] = {}
+    for unit in units:
+        levels[unit.output_level] = levels.get(unit.output_level, 0) + 1
+    return CompactResult(snapshot_id, full, len(units), files_before,
+                         files_before - deleted + added, deleted, added, levels)
+
+
+def _check_table(table, location: TableLocation) -> None:
+    if not table.primary_keys:
+        raise NotImplementedError(
+            f"Paimon table {location.name} is an append table: compaction of append tables "
+            f"is not supported yet (only primary-key tables are compacted)")
+    if table.options.deletion_vectors_enabled():
+        raise NotImplementedError(
+            f"Paimon table {location.name} has 'deletion-vectors.enabled': compacting it "
+            f"would have to maintain deletion vectors, which dbt-paimon does not do yet")
+    bucket = int(_options(table).get("bucket", "-1"))
+    if bucket == -2:
+        raise NotImplementedError(
+            f"Paimon table {location.name} uses postpone bucket mode ('bucket' = '-2'), "
+            f"which dbt-paimon cannot compact")
+
+
+def _options(table) -> Dict[str, str]:
+    return {str(k): str(v) for k, v in table.table_schema.options.items()}
+
+
+def _partition_filter(table, partitions):
+    if partitions is None:
+        return None
+    if isinstance(partitions, dict):
+        partitions = [partitions]
+    partitions = list(partitions)
+    if not table.partition_keys:
+        raise ValueError(f"Paimon table {table.identifier} is not partitioned: leave out "
+                         f"'partitions' (got {partitions})")
+    if not partitions:
+        raise ValueError("'partitions' is an empty list: it selects nothing; leave it out to "
+                         "select every partition")
+    return [{str(k): v for k, v in p.items()} for p in partitions]
+
+
+# --------------------------------------------------------------------------- Spark tasks
+
+def run_units(spark, location: TableLocation, units: Sequence[CompactUnit]) -> List:
+    """Each unit in its own Spark task; the commit messages of all of them (every file
+    already deleted again when any task failed: then the first error is raised)."""
+    from dbt.adapters.paimon.format.commit import abort
+    from dbt.adapters.paimon.write import task_errors
+
+    payloads = [(pickle.dumps(u),) for u in units]
+    frame = spark.createDataFrame(payloads, "unit binary").repartition(len(payloads))
+    rows = frame.mapInArrow(functools.partial(compact_task, location),
+                            "payload binary").collect()
+    results = [pickle.loads(bytes(r.payload)) for r in rows]
+    messages = [m for r in results for m in r["messages"]]
+    errors = [task_errors.decode(r["error"]) for r in results if r["error"] is not None]
+    if errors or len(results) != len(units):
+        if messages:
+            abort(location.open(), messages)
+        if errors:
+            raise errors[0]
+        raise RuntimeError(f"compaction of {location.name}: {len(units)} tasks planned, "
+                           f"{len(results)} reported back")
+    return messages
+
+
+def compact_task(location: TableLocation,
+                 batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Never raises: the error travels back in the row so the driver can delete every task's
+    files (see write/task_errors.py)."""
+    from dbt.adapters.paimon.write import task_errors
+
+    for batch in batches:
+        for payload in batch.column(0).to_pylist():
+            unit = pickle.loads(payload)
+            messages: list = []
+            error = None
+            table = None
+            try:
+                table = location.open()
+                messages.append(compact_unit(table, unit))
+            except BaseException as exc:  # noqa: BLE001 - reported to the driver
+                error = task_errors.encode(exc)
+            result = pickle.dumps({"messages": messages if error is None else [],
+                                   "error": error})
+            yield pa.RecordBatch.from_arrays([pa.array([result], pa.binary())],
+                                             names=["payload"])
+
+
+def compact_unit(table, unit: CompactUnit):
+    """Merge one unit's files; the commit message replacing them (files written, not
+    committed)."""
+    from dbt.adapters.paimon.datasource.source import merge_spec_of
+    from dbt.adapters.paimon.format.kv_files import (new_commit_message, read_split_records,
+                                                     write_kv_file)
+    from dbt.adapters.paimon.runtime import premerge_arrow
+
+    split = unit.split
+    records = read_split_records(table, split).drop_columns(["_level"])
+    merged = premerge_arrow(merge_spec_of(table), records)
+    if unit.drop_delete:
+        additions = pc.is_in(merged.column("_row_kind"), value_set=pa.array(["+I", "+U"]))
+        merged = merged.filter(additions)
+    new_files = write_kv_file(table, split.partition_values, split.bucket, merged,
+                              level=unit.output_level)
+    return new_commit_message(split.partition_values, split.bucket, new_files=new_files,
+                              deleted_files=split.files)
+
+
+# --------------------------------------------------------------------------- commit
+
+def commit_units(table, messages: Sequence, properties: Optional[Dict[str, str]] = None
+                 ) -> Optional[int]:
+    """One COMPACT snapshot (with snapshot ``properties``); on failure the new files are
+    deleted unless the snapshot became visible after all."""
+    from dbt.adapters.paimon.format.commit import commit_compact
+
+    try:
+        if properties:
+            snapshot_id = _commit_compact_with_properties(table, messages, properties)
+        else:
+            snapshot_id = commit_compact(table, messages)
+    except BaseException:
+        _abort_unless_committed(table, messages)
+        raise
+    return snapshot_id
+
+
+def _commit_compact_with_properties(table, messages, properties):
+    # format.commit.commit_compact without snapshot properties: same private call, plus them
+    from pypaimon.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER
+
+    from dbt.adapters.paimon.format.commit import _file_store_commit, _non_empty, _run
+
+    messages = _non_empty(messages)
+    if not messages:
+        return None
+    fsc = _file_store_commit(table)
+    entries = fsc._collect_manifest_entries(messages)
+    changelog = fsc._collect_changelog_entries(messages)
+    return _run(table, "COMPACT", lambda: fsc._try_commit(
+        commit_kind="COMPACT", commit_identifier=BATCH_COMMIT_IDENTIFIER,
+        commit_entries_plan=lambda snapshot: entries, changelog_entries=changelog,
+        detect_conflicts=True, allow_rollback=False, snapshot_properties=dict(properties)))
+
+
+def _abort_unless_committed(table, messages) -> None:
+    from dbt.adapters.paimon.format.commit import abort
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    names = {f.file_name for m in messages for f in m.new_files}
+    try:
+        live = {f.file_name for s in plan_splits(table) for f in s.files}
+    except Exception:  # noqa: BLE001 - cannot tell: keep the files (orphans are harmless)
+        return
+    if not names & live:
+        abort(table, messages)

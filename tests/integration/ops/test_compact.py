@@ -1,0 +1,139 @@
+"""Compaction on real tables written by the write path: same rows, fewer files, COMPACT
+snapshots, first-row tables visible to level-0-skipping readers."""
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from dbt.adapters.paimon.ops import compact_table
+from ops_helpers import (kinds, levels, live_files, make_table, pypaimon_rows, read_back,
+                         sorted_rows, write_run)
+
+SCHEMA = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("v", pa.int64()),
+                    ("s", pa.string()), ("op", pa.string())])
+TABLE_SCHEMA = pa.schema([f for f in SCHEMA if f.name != "op"])
+
+
+def _runs(seed: int, n_runs: int = 4, n: int = 120, deletes: bool = True):
+    rng = np.random.default_rng(seed)
+    runs = []
+    for r in range(n_runs):
+        ids = rng.integers(0, 80, n)
+        dts = rng.choice(["2024-03-11", "2024-03-12"], n)
+        ops = rng.choice(["+I", "+I", "+I", "-D"] if deletes and r else ["+I"], n)
+        runs.append(pa.table({
+            "dt": pa.array(dts, pa.string()), "id": pa.array(ids, pa.int64()),
+            "v": pa.array(rng.integers(0, 100, n), pa.int64()),
+            "s": pa.array([None if x % 7 == 0 else f"s{x}" for x in rng.integers(0, 50, n)],
+                          pa.string()),
+            "op": pa.array(ops, pa.string())}))
+    return runs
+
+
+def _table(tmp_path, name, options):
+    return make_table(tmp_path, name, TABLE_SCHEMA, ["dt", "id"], ["dt"],
+                      {"bucket": "2", **options})
+
+
+ENGINES = [
+    ("deduplicate", {}, True),
+    ("aggregation", {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum",
+                     "fields.s.aggregate-function": "last_non_null_value"}, False),
+    ("partial-update", {"merge-engine": "partial-update"}, False),
+    ("first-row", {"merge-engine": "first-row"}, False),
+]
+
+
+@pytest.mark.parametrize("engine,options,deletes", ENGINES, ids=[e[0] for e in ENGINES])
+def test_full_compaction_keeps_rows_and_later_writes_merge_the_same(spark, tmp_path, engine,
+                                                                    options, deletes):
+    runs = _runs(7, deletes=deletes)
+    compacted = _table(tmp_path, "compacted", options)
+    plain = _table(tmp_path, "plain", options)
+    for location in (compacted, plain):
+        for run in runs[:3]:
+            write_run(spark, location, run, "op")
+    before = read_back(compacted)
+    files_before = len(live_files(compacted))
+    result = compact_table(spark, compacted, full=True)
+    assert result.snapshot_id == 4 and result.full
+    assert kinds(compacted) == ["APPEND"] * 3 + ["COMPACT"]
+    assert sorted_rows(read_back(compacted), ["dt", "id"]) == sorted_rows(before, ["dt", "id"])
+    assert levels(compacted) == {5: 4}          # 2 partitions x 2 buckets, all at the top
+    assert files_before == 12 and result.files_before == 12 and result.files_after == 4
+    assert all(f.delete_row_count == 0 for f in live_files(compacted))
+    # a later run merges with the compacted files exactly as with the uncompacted ones
+    for location in (compacted, plain):
+        write_run(spark, location, runs[3], "op")
+    assert sorted_rows(read_back(compacted), ["dt", "id"]) == \
+        sorted_rows(read_back(plain), ["dt", "id"])
+    # and compacting again changes nothing visible
+    again = compact_table(spark, compacted, full=True)
+    assert again.snapshot_id == 6 and levels(compacted) == {5: 4}
+    assert sorted_rows(read_back(compacted), ["dt", "id"]) == \
+        sorted_rows(read_back(plain), ["dt", "id"])
+
+
+def test_full_compaction_of_compacted_table_is_a_no_op(spark, tmp_path):
+    location = _table(tmp_path, "t", {})
+    write_run(spark, location, _runs(1, 1)[0], "op")
+    assert compact_table(spark, location, full=True).snapshot_id == 2
+    result = compact_table(spark, location, full=True)
+    assert result.snapshot_id is None and "nothing to compact" in result.message
+    assert kinds(location) == ["APPEND", "COMPACT"]
+
+
+def test_first_row_table_is_visible_to_level0_skipping_readers_after_compaction(spark, tmp_path):
+    location = _table(tmp_path, "first", {"merge-engine": "first-row"})
+    for run in _runs(3, 3, deletes=False):
+        write_run(spark, location, run, "op")
+    ours = read_back(location)
+    assert ours.num_rows > 0
+    assert pypaimon_rows(location).num_rows == 0      # pypaimon skips level 0
+    compact_table(spark, location, full=False)         # even a minor one lifts level 0
+    assert 0 not in levels(location)
+    theirs = pypaimon_rows(location)
+    assert sorted_rows(theirs.select(ours.column_names), ["dt", "id"]) == \
+        sorted_rows(ours, ["dt", "id"])
+
+
+def test_partitions_select_what_is_compacted(spark, tmp_path):
+    location = _table(tmp_path, "t", {})
+    for run in _runs(5, 3):
+        write_run(spark, location, run, "op")
+    before = read_back(location)
+    result = compact_table(spark, location, partitions=[{"dt": "2024-03-12"}], full=True)
+    assert result.buckets == 2 and result.files_before == 6 and result.files_after == 2
+    by_partition = {}
+    from dbt.adapters.paimon.format.splits import plan_splits
+    for split in plan_splits(location.open()):
+        by_partition.setdefault(split.partition["dt"], set()).update(split.levels)
+    assert by_partition == {"2024-03-11": {0}, "2024-03-12": {5}}
+    assert sorted_rows(read_back(location), ["dt", "id"]) == sorted_rows(before, ["dt", "id"])
+
+
+def test_minor_compaction_follows_the_sorted_run_trigger(spark, tmp_path):
+    location = make_table(tmp_path, "t", TABLE_SCHEMA, ["id"], [],
+                          {"bucket": "1", "num-sorted-run.compaction-trigger": "3"})
+    runs = [r.drop_columns(["dt"]).append_column("dt", pa.array(["x"] * r.num_rows))
+            for r in _runs(11, 6)]
+    write_run(spark, location, runs[0], "op")
+    write_run(spark, location, runs[1], "op")
+    assert compact_table(spark, location).snapshot_id is None   # 2 runs < trigger 3
+    write_run(spark, location, runs[2], "op")
+    before = read_back(location)
+    result = compact_table(spark, location)
+    assert result.snapshot_id is not None and not result.full
+    assert levels(location) == {3: 1}       # num-levels = trigger + 1: top level 3
+    assert sorted_rows(read_back(location), ["id"]) == sorted_rows(before, ["id"])
+    for run in runs[3:]:
+        write_run(spark, location, run, "op")
+    before = read_back(location)
+    compact_table(spark, location)
+    assert sorted_rows(read_back(location), ["id"]) == sorted_rows(before, ["id"])
+    assert sum(levels(location).values()) < 4
+
+
+def test_compaction_refuses_append_tables(spark, tmp_path):
+    location = make_table(tmp_path, "a", TABLE_SCHEMA, [], [], {})
+    with pytest.raises(NotImplementedError, match="append table"):
+        compact_table(spark, location)

@@ -39,8 +39,25 @@ class BuildResult:
 
 
 def paimon_columns(arrow_schema: pa.Schema) -> List[Tuple[str, str]]:
-    """[(name, Paimon SQL type)] of an Arrow schema, as pypaimon would store it."""
-    return [(f.name, str(f.type)) for f in PyarrowFieldParser.to_paimon_schema(arrow_schema)]
+    """[(name, Paimon SQL type)] of an Arrow schema, nullability aside (compared separately)."""
+    return [
+        (f.name, str(f.type).replace(" NOT NULL", ""))
+        for f in PyarrowFieldParser.to_paimon_schema(arrow_schema)
+    ]
+
+
+def stored_schema(query: pa.Schema, definition: TableDefinition) -> pa.Schema:
+    """The table's Arrow schema for a query: key columns NOT NULL (Paimon requires it), all other
+    columns nullable. Spark's nullability inference (a literal is NOT NULL) is no contract: a
+    later run may well bring NULLs, and Paimon cannot add NOT NULL columns."""
+    keys = set(definition.primary_keys)
+    return pa.schema(
+        [
+            f.with_nullable(f.name not in keys)
+            for f in query
+            if f.name != definition.row_kind_column
+        ]
+    )
 
 
 def query_schema(df: DataFrame) -> pa.Schema:
@@ -70,17 +87,15 @@ class ModelBuilder:
         """``overwrite_partitions``: append models with incremental_strategy='insert_overwrite'
         replace the partitions the run writes instead of appending."""
         df = self.spark.sql(sql)
-        stored_schema = pa.schema(
-            [f for f in query_schema(df) if f.name != definition.row_kind_column]
-        )
+        schema = stored_schema(query_schema(df), definition)
         exists = self.registry.is_paimon_table(database, table)
         if not exists:
-            self._create(definition, database, table, stored_schema)
+            self._create(definition, database, table, schema)
             result = self._write(definition, database, table, df)
             self.registry.expose(database, table)
             return BuildResult(result.message, result.rows, result.snapshot_id, True)
         if full_refresh:
-            return self._rebuild(definition, database, table, stored_schema, df)
+            return self._rebuild(definition, database, table, schema, df)
 
         current = self.registry.open_table(database, table)
         plan = plan_changes(
@@ -89,7 +104,7 @@ class ModelBuilder:
             table_partition_keys=current.partition_keys,
             table_options=dict(current.table_schema.options),
             table_columns=paimon_columns(arrow_schema_of(current)),
-            query_columns=paimon_columns(stored_schema),
+            query_columns=paimon_columns(schema),
             on_schema_change=on_schema_change,
             relation=f"{database}.{table}",
         )

@@ -1,0 +1,240 @@
+"""paimon_pk / partial_update from a dbt project: several runs (one Paimon commit each), then reads
+and `dbt test` on the merged rows. Inputs come from a seed filtered by `var('batch')`, so every
+run is one INSERT statement of the seed documents' examples."""
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from dbt.adapters.paimon.format import splits
+from dbt.adapters.paimon.format import warehouse as wh
+
+
+def rows(project, sql):
+    return [tuple(r) for r in project.run_sql(sql, fetch="all")]
+
+
+def snapshot_ids(project, table):
+    paimon_table = wh.open_table(project.adapter.config.credentials.warehouse, project.test_schema, table)
+    return [s.id for s in splits.list_snapshots(paimon_table)]
+
+
+def run_batch(batch, select=None, expect_pass=True):
+    args = ["run", "--vars", f"{{batch: {batch}}}"]
+    if select:
+        args += ["--select", select]
+    return run_dbt(args, expect_pass=expect_pass)
+
+
+# Seed 001, first example: sequence groups g_1 (a, b) and g_2 (c, d).
+SEQUENCE_GROUP_INPUT = """batch,k,a,b,g_1,c,d,g_2
+1,1,1,1,1,1,1,1
+2,1,2,2,2,2,2,
+3,1,3,3,1,3,3,3
+"""
+
+SEQUENCE_GROUP_MODEL = """
+{{ config(materialized='partial_update', primary_key='k',
+          sequence_groups={'g_1': ['a', 'b'], 'g_2': ['c', 'd']}) }}
+select cast(k as int) k, cast(a as int) a, cast(b as int) b, cast(g_1 as int) g_1,
+       cast(c as int) c, cast(d as int) d, cast(g_2 as int) g_2
+from {{ ref('sg_input') }} where batch = {{ var('batch') }}
+"""
+
+SCHEMA_YML = """
+version: 2
+models:
+  - name: sg
+    columns:
+      - name: k
+        data_tests: [unique, not_null]
+"""
+
+
+class TestPartialUpdateSequenceGroups:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"sg_input.csv": SEQUENCE_GROUP_INPUT}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"sg.sql": SEQUENCE_GROUP_MODEL, "schema.yml": SCHEMA_YML}
+
+    def test_seed_001_example(self, project):
+        run_dbt(["seed"])
+        run_batch(1)
+        run_batch(2)
+        # g_2 is null: c, d keep their values
+        assert rows(project, f"select * from {project.test_schema}.sg") == [(1, 2, 2, 2, 1, 1, 1)]
+        run_batch(3)
+        # g_1 is smaller: a, b keep their values
+        assert rows(project, f"select * from {project.test_schema}.sg") == [(1, 2, 2, 2, 3, 3, 3)]
+        assert len(snapshot_ids(project, "sg")) == 3  # one Paimon commit per run
+        results = run_dbt(["test"])
+        assert len(results) == 2
+
+
+# Seeds 002/003: the merge engines' documented examples, each INSERT one run.
+ENGINE_INPUT = """batch,seq,k,v1,v2
+1,1,1,2.0,apple
+2,2,1,4.0,banana
+3,3,1,8.0,cherry
+"""
+
+
+def engine_model(engine):
+    return f"""
+{{{{ config(materialized='paimon_pk', primary_key='k', merge_engine='{engine}', buckets=2) }}}}
+select cast(k as int) k, cast(v1 as double) v1, v2 from {{{{ ref('engine_input') }}}}
+where batch = {{{{ var('batch') }}}}
+"""
+
+
+class TestDeduplicateAndFirstRow:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"engine_input.csv": ENGINE_INPUT}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"dedup.sql": engine_model("deduplicate"), "first.sql": engine_model("first-row")}
+
+    def test_last_and_first_record_win(self, project):
+        run_dbt(["seed"])
+        for batch in (1, 2, 3):
+            run_batch(batch)
+        schema = project.test_schema
+        assert rows(project, f"select * from {schema}.dedup") == [(1, 8.0, "cherry")]
+        assert rows(project, f"select * from {schema}.first") == [(1, 2.0, "apple")]
+
+
+DELETE_INPUT = """seq,k,v1,v2,op
+1,1,2.0,apple,+I
+2,1,4.0,banana,+I
+3,1,4.0,banana,-D
+4,2,1.0,kiwi,+I
+"""
+
+DELETE_MODEL = """
+{{ config(materialized='paimon_pk', primary_key='k', row_kind_column='op') }}
+select cast(k as int) k, cast(v1 as double) v1, v2, op from {{ ref('delete_input') }} order by seq
+"""
+
+
+class TestDeleteThroughRowKindColumn:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"delete_input.csv": DELETE_INPUT}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"deleted.sql": DELETE_MODEL}
+
+    def test_latest_delete_removes_the_key(self, project):
+        run_dbt(["seed"])
+        run_dbt(["run"])
+        # seed 002: +I apple, +I banana, -D banana -> key 1 gone; the row-kind column is not stored
+        assert rows(project, f"select * from {project.test_schema}.deleted") == [(2, 1.0, "kiwi")]
+
+
+AGG_INPUT = """batch,product_id,price,sales
+1,1,23.0,15
+2,1,30.2,20
+"""
+
+AGG_MODEL = """
+{{ config(materialized='paimon_pk', primary_key='product_id', merge_engine='aggregation',
+          aggregations={'price': 'max', 'sales': 'sum'}) }}
+select cast(product_id as bigint) product_id, cast(price as double) price,
+       cast(sales as bigint) sales
+from {{ ref('agg_input') }} where batch = {{ var('batch') }}
+"""
+
+
+class TestAggregation:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"agg_input.csv": AGG_INPUT}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"sales.sql": AGG_MODEL}
+
+    def test_max_and_sum(self, project):
+        run_dbt(["seed"])
+        run_batch(1)
+        run_batch(2)
+        assert rows(project, f"select * from {project.test_schema}.sales") == [(1, 30.2, 35)]
+
+
+BAD_INPUT = """batch,k,v
+1,1,a
+2,,b
+"""
+
+BAD_MODEL = """
+{{ config(materialized='paimon_pk', primary_key='k') }}
+select cast(k as int) k, v from {{ ref('bad_input') }} where batch = {{ var('batch') }}
+"""
+
+
+class TestBadInputLeavesTableUntouched:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"bad_input.csv": BAD_INPUT}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"bad.sql": BAD_MODEL}
+
+    def test_null_primary_key_fails_the_run(self, project):
+        run_dbt(["seed"])
+        run_batch(1)
+        before = snapshot_ids(project, "bad")
+        _, output = run_dbt_and_capture(["run", "--vars", "{batch: 2}"], expect_pass=False)
+        assert "bad" in output and "k" in output and "null" in output.lower()
+        assert snapshot_ids(project, "bad") == before
+        assert rows(project, f"select * from {project.test_schema}.bad") == [(1, "a")]
+
+
+class TestConfigErrorsNameModelAndKey:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "wrong_engine.sql": "{{ config(materialized='paimon_pk', primary_key='k', "
+            "merge_engine='dedup') }} select 1 as k",
+            "two_ways.sql": "{{ config(materialized='paimon_pk', primary_key='k', buckets=2, "
+            "table_options={'bucket': '3'}) }} select 1 as k",
+        }
+
+    def test_errors_before_anything_is_written(self, project):
+        _, output = run_dbt_and_capture(["run"], expect_pass=False)
+        assert "Model 'wrong_engine'" in output and "merge-engine" in output
+        assert "Model 'two_ways'" in output and "given two ways" in output
+        warehouse = project.adapter.config.credentials.warehouse
+        assert not wh.table_exists(warehouse, project.test_schema, "wrong_engine")
+        assert not wh.table_exists(warehouse, project.test_schema, "two_ways")
+
+
+CHANGING_MODEL = """
+{{ config(materialized='paimon_pk', primary_key='k', on_schema_change='append_new_columns',
+          merge_engine=var('engine', 'deduplicate'), buckets=var('buckets', 1)) }}
+select 1 as k, 'x' as v {% if var('extra', false) %}, 10 as w {% endif %}
+"""
+
+
+class TestExistingTableChanges:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"changing.sql": CHANGING_MODEL}
+
+    def test_engine_bucket_and_column_changes(self, project):
+        run_dbt(["run"])
+        _, output = run_dbt_and_capture(["run", "--vars", "{engine: first-row}"], expect_pass=False)
+        assert "--full-refresh" in output
+        _, output = run_dbt_and_capture(["run", "--vars", "{buckets: 4}"], expect_pass=False)
+        assert "rescale_buckets" in output
+        run_dbt(["run", "--vars", "{extra: true}"])
+        assert rows(project, f"select * from {project.test_schema}.changing") == [(1, "x", 10)]
+        run_dbt(["run", "--full-refresh", "--vars", "{engine: first-row}"])
+        assert rows(project, f"select k, v from {project.test_schema}.changing") == [(1, "x")]
+        assert len(snapshot_ids(project, "changing")) == 1

@@ -1,0 +1,62 @@
+"""paimon_append from a dbt project: appends, partition overwrite, full refresh, one commit each."""
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from dbt.adapters.paimon.format import splits
+from dbt.adapters.paimon.format import warehouse as wh
+
+EVENTS = """
+{{ config(materialized='paimon_append', partition_by='dt',
+          incremental_strategy=var('strategy', 'append')) }}
+select cast(id as bigint) as id, name, dt
+from values {{ var('rows', "(1, 'a', 'd1'), (2, 'b', 'd2')") }} as t(id, name, dt)
+"""
+
+
+def rows(project, sql):
+    return sorted(tuple(r) for r in project.run_sql(sql, fetch="all"))
+
+
+def commit_kinds(project, table):
+    paimon_table = wh.open_table(project.adapter.config.credentials.warehouse,
+                                 project.test_schema, table)
+    return [s.commit_kind for s in splits.list_snapshots(paimon_table)]
+
+
+class TestPaimonAppend:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"events.sql": EVENTS}
+
+    def test_append_overwrite_and_full_refresh(self, project):
+        table = f"{project.test_schema}.events"
+        run_dbt(["run"])
+        run_dbt(["run", "--vars", "{rows: \"(3, 'c', 'd2')\"}"])
+        assert rows(project, f"select * from {table}") == [
+            (1, "a", "d1"), (2, "b", "d2"), (3, "c", "d2")]
+        # insert_overwrite replaces only the partitions the run writes (d2), like INSERT OVERWRITE
+        run_dbt(["run", "--vars", "{strategy: insert_overwrite, rows: \"(4, 'd', 'd2')\"}"])
+        assert rows(project, f"select * from {table}") == [(1, "a", "d1"), (4, "d", "d2")]
+        assert commit_kinds(project, "events") == ["APPEND", "APPEND", "OVERWRITE"]
+        run_dbt(["run", "--full-refresh"])
+        assert rows(project, f"select * from {table}") == [(1, "a", "d1"), (2, "b", "d2")]
+        assert commit_kinds(project, "events") == ["APPEND"]
+
+
+class TestAppendConfigErrors:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "keyed.sql": "{{ config(materialized='paimon_append', primary_key='id') }} select 1 as id",
+            "tracked.sql": "{{ config(materialized='paimon_append', row_tracking=true, buckets=2) }}"
+            " select 1 as id",
+            "merge.sql": "{{ config(materialized='paimon_append', incremental_strategy='merge') }}"
+            " select 1 as id",
+        }
+
+    def test_errors_name_model_and_fix(self, project):
+        _, output = run_dbt_and_capture(["run"], expect_pass=False)
+        assert "Model 'keyed'" in output and "without primary key" in output
+        assert "Model 'tracked'" in output and "unbucketed" in output
+        assert "Model 'merge'" in output and "insert_overwrite" in output

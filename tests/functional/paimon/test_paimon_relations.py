@@ -154,6 +154,8 @@ class TestPaimonSourcesPaimon:
                                           primary_keys=["id"], options={"bucket": "2"})
         pypaimon_commit(customers_table, customers(CUSTOMERS_COMMIT_1))
         pypaimon_commit(customers_table, customers(CUSTOMERS_COMMIT_2))
+        # two snapshots, key 2 in both: reading one row per key needs the merge
+        assert customers_table.snapshot_manager().get_latest_snapshot().id == 2
         expose_to_running_session(db)
         yield {"events": events_table, "customers": customers_table}
         drop_paimon_database(paimon_warehouse, db)
@@ -276,6 +278,11 @@ class TestPaimonRelationAdapterMethodsPaimon:
         return project.adapter.Relation.create(
             database=project.database, schema=self.DATABASE, identifier=identifier, type="table")
 
+    def _spark_tables(self, project):
+        """Spark catalog tables of the database (SHOW TABLES also lists temporary views)."""
+        rows = project.run_sql(f"show tables in {self.DATABASE}", fetch="all")
+        return {row[1] for row in rows if not row[2]}
+
     def test_get_columns_in_relation(self, paimon_tables, project):
         with get_connection(project.adapter):
             columns = project.adapter.get_columns_in_relation(self._relation(project, "orders"))
@@ -286,12 +293,37 @@ class TestPaimonRelationAdapterMethodsPaimon:
     def test_list_relations(self, paimon_tables, project):
         with get_connection(project.adapter):
             relations = project.adapter.list_relations(project.database, self.DATABASE)
+        # session temporary views are listed too: see test_list_relations_skips_temporary_views
+        relations = [r for r in relations if r.schema == self.DATABASE]
         by_name = {r.identifier: r for r in relations}
         assert set(by_name) == {"orders", "notes"}
         assert all(r.type == "table" for r in relations)
         assert all(r.is_paimon for r in relations)
         with get_connection(project.adapter):
             assert project.adapter.is_paimon_relation(by_name["orders"])
+
+    @pytest.mark.xfail(
+        strict=True,
+        reason=(
+            "list_relations_without_caching keeps the session's temporary views: Spark's "
+            "`show table extended in <db> like '*'` lists them under every database with an "
+            "empty namespace and isTemporary=true, and dbt-spark's _build_spark_relation_list "
+            "turns them into relations with schema ''. In one long-lived session (dbt-spark's "
+            "incremental leaves <model>__dbt_tmp views behind) every schema's listing and the "
+            "relation cache carry them. Fix: skip temporary rows, as registry._catalog_entries does."
+        ),
+    )
+    def test_list_relations_skips_temporary_views(self, paimon_tables, project):
+        project.run_sql("create or replace temporary view leaked_tmp_view as select 1 as id")
+        try:
+            with get_connection(project.adapter):
+                relations = project.adapter.list_relations_without_caching(
+                    project.adapter.Relation.create(
+                        database=project.database, schema=self.DATABASE))
+        finally:
+            project.run_sql("drop view if exists leaked_tmp_view")
+        assert sorted((r.schema, r.identifier) for r in relations) == [
+            (self.DATABASE, "notes"), (self.DATABASE, "orders")]
 
     def test_rename_then_drop_paimon_table(self, paimon_tables, project, paimon_warehouse):
         db = self.DATABASE
@@ -305,16 +337,14 @@ class TestPaimonRelationAdapterMethodsPaimon:
             fetch="all")
         assert as_tuples(rows) == ORDERS_ROWS
         # the old name is gone from Spark too, and a later dbt run can read the new one
-        tables = {r[1] for r in project.run_sql(f"show tables in {db}", fetch="all")}
-        assert tables == {"orders_renamed", "notes"}
+        assert self._spark_tables(project) == {"orders_renamed", "notes"}
 
         with get_connection(project.adapter):
             project.adapter.drop_relation(renamed)
         assert not wh.table_exists(paimon_warehouse, db, "orders_renamed")
         assert wh.table_exists(paimon_warehouse, db, "notes")
-        tables = {r[1] for r in project.run_sql(f"show tables in {db}", fetch="all")}
-        assert tables == {"notes"}
+        assert self._spark_tables(project) == {"notes"}
         with get_connection(project.adapter):
             relations = project.adapter.list_relations_without_caching(
                 project.adapter.Relation.create(database=project.database, schema=db))
-        assert [r.identifier for r in relations] == ["notes"]
+        assert [r.identifier for r in relations if r.schema == db] == ["notes"]

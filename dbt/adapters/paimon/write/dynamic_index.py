@@ -26,12 +26,12 @@ def _java_abs_remainder(values: np.ndarray, divisor: int) -> np.ndarray:
     return np.abs(np.fmod(values.astype(np.int64), divisor))
 
 
-def assigner_ids(partition_hashes: np.ndarray, key_hashes: np.ndarray,
+def assigner_ids(partition_hashes: np.ndarray, key_hashes: np.ndarray, num_channels: int,
                  num_assigners: int) -> np.ndarray:
-    """Java ``BucketAssigner.computeAssigner`` with as many channels as assigners."""
-    start = _java_abs_remainder(partition_hashes, num_assigners)
+    """Java ``BucketAssigner.computeAssigner``: the channel (task) assigning each key."""
+    start = _java_abs_remainder(partition_hashes, num_channels)
     offset = _java_abs_remainder(key_hashes, num_assigners)
-    return ((start + offset) % num_assigners).astype(np.int32)
+    return ((start + offset) % num_channels).astype(np.int32)
 
 
 def hash_index_entries(table, snapshot, partition: Optional[Tuple] = None,

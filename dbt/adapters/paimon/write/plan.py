@@ -44,11 +44,12 @@ class WritePlan:
     bucket_keys: Tuple[str, ...]          # hashed for the bucket (dynamic: the trimmed key)
     mode: str                             # FIXED or DYNAMIC
     num_buckets: int                      # fixed: bucket count; dynamic: -1
-    num_assigners: int                    # dynamic: tasks assigning new keys' buckets
+    num_assigners: int                    # dynamic: assigners creating buckets (b % n)
     target_row_num: int
     max_buckets: int
     base_snapshot_id: Optional[int]       # snapshot every task reads (None: empty table)
     row_kind_label: str                   # how error messages name the row-kind column
+    num_channels: int = 1                 # dynamic: bucket-assigning tasks (>= num_assigners)
     cross_partition: bool = False         # primary key lacks a partition key (dynamic mode)
     engine: str = "deduplicate"
 

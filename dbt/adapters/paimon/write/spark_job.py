@@ -130,11 +130,20 @@ def make_plan(spark, table, location, model_name: str,
             raise ValueError(f"Model '{model_name}': Paimon table {name} sets 'bucket-key' in "
                              f"dynamic bucket mode, which Paimon does not allow")
         bucket_keys = [k for k in primary_keys if k not in partition_keys]
+        # as Paimon's Spark writer: assigner tasks ("channels") = 'dynamic-bucket.assigner-
+        # parallelism' or Spark's parallelism (at most max-buckets); assigners (each creating
+        # the buckets b with b % assigners == its id) = min('dynamic-bucket.initial-buckets',
+        # channels)
+        max_buckets = int(options.get("dynamic-bucket.max-buckets", DEFAULT_MAX_BUCKETS))
+        num_channels = int(options.get("dynamic-bucket.assigner-parallelism", 0)) or \
+            _default_parallelism(spark)
+        if max_buckets > 0:
+            num_channels = min(max_buckets, num_channels)
         initial = options.get("dynamic-bucket.initial-buckets")
-        num_assigners = int(initial) if initial else _default_parallelism(spark)
+        num_assigners = min(int(initial), num_channels) if initial else num_channels
     else:
         bucket_keys = bucket_key_columns(primary_keys, partition_keys, options, names)
-        num_assigners = 1
+        num_assigners = num_channels = 1
     plan = WritePlan(
         location=location, model_name=model_name, table_name=name,
         arrow_schema=PyarrowFieldParser.from_paimon_schema(table.table_schema.fields),
@@ -142,6 +151,7 @@ def make_plan(spark, table, location, model_name: str,
         options=tuple(sorted(options.items())), primary_keys=tuple(primary_keys),
         partition_keys=tuple(partition_keys), bucket_keys=tuple(bucket_keys), mode=mode,
         num_buckets=bucket, num_assigners=max(1, num_assigners),
+        num_channels=max(1, num_channels),
         target_row_num=int(options.get("dynamic-bucket.target-row-num",
                                        DEFAULT_TARGET_ROW_NUM)),
         max_buckets=int(options.get("dynamic-bucket.max-buckets", DEFAULT_MAX_BUCKETS)),

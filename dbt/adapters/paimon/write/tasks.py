@@ -78,7 +78,7 @@ def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
             else:
                 partition_hashes = np.zeros(rows.num_rows, np.int32)
             assigners = dynamic_index.assigner_ids(partition_hashes, key_hashes,
-                                                   plan.num_assigners)
+                                                   plan.num_channels, plan.num_assigners)
             rows = rows.append_column(KEY_HASH, pa.array(key_hashes, pa.int32()))
             rows = rows.append_column(ASSIGNER, pa.array(assigners, pa.int32()))
         yield from _emit(rows, out_schema)

@@ -134,6 +134,16 @@ class PaimonAdapter(SparkAdapter):
             raise CompilationError(str(exc)) from exc
 
     @available
+    def paimon_target_relation(self, definition, this: BaseRelation) -> BaseRelation:
+        """The Paimon table a model writes: itself, or the shared table named by `target`."""
+        if not definition.target:
+            return this.incorporate(type="table")
+        schema, _, identifier = definition.target.rpartition(".")
+        return self.Relation.create(
+            schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True
+        )
+
+    @available
     def paimon_build_model(
         self,
         definition,

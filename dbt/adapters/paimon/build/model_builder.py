@@ -28,6 +28,7 @@ from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
 from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark
 from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.runtime import PaimonConfigError
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,17 @@ class ModelBuilder:
         replace the partitions the run writes instead of appending."""
         df = self.spark.sql(sql)
         schema = stored_schema(query_schema(df), definition)
+        if definition.target:
+            if full_refresh:
+                raise PaimonConfigError(
+                    f"Model '{definition.model}' writes into the shared table {database}.{table} "
+                    "(config `target`); --full-refresh would drop the other models' columns. "
+                    "Drop the table with `dbt run-operation paimon_drop_table --args "
+                    f"'{{relation: {database}.{table}}}'` and run all its writer models again."
+                )
+            # A shared wide table grows by each writer's columns; other writers' columns are
+            # written as NULL, which partial-update leaves unchanged.
+            on_schema_change = "append_new_columns"
         exists = self.registry.is_paimon_table(database, table)
         if not exists:
             self._create(definition, database, table, schema)

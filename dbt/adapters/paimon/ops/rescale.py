@@ -56,9 +56,10 @@ def rescale_buckets(spark, location: TableLocation, buckets: int,
 
     table = location.open()
     old = _check(table, location, buckets)
+    buckets = int(str(buckets).strip())
     base = current_snapshot_id(table)
-    splits = plan_splits(table, base, _partition_filter(table, partitions)) \
-        if base is not None else []
+    partition_filter = _partition_filter(table, partitions)
+    splits = plan_splits(table, base, partition_filter) if base is not None else []
     keys = list(table.partition_keys)
     selected = None
     if partitions is not None:
@@ -85,12 +86,7 @@ def rescale_buckets(spark, location: TableLocation, buckets: int,
             m.total_buckets = buckets
         from dbt.adapters.paimon.format.commit import commit_overwrite
 
-        if keys and selected is None:
-            snapshot_id = commit_overwrite(table, messages, None)
-        elif keys:
-            snapshot_id = commit_overwrite(table, messages, selected)
-        else:
-            snapshot_id = commit_overwrite(table, messages, None)
+        snapshot_id = commit_overwrite(table, messages, selected)
     except BaseException:
         from dbt.adapters.paimon.format.commit import abort
 
@@ -104,10 +100,9 @@ def rescale_buckets(spark, location: TableLocation, buckets: int,
 
 def _check(table, location: TableLocation, buckets) -> int:
     try:
-        new = int(buckets)
+        new = int(str(buckets).strip())
     except (TypeError, ValueError):
-        raise ValueError(f"rescale_buckets of {location.name}: 'buckets' must be a positive "
-                         f"integer, got {buckets!r}") from None
+        new = 0
     options = {str(k): str(v) for k, v in table.table_schema.options.items()}
     old = int(options.get("bucket", "-1"))
     if old == -1:
@@ -129,7 +124,7 @@ def _check(table, location: TableLocation, buckets) -> int:
         raise NotImplementedError(
             f"rescale_buckets: {location.name} is an append table; rescaling append tables "
             f"is not supported yet")
-    if new <= 0 or new != buckets and not isinstance(buckets, str):
+    if new <= 0 or isinstance(buckets, bool):
         raise ValueError(
             f"rescale_buckets of {location.name}: 'buckets' must be a positive integer, got "
             f"{buckets!r} (to switch to dynamic buckets, rebuild the model with buckets=-1 and "

@@ -1,0 +1,75 @@
+"""rescale_buckets: new bucket count, one OVERWRITE snapshot, same rows, keys in the buckets
+Paimon's hash gives them."""
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from dbt.adapters.paimon.format.bucket import bucket_ids
+from dbt.adapters.paimon.format.kv_files import read_split_records
+from dbt.adapters.paimon.format.splits import plan_splits
+from dbt.adapters.paimon.ops import rescale_buckets
+from ops_helpers import kinds, levels, make_table, pypaimon_rows, read_back, sorted_rows, write_run
+
+SCHEMA = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("v", pa.int64())])
+
+
+def _run(seed, n=200, with_deletes=False):
+    rng = np.random.default_rng(seed)
+    ops = rng.choice(["+I", "+I", "-D"] if with_deletes else ["+I"], n)
+    return pa.table({"dt": pa.array(rng.choice(["a", "b"], n), pa.string()),
+                     "id": pa.array(rng.integers(0, 150, n), pa.int64()),
+                     "v": pa.array(rng.integers(0, 100, n), pa.int64()),
+                     "op": pa.array(ops, pa.string())})
+
+
+def _buckets_right(location, n):
+    table = location.open()
+    for split in plan_splits(table):
+        ids = read_split_records(table, split).select(["id"])
+        assert set(bucket_ids(ids, n).tolist()) == {split.bucket}
+        assert split.total_buckets == n
+
+
+def test_rescale_whole_table(spark, tmp_path):
+    location = make_table(tmp_path, "t", SCHEMA, ["dt", "id"], ["dt"], {"bucket": "2"})
+    for seed in range(3):
+        write_run(spark, location, _run(seed, with_deletes=seed > 0), "op")
+    before = read_back(location)
+    result = rescale_buckets(spark, location, 5)
+    assert result.snapshot_id == 4 and result.old_buckets == 2 and result.new_buckets == 5
+    assert kinds(location) == ["APPEND"] * 3 + ["OVERWRITE"]
+    assert location.open().table_schema.options["bucket"] == "5"
+    assert sorted_rows(read_back(location), ["dt", "id"]) == sorted_rows(before, ["dt", "id"])
+    assert set(levels(location)) == {5}
+    _buckets_right(location, 5)
+    # later runs write into the new buckets and merge with the rescaled rows
+    write_run(spark, location, _run(9, with_deletes=True), "op")
+    _buckets_right(location, 5)
+    assert sorted_rows(pypaimon_rows(location), ["dt", "id"]) == \
+        sorted_rows(read_back(location), ["dt", "id"])
+
+
+def test_rescale_selected_partitions(spark, tmp_path):
+    location = make_table(tmp_path, "t", SCHEMA, ["dt", "id"], ["dt"], {"bucket": "2"})
+    write_run(spark, location, _run(1), "op")
+    before = read_back(location)
+    result = rescale_buckets(spark, location, 3, partitions=[{"dt": "b"}])
+    assert result.partitions == [{"dt": "b"}]
+    totals = {(s.partition["dt"], s.total_buckets) for s in plan_splits(location.open())}
+    assert totals == {("a", 2), ("b", 3)}
+    assert sorted_rows(read_back(location), ["dt", "id"]) == sorted_rows(before, ["dt", "id"])
+
+
+def test_rescale_refuses_dynamic_buckets(spark, tmp_path):
+    location = make_table(tmp_path, "d", SCHEMA, ["dt", "id"], ["dt"], {"bucket": "-1"})
+    with pytest.raises(ValueError, match="dynamic bucket mode.*HASH index"):
+        rescale_buckets(spark, location, 4)
+
+
+def test_rescale_checks_arguments(spark, tmp_path):
+    location = make_table(tmp_path, "t", SCHEMA, ["dt", "id"], ["dt"], {"bucket": "2"})
+    with pytest.raises(ValueError, match="positive integer"):
+        rescale_buckets(spark, location, 0)
+    unpartitioned = make_table(tmp_path, "u", SCHEMA, ["id"], [], {"bucket": "2"})
+    with pytest.raises(ValueError, match="not partitioned"):
+        rescale_buckets(spark, unpartitioned, 3, partitions=[{"dt": "a"}])

@@ -11,14 +11,19 @@ from dbt.cli.main import dbtRunner
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHOW_MERGED = "select * from {{ ref('customers') }} order by customer_id"
+SHOW_WIDE = ("select order_id, status, amount, pay_status, paid_amount, carrier, ship_status "
+             "from {{ ref('order_facts') }} order by order_id")
 # (title, dbt arguments, count its node results in the summary)
 STEPS = [
     ("load the seeds", ["seed", "--full-refresh"], True),
     ("build the models", ["run"], True),
     ("test the merged results", ["test"], True),
-    ("run again: the Paimon table merges the same rows into a new snapshot", ["run"], True),
-    ("read the merged Paimon table (customer 3 once, latest version)",
+    ("run again: every Paimon table merges this run's rows as a new snapshot", ["run"], True),
+    ("test again (product_sales now holds both runs' sums)", ["test"], True),
+    ("read a merged Paimon table (customer 3 once, latest version)",
      ["show", "--inline", SHOW_MERGED, "--limit", "10"], False),
+    ("read the wide table assembled by three partial_update models",
+     ["show", "--inline", SHOW_WIDE, "--limit", "10"], False),
     ("generate the docs catalog", ["docs", "generate"], False),
 ]
 

@@ -168,3 +168,26 @@ def test_bucket_hash_on_200k_rows(spark, tmp_path):
         i = int(k.split("-")[1])
         candidates = [x for x in range(i, 200_000, 150000) if x % 7 == n]
         assert v == max(candidates)
+
+
+def test_interleaved_with_pypaimon_writes(spark, tmp_path):
+    """Sequence numbers continue across writers: ours, pypaimon's, ours again."""
+    location = make_table(tmp_path, "orders", SCHEMA, ["id"], options={"bucket": "2"})
+    runs = [_run([1, 2, 3, 4], amounts=[1, 2, 3, 4]), _run([2, 3, 5], amounts=[20, 30, 50]),
+            _run([3, 5, 6], amounts=[300, 500, 600])]
+    write_primary_key_run(spark, spark.createDataFrame(runs[0]), location, model_name="orders")
+    table = location.open()
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(runs[1])
+    commit.commit(write.prepare_commit())
+    write.close()
+    commit.close()
+    write_primary_key_run(spark, spark.createDataFrame(runs[2]), location, model_name="orders")
+    got = sorted_rows(read_back(location), ["id"])
+    assert got == sorted_rows(expected_after(location, runs), ["id"])
+    assert {r["id"]: r["amount"] for r in got} == {1: 1, 2: 20, 3: 300, 4: 4, 5: 500, 6: 600}
+    table = location.open()
+    builder = table.new_read_builder()
+    theirs = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    assert sorted_rows(theirs, ["id"]) == got

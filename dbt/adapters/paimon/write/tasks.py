@@ -286,8 +286,7 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
         merged = merged.set_column(merged.schema.get_field_index(SEQ), SEQ,
                                    pa.array(ranks, pa.int64()))
         base = floors.get((partition, bucket), -1) + 1
-        metas = write_kv_file(table, partition, bucket, merged, level=0, sequence_base=base,
-                              check_order=False)
+        metas = write_kv_file(table, partition, bucket, merged, level=0, sequence_base=base)
         message = new_commit_message(partition, bucket, new_files=metas)
         messages.append(message)
         if plan.mode == DYNAMIC:

@@ -1,0 +1,168 @@
+"""End-to-end benchmark (issue 4): `dbt run` of a paimon_pk model vs a plain parquet table model.
+
+    .venv/bin/python benchmarks/e2e_merge.py [--rows 2000000] [--keys 500000] [--commits 4]
+
+In one dbt project and one Spark session (local[2]):
+* paimon_pk  -- `--commits` dbt runs, each merging rows/commits rows over `--keys` keys into a
+                4-bucket Paimon primary-key table (one Paimon commit per run);
+* parquet    -- the same runs of a plain dbt `table` model writing the same rows as parquet;
+* reads      -- a full read (all columns, Spark's noop sink) of the merged Paimon table beside the
+                parquet table;
+* pypaimon   -- pypaimon 2.1.0 writing --pypaimon-rows rows into a primary-key table (its own
+                writer), as rows/s.
+Prints a table with the ratios (goals: merge-write <= 2x parquet write, merged read <= 2x parquet
+read, >= 10x pypaimon's write throughput) and writes benchmarks/results/e2e_merge.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import pyarrow as pa
+from dbt.cli.main import dbtRunner
+
+MODEL_ROWS = """
+select cast(id % {keys} as bigint) as k,
+       cast(id as bigint) as v_long,
+       cast(id * 0.5 as double) as v_double,
+       concat('name-', cast(id % 1000 as string)) as v_string
+from range({{{{ var('batch') }}}} * {per_commit}, ({{{{ var('batch') }}}} + 1) * {per_commit})
+"""
+
+
+def write_project(root: str, rows: int, keys: int, commits: int) -> None:
+    per_commit = rows // commits
+    os.makedirs(os.path.join(root, "models"))
+    with open(os.path.join(root, "dbt_project.yml"), "w") as f:
+        f.write("name: bench\nversion: '1.0'\nconfig-version: 2\nprofile: bench\n")
+    with open(os.path.join(root, "profiles.yml"), "w") as f:
+        f.write(
+            "bench:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
+            "      schema: bench\n      spark_master: 'local[2]'\n      spark_conf:\n"
+            "        spark.sql.shuffle.partitions: '4'\n        spark.driver.memory: '4g'\n"
+        )
+    body = MODEL_ROWS.format(keys=keys, per_commit=per_commit)
+    with open(os.path.join(root, "models", "pk_model.sql"), "w") as f:
+        f.write("{{ config(materialized='paimon_pk', primary_key='k', buckets=4) }}\n" + body)
+    with open(os.path.join(root, "models", "parquet_model.sql"), "w") as f:
+        f.write("{{ config(materialized='table', file_format='parquet') }}\n" + body)
+
+
+def model_seconds(result) -> dict:
+    return {r.node.name: r.execution_time for r in result.result.results}
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def pypaimon_rows_per_second(rows: int, keys: int) -> float:
+    from pypaimon import CatalogFactory, Schema
+
+    warehouse = tempfile.mkdtemp(prefix="bench-pypaimon-")
+    try:
+        catalog = CatalogFactory.create({"warehouse": warehouse})
+        catalog.create_database("b", True)
+        schema = pa.schema([("k", pa.int64()), ("v_long", pa.int64()), ("v_double", pa.float64()),
+                            ("v_string", pa.string())])
+        catalog.create_table("b.t", Schema.from_pyarrow_schema(
+            schema, primary_keys=["k"], options={"bucket": "4"}), False)
+        data = pa.table({
+            "k": pa.array([i % keys for i in range(rows)], pa.int64()),
+            "v_long": pa.array(range(rows), pa.int64()),
+            "v_double": pa.array([i * 0.5 for i in range(rows)], pa.float64()),
+            "v_string": pa.array([f"name-{i % 1000}" for i in range(rows)]),
+        })
+        table = catalog.get_table("b.t")
+
+        def write():
+            builder = table.new_batch_write_builder()
+            writer, commit = builder.new_write(), builder.new_commit()
+            writer.write_arrow(data)
+            commit.commit(writer.prepare_commit())
+            writer.close()
+            commit.close()
+
+        return rows / timed(write)
+    finally:
+        shutil.rmtree(warehouse, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--keys", type=int, default=500_000)
+    parser.add_argument("--commits", type=int, default=4)
+    parser.add_argument("--pypaimon-rows", type=int, default=200_000)
+    args = parser.parse_args()
+
+    root = tempfile.mkdtemp(prefix="bench-e2e-")
+    write_project(root, args.rows, args.keys, args.commits)
+    runner = dbtRunner()
+    write = {"pk_model": 0.0, "parquet_model": 0.0}
+    try:
+        for batch in range(args.commits):
+            result = runner.invoke(["run", "--project-dir", root, "--profiles-dir", root,
+                                    "--vars", f"{{batch: {batch}}}", "--quiet"])
+            if not result.success:
+                print(result.exception, file=sys.stderr)
+                return 1
+            for name, seconds in model_seconds(result).items():
+                write[name] += seconds
+        from dbt.adapters.paimon import session
+
+        spark = session.current_registry().activate()
+        pk_rows = spark.table("bench.pk_model").count()
+        read_pk = min(timed(lambda: spark.table("bench.pk_model").write.format("noop")
+                            .mode("overwrite").save()) for _ in range(2))
+        read_parquet = min(timed(lambda: spark.table("bench.parquet_model").write.format("noop")
+                                 .mode("overwrite").save()) for _ in range(2))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    pypaimon_rate = pypaimon_rows_per_second(args.pypaimon_rows, args.keys)
+    paimon_rate = args.rows / write["pk_model"]
+
+    print(f"\n{args.rows:,} rows over {args.keys:,} keys in {args.commits} dbt runs "
+          f"(merged table: {pk_rows:,} rows), local[2]")
+    print(f"{'':32}{'seconds':>10}{'rows/s':>14}")
+    print(f"{'paimon_pk merge-write':32}{write['pk_model']:>10.1f}{paimon_rate:>14,.0f}")
+    print(f"{'parquet table write':32}{write['parquet_model']:>10.1f}"
+          f"{args.rows / write['parquet_model']:>14,.0f}")
+    print(f"{'merged read (Paimon)':32}{read_pk:>10.1f}")
+    print(f"{'parquet read':32}{read_parquet:>10.1f}")
+    print(f"{'pypaimon PK write':32}{args.pypaimon_rows / pypaimon_rate:>10.1f}"
+          f"{pypaimon_rate:>14,.0f}  ({args.pypaimon_rows:,} rows)")
+    print(f"\nmerge-write / parquet write = {write['pk_model'] / write['parquet_model']:.2f}x (goal <= 2x)")
+    print(f"merged read / parquet read   = {read_pk / read_parquet:.2f}x (goal <= 2x)")
+    print(f"write throughput vs pypaimon = {paimon_rate / pypaimon_rate:.1f}x (goal >= 10x)")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        labels = ["merge-write", "parquet write", "merged read", "parquet read"]
+        values = [write["pk_model"], write["parquet_model"], read_pk, read_parquet]
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        ax.bar(labels, values, color=["#3b6ea8", "#9aa5b1", "#3b6ea8", "#9aa5b1"])
+        ax.set_ylabel("seconds")
+        ax.set_title(f"dbt run: {args.rows:,} rows, {args.keys:,} keys, {args.commits} commits")
+        out = os.path.join(os.path.dirname(__file__), "results", "e2e_merge.png")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        fig.tight_layout()
+        fig.savefig(out, dpi=100)
+        print(f"plot: {out}")
+    except ImportError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

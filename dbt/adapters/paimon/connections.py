@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from contextlib import contextmanager
 from typing import Any, Generator, List, Optional
 
@@ -29,8 +30,23 @@ class SessionCursor(Cursor):
         self._spark = spark
 
     def execute(self, sql: str, *parameters: Any) -> None:
-        self._df = self._spark.sql(sql, args=list(parameters)) if parameters else self._spark.sql(sql)
+        if parameters:
+            self._df = self._spark.sql(sql, args=[spark_parameter(p) for p in parameters])
+        else:
+            self._df = self._spark.sql(sql)
         self._rows = None
+
+
+def spark_parameter(value: Any) -> Any:
+    """A binding as Spark should see it.
+
+    Naive datetimes and dates go as text for the SQL's ``cast(? as timestamp)``: PySpark would
+    turn a naive datetime into an instant through the *Python process's* local time zone, while
+    Spark reads timestamps in the session time zone, so seeds would shift by the UTC offset.
+    """
+    if isinstance(value, (dt.datetime, dt.date)) and getattr(value, "tzinfo", None) is None:
+        return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    return value
 
 
 class SessionConnection(SparkConnectionWrapper):

@@ -59,6 +59,9 @@ class PaimonAdapter(SparkAdapter):
         return [
             r.incorporate(is_paimon=PAIMON_PROVIDER_MARK in (r.information or ""))
             for r in relations
+            # `show table extended in <db>` also lists the session's temporary views, with an
+            # empty namespace: they are no relation of this schema.
+            if r.schema
         ]
 
     @property
@@ -188,3 +191,74 @@ class PaimonAdapter(SparkAdapter):
 
     def debug_query(self) -> None:
         self.execute("select 1 as id")
+
+    # -- table operations --------------------------------------------------------------------
+    # run-operation macros (macros/operations/): compact, rescale_buckets, expire_snapshots,
+    # remove_orphan_files, paimon_table_info. Each delegates to ``ops`` and returns its
+    # readable result; bad arguments and unsupported tables become DbtRuntimeError.
+    def _paimon_location(self, relation: BaseRelation):
+        from dbt.adapters.paimon.datasource.source import TableLocation
+
+        registry = self._registry
+        if relation is None or not self.is_paimon_relation(relation):
+            raise DbtRuntimeError(f"{relation} is not a Paimon table of warehouse "
+                                  f"{registry.warehouse}")
+        return TableLocation(registry.warehouse, relation.schema, relation.identifier,
+                             registry.catalog_options)
+
+    def _paimon_operation(self, name: str, relation: BaseRelation, action):
+        location = self._paimon_location(relation)
+        spark = self._registry.activate()
+        try:
+            return action(spark, location)
+        except (ValueError, NotImplementedError) as exc:
+            raise DbtRuntimeError(f"{name} of {location.name}: {exc}") from exc
+
+    @available
+    def paimon_compact(self, relation: BaseRelation, partitions=None, full: bool = False) -> str:
+        from dbt.adapters.paimon.ops import compact_table
+
+        result = self._paimon_operation("compact", relation, lambda spark, location: compact_table(
+            spark, location, partitions=partitions, full=bool(full)))
+        return f"{relation}: {result.message}"
+
+    @available
+    def paimon_rescale_buckets(self, relation: BaseRelation, buckets, partitions=None) -> str:
+        from dbt.adapters.paimon.ops import rescale_buckets
+
+        result = self._paimon_operation("rescale_buckets", relation,
+                                        lambda spark, location: rescale_buckets(
+                                            spark, location, buckets, partitions))
+        self._registry.expose(relation.schema, relation.identifier)  # new options / schema id
+        return f"{relation}: {result.message}"
+
+    @available
+    def paimon_expire_snapshots(self, relation: BaseRelation, retain_last=None, older_than=None,
+                                retain_max=None, max_deletes=None) -> str:
+        from dbt.adapters.paimon.ops import expire_snapshots
+
+        result = self._paimon_operation("expire_snapshots", relation,
+                                        lambda spark, location: expire_snapshots(
+                                            location, retain_last, older_than, retain_max,
+                                            max_deletes))
+        return f"{relation}: {result.message}"
+
+    @available
+    def paimon_remove_orphan_files(self, relation: BaseRelation, older_than=None,
+                                   dry_run: bool = False) -> str:
+        from dbt.adapters.paimon.ops import remove_orphan_files
+        from dbt.adapters.paimon.ops.expire import DEFAULT_ORPHAN_MARGIN
+
+        result = self._paimon_operation("remove_orphan_files", relation,
+                                        lambda spark, location: remove_orphan_files(
+                                            location, older_than or DEFAULT_ORPHAN_MARGIN,
+                                            bool(dry_run)))
+        return f"{relation}: {result.message}"
+
+    @available
+    def paimon_table_info(self, relation: BaseRelation, snapshot_id=None) -> str:
+        from dbt.adapters.paimon.ops import table_info
+
+        return self._paimon_operation("paimon_table_info", relation,
+                                      lambda spark, location: table_info(
+                                          location, int(snapshot_id) if snapshot_id else None))

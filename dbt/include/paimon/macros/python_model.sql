@@ -19,9 +19,15 @@ try:
     import pandas
 except ImportError:  # pandas is optional
     pandas = None
-if pandas is not None and isinstance(df, pandas.DataFrame):
+try:
+    import pyspark.pandas as pyspark_pandas
+except ImportError:  # needs pandas
+    pyspark_pandas = None
+if pyspark_pandas is not None and isinstance(df, pyspark_pandas.DataFrame):
+    df = df.to_spark()
+elif pandas is not None and isinstance(df, pandas.DataFrame):
     df = spark.createDataFrame(df)
 if not isinstance(df, pyspark.sql.DataFrame):
-    raise TypeError(f"a Python model must return a Spark or pandas DataFrame, got {type(df)}")
+    raise TypeError(f"a Python model must return a Spark, pandas or pandas-on-Spark DataFrame, got {type(df)}")
 df.write.mode("overwrite").format("{{ config.get('file_format') or 'parquet' }}").saveAsTable("{{ target_relation }}")
 {% endmacro %}

@@ -191,3 +191,39 @@ def test_interleaved_with_pypaimon_writes(spark, tmp_path):
     builder = table.new_read_builder()
     theirs = builder.new_read().to_arrow(builder.new_scan().plan().splits())
     assert sorted_rows(theirs, ["id"]) == got
+
+
+def test_input_changelog_holds_every_record_as_it_arrived(spark, tmp_path):
+    from pypaimon.manifest.manifest_file_manager import ManifestFileManager
+    from pypaimon.manifest.manifest_list_manager import ManifestListManager
+    from pypaimon.utils.file_store_path_factory import canonical_data_file_path
+
+    from dbt.adapters.paimon.format.kv_files import read_split_records
+    from dbt.adapters.paimon.format.splits import Split
+
+    location = make_table(tmp_path, "orders", SCHEMA, ["id"],
+                          options={"bucket": "2", "changelog-producer": "input"})
+    run = _run([1, 2, 1, 3, 1], amounts=[1, 2, 3, 4, 5], kinds=["+I", "+I", "-U", "+I", "+U"])
+    write_primary_key_run(spark, spark.createDataFrame(run), location, row_kind_column="op",
+                          model_name="orders")
+    table = location.open()
+    snapshot = table.snapshot_manager().get_latest_snapshot()
+    assert snapshot.changelog_record_count == 5
+    logged = []
+    for manifest in ManifestListManager(table).read_changelog(snapshot):
+        for entry in ManifestFileManager(table).read(manifest.file_name, drop_stats=False):
+            entry.file.file_path = canonical_data_file_path(table, (), entry.bucket,
+                                                            entry.file.file_name)
+            split = Split({}, (), entry.bucket, [entry.file], snapshot.id)
+            records = read_split_records(table, split)
+            logged += list(zip(records.column("id").to_pylist(),
+                               records.column("amount").to_pylist(),
+                               records.column("_row_kind").to_pylist()))
+    # per bucket in arrival order; every record, retractions included
+    assert sorted(logged) == sorted(zip([1, 2, 1, 3, 1], [1, 2, 3, 4, 5],
+                                        ["+I", "+I", "-U", "+I", "+U"]))
+    ones = [r for r in logged if r[0] == 1]
+    assert ones == [(1, 1, "+I"), (1, 3, "-U"), (1, 5, "+U")]
+    assert sorted_rows(read_back(location), ["id"]) == [
+        {"id": 1, "name": "n1", "amount": 5}, {"id": 2, "name": "n2", "amount": 2},
+        {"id": 3, "name": "n3", "amount": 4}]

@@ -289,6 +289,15 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
         metas = write_kv_file(table, partition, bucket, merged, level=0, sequence_base=base)
         message = new_commit_message(partition, bucket, new_files=metas)
         messages.append(message)
+        if plan.options_dict.get("changelog-producer") == "input":
+            # Paimon's 'input' changelog: every record as it arrived, not merged. ('lookup' and
+            # 'full-compaction' changelogs come from compaction, which is not this write.)
+            log = rows.select(plan.names + [ROW_KIND, SEQ])
+            log = log.set_column(log.schema.get_field_index(SEQ), SEQ,
+                                 pa.array(np.arange(log.num_rows, dtype=np.int64)))
+            message.changelog_files.extend(write_kv_file(
+                table, partition, bucket, log, level=0, sequence_base=base, changelog=True,
+                check_order=False))
         if plan.mode == DYNAMIC:
             new_mask = rows.column(NEW_KEY).to_numpy(zero_copy_only=False)
             if new_mask.any():

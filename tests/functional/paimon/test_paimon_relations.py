@@ -9,6 +9,9 @@ methods macros rely on (columns, listing, drop, rename) must act on the Paimon t
 Each class writes into its own Paimon database so classes never see each other's tables.
 """
 
+import datetime
+import decimal
+
 import pyarrow as pa
 import pytest
 from dbt.tests.util import get_connection, relation_from_name, run_dbt
@@ -433,3 +436,79 @@ class TestPaimonMergeEngineSourcesPaimon:
         assert select("partial_model", "id, a, b") == [(1, "x", "y"), (2, "p", "q")]
         assert select("agg_model", "id, total") == [(1, 15), (2, 1)]
         assert select("deletes_model", "id, v") == [(1, "a")]
+
+
+TYPES_SCHEMA = pa.schema([
+    ("i8", pa.int8()), ("i16", pa.int16()), ("i32", pa.int32()), ("i64", pa.int64()),
+    ("f32", pa.float32()), ("f64", pa.float64()), ("dec", pa.decimal128(10, 2)),
+    ("s", pa.string()), ("b", pa.bool_()), ("d", pa.date32()),
+    ("ts3", pa.timestamp("ms")), ("ts6", pa.timestamp("us")), ("bin", pa.binary()),
+    ("arr", pa.list_(pa.int32())), ("m", pa.map_(pa.string(), pa.int64())),
+    ("st", pa.struct([("x", pa.int32()), ("y", pa.string())])),
+])
+TYPES_ROW = {
+    "i8": -8, "i16": 1600, "i32": -32, "i64": 2**40, "f32": 1.5, "f64": -2.25,
+    "dec": decimal.Decimal("12345678.91"), "s": "héllo 'q'", "b": True,
+    "d": datetime.date(2024, 2, 29), "ts3": datetime.datetime(2024, 1, 2, 3, 4, 5, 678000),
+    "ts6": datetime.datetime(2024, 1, 2, 3, 4, 5, 678901), "bin": b"\x00\xff",
+    "arr": [1, None, 3], "m": [("k", 7)], "st": {"x": 1, "y": "z"},
+}
+# Spark's rendering of each column (cast to string, hex for bytes, JSON for nested types)
+TYPES_RENDER = (
+    "cast(i8 as string), cast(i16 as string), cast(i32 as string), cast(i64 as string), "
+    "cast(f32 as string), cast(f64 as string), cast(dec as string), s, cast(b as string), "
+    "cast(d as string), cast(ts3 as string), cast(ts6 as string), hex(bin), "
+    "to_json(arr), to_json(m), to_json(st)"
+)
+TYPES_EXPECTED = [
+    ("-8", "1600", "-32", "1099511627776", "1.5", "-2.25", "12345678.91", "héllo 'q'", "true",
+     "2024-02-29", "2024-01-02 03:04:05.678", "2024-01-02 03:04:05.678901", "00FF",
+     "[1,null,3]", '{"k":7}', '{"x":1,"y":"z"}'),
+    (None,) * 13 + (None, None, None),
+]
+
+
+class TestPaimonSourceTypesPaimon:
+    """Every Paimon type pypaimon writes reads back exactly through a dbt view (Paimon
+    TIMESTAMP is wall-clock time: Spark's timestamp_ntz)."""
+
+    DATABASE = "paimon_src_types"
+
+    @pytest.fixture(scope="class")
+    def paimon_tables(self, paimon_warehouse):
+        table = wh.create_table(paimon_warehouse, self.DATABASE, "all_types", TYPES_SCHEMA)
+        null_row = {name: None for name in TYPES_SCHEMA.names}
+        pypaimon_commit(table, pa.Table.from_pylist([TYPES_ROW, null_row], schema=TYPES_SCHEMA))
+        expose_to_running_session(self.DATABASE)
+        yield
+        drop_paimon_database(paimon_warehouse, self.DATABASE)
+
+    @pytest.fixture(scope="class")
+    def models(self, paimon_tables):
+        return {
+            "sources.yml": (
+                "version: 2\nsources:\n  - name: typed\n"
+                f"    schema: {self.DATABASE}\n    tables:\n      - name: all_types\n"
+            ),
+            "types_view.sql": "{{ config(materialized='view') }}\n"
+                              "select * from {{ source('typed', 'all_types') }}",
+        }
+
+    def test_types_read_back(self, project):
+        run_dbt(["run"])
+        relation = relation_from_name(project.adapter, "types_view")
+        rows = project.run_sql(
+            f"select {TYPES_RENDER} from {relation} order by i8 nulls last", fetch="all")
+        assert as_tuples(rows) == TYPES_EXPECTED
+
+        source = project.adapter.Relation.create(
+            database=project.database, schema=self.DATABASE, identifier="all_types")
+        with get_connection(project.adapter):
+            columns = project.adapter.get_columns_in_relation(source)
+        assert [(c.name, c.dtype) for c in columns] == [
+            ("i8", "tinyint"), ("i16", "smallint"), ("i32", "int"), ("i64", "bigint"),
+            ("f32", "float"), ("f64", "double"), ("dec", "decimal(10,2)"), ("s", "string"),
+            ("b", "boolean"), ("d", "date"), ("ts3", "timestamp_ntz"), ("ts6", "timestamp_ntz"),
+            ("bin", "binary"), ("arr", "array<int>"), ("m", "map<string,bigint>"),
+            ("st", "struct<x:int,y:string>"),
+        ]

@@ -49,3 +49,16 @@ def test_all_types_round_trip(spark, tmp_path):
                      "n": pa.array([k[2] for k in where], pa.int16())})
     assert [b for _, b in where.values()] == bucket_ids(keys, 3).tolist()
     check_files(location)
+
+
+def test_column_names_that_are_not_identifiers(spark, tmp_path):
+    """Dots and spaces in names (PySpark's mapInArrow would read 'v.w' as a struct field)."""
+    schema = pa.schema([("dt x", pa.string()), ("my key", pa.int64()), ("v.w", pa.int32())])
+    location = make_table(tmp_path, "odd", schema, ["my key"], ["dt x"], {"bucket": "-1"})
+    ddl = "`dt x` string, `my key` long, `v.w` int"
+    write_primary_key_run(spark, spark.createDataFrame([("a", 1, 1), ("b", 2, 2)], ddl),
+                          location, model_name="odd")
+    write_primary_key_run(spark, spark.createDataFrame([("b", 1, 3)], ddl), location,
+                          model_name="odd")
+    assert sorted_rows(read_back(location), ["my key"]) == [
+        {"dt x": "b", "my key": 1, "v.w": 3}, {"dt x": "b", "my key": 2, "v.w": 2}]

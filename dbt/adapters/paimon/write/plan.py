@@ -8,6 +8,7 @@ assigns the bucket of a new key) and ``_new_key`` (the key enters the bucket's i
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from typing import Dict, List, Optional, Tuple
 
 import pyarrow as pa
@@ -21,6 +22,8 @@ NEW_KEY = "_new_key"
 OLD_PREFIX = "_old_"  # cross-partition: the partition / bucket a key already lives in
 OLD_BUCKET = "_old_bucket"
 INTERNAL_COLUMNS = (ROW_KIND, SEQ, BUCKET, KEY_HASH, ASSIGNER, NEW_KEY)
+
+_PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 FIXED = "fixed"
 DYNAMIC = "dynamic"
@@ -50,6 +53,7 @@ class WritePlan:
     base_snapshot_id: Optional[int]       # snapshot every task reads (None: empty table)
     row_kind_label: str                   # how error messages name the row-kind column
     num_channels: int = 1                 # dynamic: bucket-assigning tasks (>= num_assigners)
+    spark_names: Tuple[Tuple[str, str], ...] = ()  # table column -> its name inside Spark
     cross_partition: bool = False         # primary key lacks a partition key (dynamic mode)
     engine: str = "deduplicate"
 
@@ -80,6 +84,27 @@ class WritePlan:
         if self.base_snapshot_id is None:
             return None
         return table.snapshot_manager().get_snapshot_by_id(self.base_snapshot_id)
+
+    # PySpark's mapInArrow resolves column names as expressions (a dot means a struct field), so
+    # table columns whose names are not plain identifiers travel through Spark as _col<i>.
+    def spark_name(self, name: str) -> str:
+        mapping = dict(self.spark_names)
+        if name in mapping:
+            return mapping[name]
+        if name.startswith(OLD_PREFIX) and name[len(OLD_PREFIX):] in mapping:
+            return OLD_PREFIX + mapping[name[len(OLD_PREFIX):]]
+        return name
+
+    def to_spark_names(self, data):
+        """Rename the columns of an Arrow table (or fields of a schema) to their Spark names."""
+        if isinstance(data, pa.Schema):
+            return pa.schema([f.with_name(self.spark_name(f.name)) for f in data])
+        return data.rename_columns([self.spark_name(n) for n in data.column_names])
+
+    def from_spark_names(self, data: pa.Table) -> pa.Table:
+        inverse = {self.spark_name(n): n for n in self.names}
+        inverse.update({self.spark_name(OLD_PREFIX + n): OLD_PREFIX + n for n in self.names})
+        return data.rename_columns([inverse.get(n, n) for n in data.column_names])
 
     def validated_schema(self) -> pa.Schema:
         """The table's columns, ``_row_kind`` and ``_seq``: rows after validation."""
@@ -112,3 +137,9 @@ class WritePlan:
                                             pa.field(BUCKET, pa.int32(), nullable=False),
                                             pa.field(NEW_KEY, pa.bool_(), nullable=False)]
         return pa.schema(fields)
+
+
+def spark_names_for(names) -> Tuple[Tuple[str, str], ...]:
+    """Spark-side names for table columns that are not plain identifiers (``_col<i>``: Paimon
+    column names cannot start with '_' here, so they never clash)."""
+    return tuple((n, f"_col{i}") for i, n in enumerate(names) if not _PLAIN_NAME.match(n))

@@ -20,7 +20,8 @@ from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
                                             DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
                                             INTERNAL_COLUMNS, KEY_HASH, NEW_KEY, OLD_BUCKET,
-                                            OLD_PREFIX, ROW_KIND, SEQ, WritePlan)
+                                            OLD_PREFIX, ROW_KIND, SEQ, WritePlan,
+                                            spark_names_for)
 from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, existing_keys_task,
                                              route_task, validate_task, write_task)
 
@@ -56,14 +57,15 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
     if plan.cross_partition:
         frame, moves = _locate_keys(spark, table, plan, frame)
     routed = frame.mapInArrow(functools.partial(route_task, plan),
-                              _struct(plan.routed_schema()))
-    partition_columns = list(plan.partition_keys)
+                              _struct(plan, plan.routed_schema()))
+    partitions = [_column(plan.spark_name(k)) for k in plan.partition_keys]
     if plan.mode == DYNAMIC:
-        routed = routed.repartition(*partition_columns, ASSIGNER).mapInArrow(
-            functools.partial(assign_task, plan), _struct(plan.assigned_schema()))
+        routed = routed.repartition(*partitions, _column(ASSIGNER)).mapInArrow(
+            functools.partial(assign_task, plan), _struct(plan, plan.assigned_schema()))
     if moves is not None:
         routed = routed.unionByName(moves)
-    shuffled = routed.repartition(*partition_columns, BUCKET)
+    # one task per (partition, bucket): the only writer of the bucket in this commit
+    shuffled = routed.repartition(*partitions, _column(BUCKET))
     results = shuffled.mapInArrow(functools.partial(write_task, plan), "payload binary")
     try:
         rows = results.collect()
@@ -157,6 +159,7 @@ def make_plan(spark, table, location, model_name: str,
         max_buckets=int(options.get("dynamic-bucket.max-buckets", DEFAULT_MAX_BUCKETS)),
         base_snapshot_id=current_snapshot_id(table),
         row_kind_label=row_kind_column or ROW_KIND, cross_partition=cross_partition,
+        spark_names=spark_names_for(names),
         engine=engine)
     plan.merge_spec()  # PaimonConfigError before any Spark job
     if mode == DYNAMIC and plan.base_snapshot_id is not None:
@@ -180,10 +183,18 @@ def _default_parallelism(spark) -> int:
         return int(spark.conf.get("spark.sql.shuffle.partitions", "4"))
 
 
-def _struct(schema):
+def _column(name: str):
+    from pyspark.sql import functions as F
+
+    from dbt.adapters.paimon.datasource.spark_types import quote_identifier
+
+    return F.col(quote_identifier(name))
+
+
+def _struct(plan: WritePlan, schema):
     from dbt.adapters.paimon.datasource.spark_types import spark_schema
 
-    return spark_schema(_spark_schema(schema))
+    return spark_schema(_spark_schema(plan, schema))
 
 
 def _select_input(df, plan: WritePlan, row_kind_column: Optional[str]):
@@ -203,7 +214,8 @@ def _select_input(df, plan: WritePlan, row_kind_column: Optional[str]):
             f"{plan.table_name} {plan.names}: missing {missing}, unknown {extra}")
     kind = (F.col(quote_identifier(row_kind_column)).cast("string") if row_kind_column
             else F.lit("+I"))
-    return df.select(*[F.col(quote_identifier(c)) for c in plan.names], kind.alias(ROW_KIND),
+    return df.select(*[F.col(quote_identifier(c)).alias(plan.spark_name(c)) for c in plan.names],
+                     kind.alias(ROW_KIND),
                      F.monotonically_increasing_id().alias(SEQ))
 
 
@@ -224,12 +236,14 @@ def _locate_keys(spark, table, plan: WritePlan, frame):
     from dbt.adapters.paimon.datasource.spark_types import quote_identifier as q
     from dbt.adapters.paimon.format.splits import plan_splits
 
-    pk = list(plan.primary_keys)
-    moving = [k for k in plan.partition_keys if k not in pk]
+    sn = plan.spark_name
+    pk = [sn(k) for k in plan.primary_keys]
+    moving = [sn(k) for k in plan.partition_keys if k not in plan.primary_keys]
+    names = [sn(c) for c in plan.names]
     validated = frame.mapInArrow(functools.partial(validate_task, plan),
-                                 _struct(plan.validated_schema()))
+                                 _struct(plan, plan.validated_schema()))
     where = F.struct(*[F.col(q(k)) for k in moving])
-    by_key = validated.groupBy(*[q(k) for k in pk]).agg(
+    by_key = validated.groupBy(*[F.col(q(k)) for k in pk]).agg(
         F.min_by(where, F.col(SEQ)).alias("_first_p"),
         F.max_by(where, F.col(SEQ)).alias("_last_p"),
         F.max_by(F.col(ROW_KIND), F.col(SEQ)).alias("_last_kind"),
@@ -239,9 +253,10 @@ def _locate_keys(spark, table, plan: WritePlan, frame):
         payloads = [(pickle.dumps(s),) for s in splits]
         existing = spark.createDataFrame(payloads, "split binary").repartition(
             min(len(payloads), _default_parallelism(spark) * 2)).mapInArrow(
-            functools.partial(existing_keys_task, plan), _struct(plan.existing_keys_schema()))
+            functools.partial(existing_keys_task, plan),
+            _struct(plan, plan.existing_keys_schema()))
         old_p = F.struct(*[F.col(q(OLD_PREFIX + k)).alias(k) for k in moving])
-        existing = existing.select(*[q(k) for k in pk], old_p.alias("_old_p"),
+        existing = existing.select(*[F.col(q(k)) for k in pk], old_p.alias("_old_p"),
                                    F.col(OLD_BUCKET))
         by_key = by_key.join(existing, on=pk, how="left")
     else:
@@ -255,19 +270,18 @@ def _locate_keys(spark, table, plan: WritePlan, frame):
     else:
         home = F.when(exists, F.col("_old_p")).otherwise(F.col("_first_p"))
     by_key = by_key.withColumn("_home", home)
-    others = [c for c in plan.names if c not in moving]
-    rows = validated.join(by_key.select(*[q(k) for k in pk], "_home"), on=pk, how="inner")
+    rows = validated.join(by_key.select(*[F.col(q(k)) for k in pk], "_home"), on=pk,
+                          how="inner")
     rows = rows.select(*[F.col(f"_home.{q(k)}").alias(k) if k in moving else F.col(q(k))
-                         for k in plan.names], F.col(ROW_KIND), F.col(SEQ))
+                         for k in names], F.col(ROW_KIND), F.col(SEQ))
     if plan.engine != "deduplicate":
         return rows, None
     # the key leaves its partition: a -D there, numbered after every row of the run
     left = by_key.filter(exists & ~F.col("_old_p").eqNullSafe(F.col("_home")))
-    last = validated.join(left.select(*[q(k) for k in pk], "_old_p", OLD_BUCKET,
+    last = validated.join(left.select(*[F.col(q(k)) for k in pk], "_old_p", OLD_BUCKET,
                                       F.col("_last_seq").alias(SEQ)), on=pk + [SEQ])
     moves = last.select(
-        *[F.col(f"_old_p.{q(k)}").alias(k) if k in moving else F.col(q(k))
-          for k in plan.names],
+        *[F.col(f"_old_p.{q(k)}").alias(k) if k in moving else F.col(q(k)) for k in names],
         F.lit("-D").alias(ROW_KIND), F.col(SEQ),
         F.lit(0).cast("int").alias(KEY_HASH), F.col(OLD_BUCKET).alias(BUCKET),
         F.lit(False).alias(NEW_KEY))

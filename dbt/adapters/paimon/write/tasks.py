@@ -32,14 +32,21 @@ from dbt.adapters.paimon.write.validation import (Problems, cast_column, conform
 _OUT_BATCH = 65536
 
 
-def _spark_schema(schema: pa.Schema) -> pa.Schema:
-    """The Arrow types Spark expects back for ``schema`` (e.g. microsecond timestamps)."""
+def _spark_schema(plan: WritePlan, schema: pa.Schema) -> pa.Schema:
+    """The Arrow schema Spark expects back for ``schema``: Spark-side names, Spark's types
+    (e.g. microsecond timestamps)."""
     from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, spark_schema
 
-    return arrow_schema_for_spark(spark_schema(schema))
+    return arrow_schema_for_spark(spark_schema(plan.to_spark_names(schema)))
 
 
-def _emit(table: pa.Table, spark_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def _from_spark(plan: WritePlan, batch) -> pa.Table:
+    table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+    return plan.from_spark_names(table)
+
+
+def _emit(plan: WritePlan, table: pa.Table, spark_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    table = plan.to_spark_names(table)
     arrays = [table.column(f.name).cast(f.type) for f in spark_schema]
     out = pa.Table.from_arrays(arrays, schema=spark_schema)
     yield from out.to_batches(max_chunksize=_OUT_BATCH)
@@ -60,12 +67,12 @@ def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
     problems = Problems(plan)
     not_null = tuple(f.name for f in plan.arrow_schema if not f.nullable or
                      f.name in plan.primary_keys)
-    out_schema = _spark_schema(plan.routed_schema())
+    out_schema = _spark_schema(plan, plan.routed_schema())
     keys = list(plan.bucket_keys)
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        rows = conform_and_check(plan, pa.Table.from_batches([batch]), problems, not_null)
+        rows = conform_and_check(plan, _from_spark(plan, batch), problems, not_null)
         if problems:
             continue  # keep checking: the error reports every kind of problem and its count
         if plan.mode == FIXED:
@@ -81,7 +88,7 @@ def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
                                                    plan.num_channels, plan.num_assigners)
             rows = rows.append_column(KEY_HASH, pa.array(key_hashes, pa.int32()))
             rows = rows.append_column(ASSIGNER, pa.array(assigners, pa.int32()))
-        yield from _emit(rows, out_schema)
+        yield from _emit(plan, rows, out_schema)
     if problems:
         raise task_errors.TaskFailure(problems.error())
 
@@ -92,13 +99,13 @@ def validate_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterato
         problems = Problems(plan)
         not_null = tuple(f.name for f in plan.arrow_schema if not f.nullable or
                          f.name in plan.primary_keys)
-        out_schema = _spark_schema(plan.validated_schema())
+        out_schema = _spark_schema(plan, plan.validated_schema())
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            rows = conform_and_check(plan, pa.Table.from_batches([batch]), problems, not_null)
+            rows = conform_and_check(plan, _from_spark(plan, batch), problems, not_null)
             if not problems:
-                yield from _emit(rows, out_schema)
+                yield from _emit(plan, rows, out_schema)
         if problems:
             raise task_errors.TaskFailure(problems.error())
     except task_errors.TaskFailure:
@@ -115,7 +122,7 @@ def existing_keys_task(plan: WritePlan,
 
     try:
         table = plan.open_table()
-        out_schema = _spark_schema(plan.existing_keys_schema())
+        out_schema = _spark_schema(plan, plan.existing_keys_schema())
         columns = list(dict.fromkeys(list(plan.primary_keys) + list(plan.partition_keys)))
         for batch in batches:
             for payload in batch.column(0).to_pylist():
@@ -132,7 +139,7 @@ def existing_keys_task(plan: WritePlan,
                     names.append(OLD_PREFIX + k)
                 arrays.append(pa.array(np.full(keys.num_rows, split.bucket, np.int32)))
                 names.append(OLD_BUCKET)
-                yield from _emit(pa.Table.from_arrays(arrays, names=names), out_schema)
+                yield from _emit(plan, pa.Table.from_arrays(arrays, names=names), out_schema)
     except Exception as exc:  # noqa: BLE001
         raise task_errors.TaskFailure(exc) from None
 
@@ -149,11 +156,11 @@ def _conform(plan: WritePlan, data: pa.Table, extra: Dict[str, pa.DataType]) -> 
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def _collect(batches: Iterable[pa.RecordBatch]) -> pa.Table:
+def _collect(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> pa.Table:
     batches = [b for b in batches if b.num_rows]
     if not batches:
         return None
-    return pa.Table.from_batches(batches).combine_chunks()
+    return _from_spark(plan, pa.Table.from_batches(batches).combine_chunks())
 
 
 def split_groups(data: pa.Table, columns: List[str]) -> Iterator[Tuple[tuple, pa.Table]]:
@@ -193,14 +200,14 @@ def assign_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[
 
 
 def _assign(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
-    data = _collect(batches)
+    data = _collect(plan, batches)
     if data is None:
         return
     data = _conform(plan, data, {ROW_KIND: pa.string(), SEQ: pa.int64(), KEY_HASH: pa.int32(),
                                  ASSIGNER: pa.int32()})
     table = plan.open_table()
     snapshot = plan.base_snapshot(table)
-    out_schema = _spark_schema(plan.assigned_schema())
+    out_schema = _spark_schema(plan, plan.assigned_schema())
     partition_columns = list(plan.partition_keys)
     for partition, rows in split_groups(data, partition_columns):
         index = dynamic_index.PartitionIndex.load(table, snapshot, partition)
@@ -223,7 +230,7 @@ def _assign(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
         out = rows.drop_columns([ASSIGNER])
         out = out.append_column(BUCKET, pa.array(buckets, pa.int32()))
         out = out.append_column(NEW_KEY, pa.array(new, pa.bool_()))
-        yield from _emit(out, out_schema)
+        yield from _emit(plan, out, out_schema)
 
 
 # --------------------------------------------------------------------------- 3. write
@@ -265,7 +272,7 @@ def _sequence_floors(plan: WritePlan, table, partitions: List[tuple]) -> Dict[tu
 def _write(plan: WritePlan, table, batches, messages: list) -> int:
     from dbt.adapters.paimon.format.kv_files import new_commit_message, write_kv_file
 
-    data = _collect(batches)
+    data = _collect(plan, batches)
     if data is None:
         return 0
     extra = {ROW_KIND: pa.string(), SEQ: pa.int64(), BUCKET: pa.int32()}

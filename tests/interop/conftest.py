@@ -188,7 +188,10 @@ def spark():
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "4")
                .config("spark.driver.memory", "1g")
+               # PaimonReader implements pushFilters (the adapter's session enables this too)
+               .config("spark.sql.python.filterPushdown.enabled", "true")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
+    session.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     session.dataSource.register(PaimonDataSource)
     yield session

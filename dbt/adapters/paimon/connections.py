@@ -11,6 +11,7 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionWrapper
 from dbt.adapters.spark.session import Cursor
 from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon import session
@@ -118,6 +119,7 @@ class PaimonConnectionManager(SparkConnectionManager):
             spark_conf={**creds.server_side_parameters, **creds.spark_conf},
             catalog_options=creds.catalog_options,
         )
+        registry.sync_once(get_invocation_id())
         connection.handle = SessionConnection(registry.activate())
         connection.state = ConnectionState.OPEN
         return connection

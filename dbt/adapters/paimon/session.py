@@ -9,6 +9,7 @@ Traps handled here (each cost hours once):
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
@@ -82,8 +83,11 @@ def start_session(
             builder = builder.enableHiveSupport()
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
+        # PySpark logs every failed query to stderr as a JSON record with the Java stack trace
+        # (its own handler, not log4j); dbt reports the error already.
+        for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
-        registry.sync()
         _registry = registry
         return registry
 

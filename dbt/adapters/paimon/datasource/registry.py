@@ -13,6 +13,7 @@ Paimon writers, recreates entries whose schema changed and drops entries of vani
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -58,6 +59,8 @@ class PaimonTableRegistry:
         self.warehouse = warehouse
         self.catalog_options = dict(catalog_options)
         self._registered: Set[Tuple[str, str]] = set()
+        self._sync_lock = threading.Lock()
+        self._synced_for: Optional[str] = None
         spark.dataSource.register(PaimonDataSource)
 
     def activate(self) -> SparkSession:
@@ -79,6 +82,14 @@ class PaimonTableRegistry:
         return wh.open_table(self.warehouse, database, table, self.catalog_options)
 
     # -- synchronisation -------------------------------------------------------------------
+    def sync_once(self, key: str) -> None:
+        """Sync once per ``key`` (a dbt invocation): a session outlives invocations (dbt's
+        programmatic runner, orchestrators), and other writers create tables in between."""
+        with self._sync_lock:
+            if self._synced_for != key:
+                self.sync()
+                self._synced_for = key
+
     def sync(self, databases: Optional[List[str]] = None) -> None:
         """Bring Spark's catalog in line with the warehouse (all databases by default)."""
         for database in databases if databases is not None else wh.list_databases(self.warehouse):

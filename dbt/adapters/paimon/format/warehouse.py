@@ -39,10 +39,31 @@ def open_table(warehouse: str, database: str, table: str,
     """The pypaimon ``FileStoreTable`` at its latest schema; TableNotFoundError if absent."""
     catalog = open_catalog(warehouse, options)
     try:
-        return catalog.get_table(_identifier(database, table))
+        return java_compatible(catalog.get_table(_identifier(database, table)))
     except (TableNotExistException, DatabaseNotExistException) as exc:
         raise TableNotFoundError(
             f"Paimon table {database}.{table} does not exist in warehouse {warehouse}") from exc
+
+
+def java_compatible(table):
+    """Make the table's parquet files readable by Paimon's Java readers.
+
+    pyarrow writes DECIMAL(p <= 18) as fixed-length byte arrays, which Paimon 1.0 Java cannot read;
+    Paimon itself writes them as INT32 (p <= 9) / INT64 (p <= 18). pypaimon passes extra keyword
+    arguments of write_parquet on to pyarrow, so the table's FileIO gets that setting here, once,
+    for every writer of this table object (key-value files, append files, compaction).
+    """
+    file_io = table.file_io
+    if not getattr(file_io, "_dbt_paimon_java_decimals", False):
+        write_parquet = file_io.write_parquet
+
+        def write_parquet_as_java(path, data, *args, **kwargs):
+            kwargs.setdefault("store_decimal_as_integer", True)
+            return write_parquet(path, data, *args, **kwargs)
+
+        file_io.write_parquet = write_parquet_as_java
+        file_io._dbt_paimon_java_decimals = True
+    return table
 
 
 def table_exists(warehouse: str, database: str, table: str) -> bool:
@@ -119,7 +140,7 @@ def create_table(warehouse: str, database: str, table: str, schema: TableSchemaS
     except TableAlreadyExistException as exc:
         raise TableAlreadyExistsError(
             f"Paimon table {database}.{table} already exists in warehouse {warehouse}") from exc
-    return catalog.get_table(_identifier(database, table))
+    return java_compatible(catalog.get_table(_identifier(database, table)))
 
 
 def drop_table(warehouse: str, database: str, table: str, missing_ok: bool = True) -> None:

@@ -1,0 +1,120 @@
+"""Table operations from a dbt project: `dbt run-operation compact | rescale_buckets |
+expire_snapshots | remove_orphan_files | paimon_table_info` on tables built by paimon_pk models."""
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
+
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format import splits
+
+ORDERS = """
+{{ config(materialized='paimon_pk', primary_key=['dt', 'id'], partition_by='dt', buckets=2) }}
+select concat('2024-03-1', cast(id % 2 + 1 as string)) as dt, cast(id as bigint) as id,
+       cast(id * {{ var('batch') }} as bigint) as v
+from range(0, 40)
+"""
+
+FIRST = """
+{{ config(materialized='paimon_pk', primary_key='id', merge_engine='first-row', buckets=2) }}
+select cast(id as bigint) as id, cast({{ var('batch') }} as bigint) as batch from range(0, 20)
+where id < 10 * {{ var('batch') }}
+"""
+
+DYNAMIC = """
+{{ config(materialized='paimon_pk', primary_key='id', buckets=-1) }}
+select cast(id as bigint) as id from range(0, 5)
+"""
+
+
+def location(project, table):
+    return TableLocation(project.adapter.config.credentials.warehouse, project.test_schema,
+                         table, {})
+
+
+def kinds(project, table):
+    return [s.commit_kind for s in splits.list_snapshots(location(project, table).open())]
+
+
+def files(project, table):
+    return [f for s in splits.plan_splits(location(project, table).open()) for f in s.files]
+
+
+def rows(project, table):
+    return [tuple(r) for r in project.run_sql(
+        f"select * from {project.test_schema}.{table} order by 1, 2", fetch="all")]
+
+
+def operation(name, args, expect_pass=True):
+    return run_dbt_and_capture(["run-operation", name, "--args", args], expect_pass=expect_pass)
+
+
+class TestOperations:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"orders.sql": ORDERS, "first_rows.sql": FIRST, "dyn.sql": DYNAMIC}
+
+    def test_compact_rescale_expire_info(self, project):
+        for batch in (1, 2, 3):
+            run_dbt(["run", "--select", "orders", "--vars", f"{{batch: {batch}}}"])
+        before = rows(project, "orders")
+        assert len(before) == 40 and len(files(project, "orders")) == 12
+
+        _, out = operation("compact", '{model: orders, partitions: [{dt: "2024-03-12"}], full: true}')
+        assert "full compaction" in out and "data files 6 -> 2" in out
+        assert kinds(project, "orders") == ["APPEND"] * 3 + ["COMPACT"]
+        assert rows(project, "orders") == before
+        levels = {(f.level) for s in splits.plan_splits(location(project, "orders").open(),
+                                                        partition_filter={"dt": "2024-03-12"})
+                  for f in s.files}
+        assert levels == {5}
+
+        _, out = operation("compact", f"{{relation: {project.test_schema}.orders, full: true}}")
+        assert len(files(project, "orders")) == 4 and rows(project, "orders") == before
+
+        _, out = operation("paimon_table_info", "{model: orders}")
+        assert "Files per (partition, bucket)" in out and "L5:1" in out and "COMPACT" in out
+
+        _, out = operation("rescale_buckets", "{model: orders, buckets: 3}")
+        assert "from 2 to 3 buckets" in out
+        assert kinds(project, "orders")[-1] == "OVERWRITE"
+        assert location(project, "orders").open().table_schema.options["bucket"] == "3"
+        assert rows(project, "orders") == before
+        # the model says buckets=3 too from now on; its next run writes into the new buckets
+        write_file(ORDERS.replace("buckets=2", "buckets=3"), project.project_root, "models",
+                   "orders.sql")
+        run_dbt(["run", "--select", "orders", "--vars", "{batch: 4}"])
+        after_run = rows(project, "orders")
+        assert len(after_run) == 40 and (("2024-03-11", 4, 16)) in after_run
+        assert {s.total_buckets for s in splits.plan_splits(location(project, "orders").open())} == {3}
+
+        _, out = operation("expire_snapshots", '{model: orders, retain_last: 2, older_than: "0 ms"}')
+        assert "expired 5 snapshot(s) 1..5" in out
+        assert [s.id for s in splits.list_snapshots(location(project, "orders").open())] == [6, 7]
+        assert rows(project, "orders") == after_run
+
+        _, out = operation("remove_orphan_files", "{model: orders, dry_run: true}")
+        assert "would delete 0 orphan file(s)" in out
+
+    def test_first_row_table_readable_after_compaction(self, project):
+        for batch in (1, 2):
+            run_dbt(["run", "--select", "first_rows", "--vars", f"{{batch: {batch}}}"])
+        ours = rows(project, "first_rows")
+        assert ours == [(i, 1 if i < 10 else 2) for i in range(20)]
+        table = location(project, "first_rows").open()
+        builder = table.new_read_builder()
+        assert builder.new_read().to_arrow(builder.new_scan().plan().splits()).num_rows == 0
+        operation("compact", "{model: first_rows}")
+        table = location(project, "first_rows").open()
+        builder = table.new_read_builder()
+        theirs = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+        assert sorted(tuple(r.values()) for r in theirs.to_pylist()) == ours
+        assert rows(project, "first_rows") == ours
+
+    def test_errors(self, project):
+        run_dbt(["run", "--select", "dyn", "--vars", "{batch: 1}"])
+        _, out = operation("rescale_buckets", "{model: dyn, buckets: 4}", expect_pass=False)
+        assert "dynamic bucket mode" in out
+        _, out = operation("compact", "{model: nope}", expect_pass=False)
+        assert "no model named 'nope'" in out
+        _, out = operation("compact", "{}", expect_pass=False)
+        assert "exactly one of 'model'" in out

@@ -1,0 +1,65 @@
+"""Paimon's compaction strategies on bucket metadata only (no files, no Spark)."""
+from types import SimpleNamespace
+
+from dbt.adapters.paimon.format.splits import Split
+from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor, sorted_runs
+
+
+def _file(name, level, size, seq, deletes=0):
+    return SimpleNamespace(file_name=name, level=level, file_size=size, max_sequence_number=seq,
+                           delete_row_count=deletes)
+
+
+def _split(*files):
+    return Split(partition={}, partition_values=(), bucket=0, files=list(files), snapshot_id=1,
+                 levels=[f.level for f in files])
+
+
+CONFIG = CompactionConfig.from_options({"num-sorted-run.compaction-trigger": "3"})
+
+
+def test_options():
+    assert CONFIG.max_level == 3 and CONFIG.size_ratio == 1 and CONFIG.max_size_amp == 200
+    assert not CONFIG.force_up_level0
+    assert CompactionConfig.from_options({"merge-engine": "first-row"}).force_up_level0
+    assert CompactionConfig.from_options({"changelog-producer": "lookup"}).max_level == 5
+
+
+def test_sorted_runs_newest_level0_first():
+    runs = sorted_runs([_file("a", 0, 1, 1), _file("b", 0, 1, 5), _file("c", 2, 1, 0),
+                        _file("d", 2, 1, 0)])
+    assert [(r.level, [f.file_name for f in r.files]) for r in runs] == \
+        [(0, ["b"]), (0, ["a"]), (2, ["c", "d"])]
+
+
+def test_below_trigger_nothing():
+    assert pick_minor(_split(_file("a", 0, 10, 1), _file("b", 0, 10, 2)), CONFIG) is None
+
+
+def test_size_amplification_compacts_everything_to_the_top():
+    unit = pick_minor(_split(_file("a", 0, 100, 3), _file("b", 0, 100, 2),
+                             _file("c", 3, 10, 1)), CONFIG)
+    assert unit.output_level == 3 and unit.drop_delete and len(unit.split.files) == 3
+
+
+def test_size_ratio_picks_the_small_new_runs_only():
+    # two small new runs, one big old one: merged into the level below the big one
+    unit = pick_minor(_split(_file("a", 0, 10, 4), _file("b", 0, 10, 3),
+                             _file("big", 3, 1000, 1)), CONFIG)
+    assert sorted(f.file_name for f in unit.split.files) == ["a", "b"]
+    assert unit.output_level == 2 and not unit.drop_delete   # older data below: keep -D
+
+
+def test_force_up_level0_for_first_row():
+    config = CompactionConfig.from_options({"merge-engine": "first-row"})
+    unit = pick_minor(_split(_file("a", 0, 10, 2), _file("big", 5, 1000, 1)), config)
+    assert [f.file_name for f in unit.split.files] == ["a"] and unit.output_level == 4
+    assert pick_minor(_split(_file("big", 5, 1000, 1)), config) is None
+
+
+def test_full_skips_a_compacted_bucket():
+    config = CompactionConfig.from_options({})
+    assert pick_full(_split(_file("a", 5, 10, 1), _file("b", 5, 10, 2)), config) is None
+    assert pick_full(_split(_file("a", 5, 10, 1, deletes=1)), config) is not None
+    unit = pick_full(_split(_file("a", 0, 10, 2), _file("b", 5, 10, 1)), config)
+    assert unit.output_level == 5 and unit.drop_delete and unit.full

@@ -65,7 +65,7 @@ def test_initial_buckets_and_unpartitioned(spark, tmp_path):
     schema = pa.schema([("id", pa.int32()), ("v", pa.string())])
     location = make_table(tmp_path, "dyn", schema, ["id"], options={
         "bucket": "-1", "dynamic-bucket.initial-buckets": "3",
-        "dynamic-bucket.assigner-parallelism": "4"})
+        "dynamic-bucket.assigner-parallelism": "3"})
     run = pa.table({"id": pa.array(range(1000), pa.int32()),
                     "v": pa.array([str(i) for i in range(1000)])})
     write_primary_key_run(spark, spark.createDataFrame(run), location, model_name="dyn")

@@ -80,10 +80,8 @@ def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
             rows = rows.append_column(BUCKET, pa.array(buckets, pa.int32()))
         else:
             key_hashes = hash_codes(rows.select(keys))
-            if plan.partition_keys:
-                partition_hashes = hash_codes(rows.select(list(plan.partition_keys)))
-            else:
-                partition_hashes = np.zeros(rows.num_rows, np.int32)
+            # an unpartitioned table hashes the empty row, as Java and pypaimon do
+            partition_hashes = hash_codes(rows.select(list(plan.partition_keys)))
             assigners = dynamic_index.assigner_ids(partition_hashes, key_hashes,
                                                    plan.num_channels, plan.num_assigners)
             rows = rows.append_column(KEY_HASH, pa.array(key_hashes, pa.int32()))

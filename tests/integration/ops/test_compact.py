@@ -137,3 +137,44 @@ def test_compaction_refuses_append_tables(spark, tmp_path):
     location = make_table(tmp_path, "a", TABLE_SCHEMA, [], [], {})
     with pytest.raises(NotImplementedError, match="append table"):
         compact_table(spark, location)
+
+
+def _changelog(location):
+    from pypaimon.manifest.manifest_file_manager import ManifestFileManager
+    from pypaimon.manifest.manifest_list_manager import ManifestListManager
+    from pypaimon.utils.file_store_path_factory import canonical_data_file_path
+
+    from dbt.adapters.paimon.format.kv_files import read_split_records
+    from dbt.adapters.paimon.format.splits import Split
+
+    table = location.open()
+    snapshot = table.snapshot_manager().get_latest_snapshot()
+    rows = []
+    for meta in ManifestListManager(table).read_changelog(snapshot):
+        for entry in ManifestFileManager(table).read(meta.file_name):
+            f = entry.file
+            f.file_path = canonical_data_file_path(table, tuple(entry.partition.values),
+                                                   entry.bucket, f.file_name)
+            split = Split({}, (), entry.bucket, [f], snapshot.id)
+            records = read_split_records(table, split)
+            rows += [(r["_row_kind"], r["id"], r["v"]) for r in records.to_pylist()]
+    return sorted(rows, key=lambda r: (r[1], r[0] not in ("-U", "-D")))
+
+
+def test_full_compaction_changelog_producer(spark, tmp_path):
+    location = make_table(tmp_path, "cl", TABLE_SCHEMA.remove(0), ["id"], [],
+                          {"bucket": "1", "changelog-producer": "full-compaction",
+                           "changelog-producer.row-deduplicate": "true"})
+
+    def run(ids, vs, ops):
+        return pa.table({"id": pa.array(ids, pa.int64()), "v": pa.array(vs, pa.int64()),
+                         "s": pa.array(["x"] * len(ids)), "op": pa.array(ops)})
+
+    write_run(spark, location, run([1, 2, 3], [10, 20, 30], ["+I"] * 3), "op")
+    compact_table(spark, location, full=True)
+    assert _changelog(location) == [("+I", 1, 10), ("+I", 2, 20), ("+I", 3, 30)]
+    write_run(spark, location, run([1, 2, 3, 4], [11, 20, 30, 40], ["+U", "-D", "+I", "+I"]),
+              "op")
+    compact_table(spark, location, full=True)
+    # 3 rewritten with the same value: deduplicated away
+    assert _changelog(location) == [("-U", 1, 10), ("+U", 1, 11), ("-D", 2, 20), ("+I", 4, 40)]

@@ -170,15 +170,67 @@ def compact_unit(table, unit: CompactUnit):
     from dbt.adapters.paimon.runtime import premerge_arrow
 
     split = unit.split
-    records = read_split_records(table, split).drop_columns(["_level"])
-    merged = premerge_arrow(merge_spec_of(table), records)
+    spec = merge_spec_of(table)
+    records = read_split_records(table, split)
+    merged = premerge_arrow(spec, records.drop_columns(["_level"]))
     if unit.drop_delete:
-        additions = pc.is_in(merged.column("_row_kind"), value_set=pa.array(["+I", "+U"]))
-        merged = merged.filter(additions)
+        merged = _additions(merged)
     new_files = write_kv_file(table, split.partition_values, split.bucket, merged,
                               level=unit.output_level)
+    changelog_files = []
+    producer = str(table.table_schema.options.get("changelog-producer", "none"))
+    if unit.full and producer == "full-compaction":
+        try:
+            # before: what the previous full compaction left at the top level
+            top = records.filter(pc.equal(records.column("_level"), unit.output_level))
+            before = _additions(premerge_arrow(spec, top.drop_columns(["_level"])))
+            changes = full_compaction_changelog(spec, before, merged)
+            changelog_files = write_kv_file(table, split.partition_values, split.bucket,
+                                            changes, changelog=True, check_order=False)
+        except BaseException:
+            from dbt.adapters.paimon.format.commit import abort
+
+            abort(table, [new_commit_message(split.partition_values, split.bucket,
+                                             new_files=new_files)])
+            raise
     return new_commit_message(split.partition_values, split.bucket, new_files=new_files,
-                              deleted_files=split.files)
+                              deleted_files=split.files, changelog_files=changelog_files)
+
+
+def _additions(rows: pa.Table) -> pa.Table:
+    return rows.filter(pc.is_in(rows.column("_row_kind"), value_set=pa.array(["+I", "+U"])))
+
+
+def full_compaction_changelog(spec, before: pa.Table, after: pa.Table) -> pa.Table:
+    """changelog-producer 'full-compaction' (Java FullChangelogMergeTreeCompactRewriter): each
+    key's top-level state before vs after the full compaction: +I new, -D removed, -U/+U
+    changed (also unchanged ones unless changelog-producer.row-deduplicate)."""
+    import polars as pl
+
+    pk = list(spec.primary_keys)
+    names = list(spec.names)
+    old = pl.from_arrow(before.select(names + ["_seq"]))
+    new = pl.from_arrow(after.select(names + ["_seq"]))
+    old = old.rename({c: f"__b_{c}" for c in old.columns if c not in pk})
+    joined = new.join(old, on=pk, how="full", coalesce=True)
+    was, now = pl.col("__b__seq").is_not_null(), pl.col("_seq").is_not_null()
+    compared = [c for c in names if c not in pk and c not in spec.changelog_ignore_fields]
+    same = pl.all_horizontal([pl.col(c).eq_missing(pl.col(f"__b_{c}")) for c in compared]) \
+        if compared else pl.lit(True)
+    changed = ~same if spec.changelog_row_deduplicate else pl.lit(True)
+
+    def emit(condition, kind, prefix, order):
+        return joined.filter(condition).select(
+            [pl.col(c) if c in pk else pl.col(f"{prefix}{c}").alias(c) for c in names]
+            + [pl.col(f"{prefix}_seq").alias("_seq"), pl.lit(kind).alias("_row_kind"),
+               pl.lit(order).alias("__o")])
+
+    parts = [emit(~was & now, "+I", "", 1), emit(was & ~now, "-D", "__b_", 0),
+             emit(was & now & changed, "-U", "__b_", 0), emit(was & now & changed, "+U", "", 1)]
+    changes = pl.concat(parts, how="vertical_relaxed").sort(pk + ["__o"]).drop("__o")
+    schema = spec.arrow_schema.append(pa.field("_seq", pa.int64())).append(
+        pa.field("_row_kind", pa.string()))
+    return changes.to_arrow().select(schema.names).cast(schema)
 
 
 # --------------------------------------------------------------------------- commit

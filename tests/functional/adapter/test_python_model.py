@@ -29,19 +29,7 @@ class TestPythonMetaGetPaimon(BasePythonMetaGetTests):
 
 class TestPySparkPaimon(BasePySparkTests):
     def test_different_dataframes(self, project):
-        # pandas and pyspark frames; koalas is not installed (it became pyspark.pandas in
-        # Spark 3.2), as in dbt-spark's own override. pandas-on-Spark: see below.
-        results = run_dbt(["run", "--exclude", "koalas_df", "pandas_on_spark_df"])
-        assert len(results) == 2
-
-    @pytest.mark.xfail(
-        strict=True,
-        reason=(
-            "paimon_py_write_table accepts only pyspark.sql and pandas DataFrames: a "
-            "pyspark.pandas DataFrame fails with TypeError 'a Python model must return a Spark "
-            "or pandas DataFrame'. dbt-spark's py_write_table converts it with df.to_spark()."
-        ),
-    )
-    def test_pandas_on_spark_dataframe(self, project):
-        results = run_dbt(["run", "--select", "pandas_on_spark_df"])
-        assert len(results) == 1
+        # pandas, pyspark and pyspark.pandas frames; koalas is not installed (it became
+        # pyspark.pandas in Spark 3.2), as in dbt-spark's own override.
+        results = run_dbt(["run", "--exclude", "koalas_df"])
+        assert len(results) == 3

@@ -109,16 +109,6 @@ class TestSeedTypedValuesPaimon:
             "id": "bigint", "flag": "boolean", "day": "date", "ts": "timestamp",
             "price": "decimal(10,2)", "code": "string"}
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason=(
-            "Seed timestamps shift by the Python process's UTC offset: values are bound as naive "
-            "datetimes, which PySpark turns into java.sql.Timestamp with time.mktime (the "
-            "process's local time zone), while the session reads timestamps in UTC. dbt-spark's "
-            "inlined literals had no such shift. Fix: bind datetimes as text (or as UTC-aware "
-            "datetimes) and let Spark cast them in the session time zone."
-        ),
-    )
     def test_timestamps_do_not_depend_on_local_time_zone(self, project):
         saved = os.environ.get("TZ")
         os.environ["TZ"] = "America/New_York"

@@ -5,6 +5,7 @@ The tables are written straight into the test process's warehouse, then declared
 primary-key table must read merged (the updated value, one row per key): SQL view, table and
 incremental models, a Python model, `dbt show`, `dbt test` and `dbt docs generate`. The adapter
 methods macros rely on (columns, listing, drop, rename) must act on the Paimon table itself.
+Tables of every merge engine read merged as Paimon defines it, and every Paimon type reads back.
 
 Each class writes into its own Paimon database so classes never see each other's tables.
 """
@@ -32,14 +33,8 @@ CUSTOMERS_SCHEMA = pa.schema([
 ])
 
 
-def events(rows):
-    return pa.Table.from_pylist(
-        [dict(zip(EVENTS_SCHEMA.names, row)) for row in rows], schema=EVENTS_SCHEMA)
-
-
-def customers(rows):
-    return pa.Table.from_pylist(
-        [dict(zip(CUSTOMERS_SCHEMA.names, row)) for row in rows], schema=CUSTOMERS_SCHEMA)
+def rows_of(schema: pa.Schema, rows) -> pa.Table:
+    return pa.Table.from_pylist([dict(zip(schema.names, row)) for row in rows], schema=schema)
 
 
 def pypaimon_commit(table, data: pa.Table) -> None:
@@ -152,11 +147,11 @@ class TestPaimonSourcesPaimon:
         db = self.DATABASE
         events_table = wh.create_table(paimon_warehouse, db, "events", EVENTS_SCHEMA,
                                        partition_keys=["dt"])
-        pypaimon_commit(events_table, events(EVENTS_COMMIT_1))
+        pypaimon_commit(events_table, rows_of(EVENTS_SCHEMA, EVENTS_COMMIT_1))
         customers_table = wh.create_table(paimon_warehouse, db, "customers", CUSTOMERS_SCHEMA,
                                           primary_keys=["id"], options={"bucket": "2"})
-        pypaimon_commit(customers_table, customers(CUSTOMERS_COMMIT_1))
-        pypaimon_commit(customers_table, customers(CUSTOMERS_COMMIT_2))
+        pypaimon_commit(customers_table, rows_of(CUSTOMERS_SCHEMA, CUSTOMERS_COMMIT_1))
+        pypaimon_commit(customers_table, rows_of(CUSTOMERS_SCHEMA, CUSTOMERS_COMMIT_2))
         # two snapshots, key 2 in both: reading one row per key needs the merge
         assert customers_table.snapshot_manager().get_latest_snapshot().id == 2
         expose_to_running_session(db)
@@ -203,7 +198,7 @@ class TestPaimonSourcesPaimon:
         assert as_tuples(rows) == CUSTOMERS_MERGED
 
         # another pypaimon commit: the view sees it at once, the incremental model on its next run
-        pypaimon_commit(paimon_tables["events"], events(EVENTS_COMMIT_3))
+        pypaimon_commit(paimon_tables["events"], rows_of(EVENTS_SCHEMA, EVENTS_COMMIT_3))
         assert self._select(project, "events_view", events_cols) == (
             EVENTS_COMMIT_1 + EVENTS_COMMIT_3)
         results = run_dbt(["run", "--select", "events_incremental"])
@@ -268,8 +263,7 @@ class TestPaimonRelationAdapterMethodsPaimon:
         db = self.DATABASE
         orders = wh.create_table(paimon_warehouse, db, "orders", ORDERS_SCHEMA,
                                  primary_keys=["order_id"], options={"bucket": "2"})
-        pypaimon_commit(orders, pa.Table.from_pylist(
-            [dict(zip(ORDERS_SCHEMA.names, row)) for row in ORDERS_ROWS], schema=ORDERS_SCHEMA))
+        pypaimon_commit(orders, rows_of(ORDERS_SCHEMA, ORDERS_ROWS))
         notes = wh.create_table(paimon_warehouse, db, "notes",
                                 [("id", "INT"), ("note", "STRING")])
         pypaimon_commit(notes, pa.table({"id": pa.array([1], pa.int32()), "note": ["n"]}))
@@ -296,8 +290,6 @@ class TestPaimonRelationAdapterMethodsPaimon:
     def test_list_relations(self, paimon_tables, project):
         with get_connection(project.adapter):
             relations = project.adapter.list_relations(project.database, self.DATABASE)
-        # session temporary views are listed too: see test_list_relations_skips_temporary_views
-        relations = [r for r in relations if r.schema == self.DATABASE]
         by_name = {r.identifier: r for r in relations}
         assert set(by_name) == {"orders", "notes"}
         assert all(r.type == "table" for r in relations)
@@ -305,17 +297,6 @@ class TestPaimonRelationAdapterMethodsPaimon:
         with get_connection(project.adapter):
             assert project.adapter.is_paimon_relation(by_name["orders"])
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason=(
-            "list_relations_without_caching keeps the session's temporary views: Spark's "
-            "`show table extended in <db> like '*'` lists them under every database with an "
-            "empty namespace and isTemporary=true, and dbt-spark's _build_spark_relation_list "
-            "turns them into relations with schema ''. In one long-lived session (dbt-spark's "
-            "incremental leaves <model>__dbt_tmp views behind) every schema's listing and the "
-            "relation cache carry them. Fix: skip temporary rows, as registry._catalog_entries does."
-        ),
-    )
     def test_list_relations_skips_temporary_views(self, paimon_tables, project):
         project.run_sql("create or replace temporary view leaked_tmp_view as select 1 as id")
         try:
@@ -350,7 +331,7 @@ class TestPaimonRelationAdapterMethodsPaimon:
         with get_connection(project.adapter):
             relations = project.adapter.list_relations_without_caching(
                 project.adapter.Relation.create(database=project.database, schema=db))
-        assert [r.identifier for r in relations if r.schema == db] == ["notes"]
+        assert [r.identifier for r in relations] == ["notes"]
 
 
 ENGINE_SOURCES_YML = """
@@ -364,10 +345,6 @@ sources:
       - name: agg
       - name: deletes
 """
-
-
-def rows_of(schema, rows):
-    return pa.Table.from_pylist([dict(zip(schema.names, row)) for row in rows], schema=schema)
 
 
 class TestPaimonMergeEngineSourcesPaimon:
@@ -536,16 +513,6 @@ class TestPaimonTableWrittenMidSessionPaimon:
         yield
         drop_paimon_database(paimon_warehouse, self.DATABASE)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason=(
-            "The registry syncs the warehouse only when the process's session starts "
-            "(session.start_session); a later dbt invocation in the same process does not see a "
-            "table another writer created since: TABLE_OR_VIEW_NOT_FOUND. Fix: sync the "
-            "registry (the invocation's schemas, or the whole warehouse) when a connection "
-            "opens on an already-started session, e.g. in PaimonConnectionManager.open."
-        ),
-    )
     def test_new_table_visible_to_next_invocation(self, project, paimon_warehouse, cleanup):
         # the project fixture has started the session: the table is created after it
         schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])

@@ -19,16 +19,6 @@ class TestSparkStaysQuietPaimon:
         assert "WARN" not in err
         assert "[Stage" not in err
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason=(
-            "Every failed Spark SQL query also goes to stderr as a JSON ERROR record with the "
-            "whole Java stack trace: PySpark's Python logger SQLQueryContextLogger "
-            "(pyspark/errors/exceptions/base.py, own handler, propagate=False), not log4j. "
-            "Fix: in session.start_session, raise the level of the SQLQueryContextLogger and "
-            "DataFrameQueryContextLogger loggers (dbt already reports the error)."
-        ),
-    )
     def test_failed_query_is_reported_once_by_dbt(self, project, capfd):
         capfd.readouterr()
         results = run_dbt(["run", "--select", "broken"], expect_pass=False)

@@ -320,7 +320,7 @@ class TestPaimonRelationAdapterMethodsPaimon:
             f"select order_id, customer, amount, dt from {db}.orders_renamed order by order_id",
             fetch="all")
         assert as_tuples(rows) == ORDERS_ROWS
-        # the old name is gone from Spark too, and a later dbt run can read the new one
+        # Spark's catalog follows: the old name is gone, the new one resolves
         assert self._spark_tables(project) == {"orders_renamed", "notes"}
 
         with get_connection(project.adapter):
@@ -332,6 +332,16 @@ class TestPaimonRelationAdapterMethodsPaimon:
             relations = project.adapter.list_relations_without_caching(
                 project.adapter.Relation.create(database=project.database, schema=db))
         assert [r.identifier for r in relations] == ["notes"]
+
+    def test_drop_schema_drops_paimon_database(self, paimon_tables, project, paimon_warehouse):
+        db = self.DATABASE
+        with get_connection(project.adapter):
+            project.adapter.drop_schema(
+                project.adapter.Relation.create(database=project.database, schema=db))
+        assert db not in wh.list_databases(paimon_warehouse)
+        assert not wh.table_exists(paimon_warehouse, db, "notes")
+        rows = project.run_sql(f"show databases like '{db}'", fetch="all")
+        assert rows == []
 
 
 ENGINE_SOURCES_YML = """

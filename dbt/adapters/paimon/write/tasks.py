@@ -14,6 +14,7 @@ driver).
 """
 from __future__ import annotations
 
+import functools
 import pickle
 from typing import Dict, Iterable, Iterator, List, Tuple
 
@@ -52,29 +53,50 @@ def _emit(plan: WritePlan, table: pa.Table, spark_schema: pa.Schema) -> Iterator
     yield from out.to_batches(max_chunksize=_OUT_BATCH)
 
 
+def _carry_errors(task):
+    """Stages before the writing one: any exception reaches the driver intact."""
+    @functools.wraps(task)
+    def run(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        try:
+            yield from task(plan, batches)
+        except task_errors.TaskFailure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - carried to the driver intact
+            raise task_errors.TaskFailure(exc) from None
+    return run
+
+
 # --------------------------------------------------------------------------- 1. route
 
-def route_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    try:
-        yield from _route(plan, batches)
-    except task_errors.TaskFailure:
-        raise
-    except Exception as exc:  # noqa: BLE001 - carried to the driver intact
-        raise task_errors.TaskFailure(exc) from None
-
-
-def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+def _validated(plan: WritePlan, batches) -> Iterator[pa.Table]:
+    """The rows cast exactly to the table's types; bad rows raise once the task has seen all
+    of its rows (the error counts every kind of problem)."""
     problems = Problems(plan)
     not_null = tuple(f.name for f in plan.arrow_schema if not f.nullable or
                      f.name in plan.primary_keys)
-    out_schema = _spark_schema(plan, plan.routed_schema())
-    keys = list(plan.bucket_keys)
     for batch in batches:
         if batch.num_rows == 0:
             continue
         rows = conform_and_check(plan, _from_spark(plan, batch), problems, not_null)
-        if problems:
-            continue  # keep checking: the error reports every kind of problem and its count
+        if not problems:
+            yield rows
+    if problems:
+        raise task_errors.TaskFailure(problems.error())
+
+
+@_carry_errors
+def validate_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+    """Validation only (cross-partition mode routes after locating the keys)."""
+    out_schema = _spark_schema(plan, plan.validated_schema())
+    for rows in _validated(plan, batches):
+        yield from _emit(plan, rows, out_schema)
+
+
+@_carry_errors
+def route_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+    out_schema = _spark_schema(plan, plan.routed_schema())
+    keys = list(plan.bucket_keys)
+    for rows in _validated(plan, batches):
         if plan.mode == FIXED:
             buckets = bucket_ids(rows.select(keys), plan.num_buckets)
             rows = rows.append_column(BUCKET, pa.array(buckets, pa.int32()))
@@ -87,59 +109,29 @@ def _route(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
             rows = rows.append_column(KEY_HASH, pa.array(key_hashes, pa.int32()))
             rows = rows.append_column(ASSIGNER, pa.array(assigners, pa.int32()))
         yield from _emit(plan, rows, out_schema)
-    if problems:
-        raise task_errors.TaskFailure(problems.error())
 
 
-def validate_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Validation and exact casts only (cross-partition mode routes after locating keys)."""
-    try:
-        problems = Problems(plan)
-        not_null = tuple(f.name for f in plan.arrow_schema if not f.nullable or
-                         f.name in plan.primary_keys)
-        out_schema = _spark_schema(plan, plan.validated_schema())
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            rows = conform_and_check(plan, _from_spark(plan, batch), problems, not_null)
-            if not problems:
-                yield from _emit(plan, rows, out_schema)
-        if problems:
-            raise task_errors.TaskFailure(problems.error())
-    except task_errors.TaskFailure:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise task_errors.TaskFailure(exc) from None
-
-
-def existing_keys_task(plan: WritePlan,
-                       batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+@_carry_errors
+def existing_keys_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
     """Cross-partition mode: the live keys of the splits named in ``batches`` (pickled Splits)
     and the partition and bucket each lives in (the merged view: deleted keys are gone)."""
     from dbt.adapters.paimon.datasource.source import read_merged_split
 
-    try:
-        table = plan.open_table()
-        out_schema = _spark_schema(plan, plan.existing_keys_schema())
-        columns = list(dict.fromkeys(list(plan.primary_keys) + list(plan.partition_keys)))
-        for batch in batches:
-            for payload in batch.column(0).to_pylist():
-                split = pickle.loads(payload)
-                keys = read_merged_split(table, split, columns)
-                if keys.num_rows == 0:
-                    continue
-                arrays, names = [], []
-                for k in plan.primary_keys:
-                    arrays.append(keys.column(k))
-                    names.append(k)
-                for k in plan.partition_keys:
-                    arrays.append(keys.column(k))
-                    names.append(OLD_PREFIX + k)
-                arrays.append(pa.array(np.full(keys.num_rows, split.bucket, np.int32)))
-                names.append(OLD_BUCKET)
-                yield from _emit(plan, pa.Table.from_arrays(arrays, names=names), out_schema)
-    except Exception as exc:  # noqa: BLE001
-        raise task_errors.TaskFailure(exc) from None
+    table = plan.open_table()
+    out_schema = _spark_schema(plan, plan.existing_keys_schema())
+    columns = list(dict.fromkeys(list(plan.primary_keys) + list(plan.partition_keys)))
+    for batch in batches:
+        for payload in batch.column(0).to_pylist():
+            split = pickle.loads(payload)
+            keys = read_merged_split(table, split, columns)
+            if keys.num_rows == 0:
+                continue
+            arrays = [keys.column(k) for k in plan.primary_keys]
+            arrays += [keys.column(k) for k in plan.partition_keys]
+            arrays.append(pa.array(np.full(keys.num_rows, split.bucket, np.int32)))
+            names = list(plan.primary_keys) + [OLD_PREFIX + k for k in plan.partition_keys]
+            yield from _emit(plan, pa.Table.from_arrays(arrays, names=names + [OLD_BUCKET]),
+                             out_schema)
 
 
 # --------------------------------------------------------------------------- grouping
@@ -188,16 +180,8 @@ def split_groups(data: pa.Table, columns: List[str]) -> Iterator[Tuple[tuple, pa
 
 # --------------------------------------------------------------------------- 2. assign (dynamic)
 
-def assign_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    try:
-        yield from _assign(plan, batches)
-    except task_errors.TaskFailure:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise task_errors.TaskFailure(exc) from None
-
-
-def _assign(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+@_carry_errors
+def assign_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
     data = _collect(plan, batches)
     if data is None:
         return

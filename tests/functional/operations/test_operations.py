@@ -100,10 +100,10 @@ class TestOperations:
             run_dbt(["run", "--select", "first_rows", "--vars", f"{{batch: {batch}}}"])
         ours = rows(project, "first_rows")
         assert ours == [(i, 1 if i < 10 else 2) for i in range(20)]
-        table = location(project, "first_rows").open()
-        builder = table.new_read_builder()
-        assert builder.new_read().to_arrow(builder.new_scan().plan().splits()).num_rows == 0
+        # pypaimon's reader skips level 0 of first-row tables: it sees nothing until the files
+        # are compacted (automatically after each run once the model builder calls after_run)
         operation("compact", "{model: first_rows}")
+        assert {f.level for f in files(project, "first_rows")} == {5}
         table = location(project, "first_rows").open()
         builder = table.new_read_builder()
         theirs = builder.new_read().to_arrow(builder.new_scan().plan().splits())

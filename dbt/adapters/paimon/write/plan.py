@@ -21,6 +21,7 @@ ASSIGNER = "_assigner"
 NEW_KEY = "_new_key"
 OLD_PREFIX = "_old_"  # cross-partition: the partition / bucket a key already lives in
 OLD_BUCKET = "_old_bucket"
+MOVE_BUCKET = "_move_bucket"  # cross-partition deduplicate: a -D for the bucket a key leaves
 INTERNAL_COLUMNS = (ROW_KIND, SEQ, BUCKET, KEY_HASH, ASSIGNER, NEW_KEY)
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -127,6 +128,8 @@ class WritePlan:
         else:
             fields += [pa.field(KEY_HASH, pa.int32(), nullable=False),
                        pa.field(ASSIGNER, pa.int32(), nullable=False)]
+        if self.cross_partition:
+            fields.append(pa.field(MOVE_BUCKET, pa.int32()))
         return pa.schema(fields)
 
     def assigned_schema(self) -> pa.Schema:

@@ -19,11 +19,11 @@ from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
                                             DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
-                                            INTERNAL_COLUMNS, KEY_HASH, NEW_KEY, OLD_BUCKET,
-                                            OLD_PREFIX, ROW_KIND, SEQ, WritePlan,
+                                            INTERNAL_COLUMNS, ROW_KIND, SEQ, WritePlan,
                                             spark_names_for)
 from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, existing_keys_task,
-                                             route_task, validate_task, write_task)
+                                             locate_task, route_task, validate_task,
+                                             write_task)
 
 # seed 002/003: what each merge engine does when a key moves to another partition
 CROSS_PARTITION_RULES = {
@@ -53,17 +53,15 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
     table = location.open()
     plan = make_plan(spark, table, location, model_name, row_kind_column)
     frame = _select_input(df, plan, row_kind_column)
-    moves = None
     if plan.cross_partition:
-        frame, moves = _locate_keys(spark, table, plan, frame)
-    routed = frame.mapInArrow(functools.partial(route_task, plan),
-                              _struct(plan, plan.routed_schema()))
+        routed = _locate_keys(spark, table, plan, frame)
+    else:
+        routed = frame.mapInArrow(functools.partial(route_task, plan),
+                                  _struct(plan, plan.routed_schema()))
     partitions = [_column(plan.spark_name(k)) for k in plan.partition_keys]
     if plan.mode == DYNAMIC:
         routed = routed.repartition(*partitions, _column(ASSIGNER)).mapInArrow(
             functools.partial(assign_task, plan), _struct(plan, plan.assigned_schema()))
-    if moves is not None:
-        routed = routed.unionByName(moves)
     # one task per (partition, bucket): the only writer of the bucket in this commit
     shuffled = routed.repartition(*partitions, _column(BUCKET))
     results = shuffled.mapInArrow(functools.partial(write_task, plan), "payload binary")
@@ -222,70 +220,25 @@ def _select_input(df, plan: WritePlan, row_kind_column: Optional[str]):
 # --------------------------------------------------------------------------- cross-partition
 
 def _locate_keys(spark, table, plan: WritePlan, frame):
-    """Cross-partition update (seed 002/003): each key gets a home partition, its rows are
-    routed there, and (deduplicate) a -D removes the key from the partition it leaves.
-
-    Home: deduplicate -- the partition of the key's last row of this run (its current one when
-    that row is a retraction); partial-update, aggregation -- the partition the key already
-    lives in, else that of its first row; first-row -- the same (rows redirected there merge
-    after the existing record, so first-row keeps the existing one and discards them).
-    Returns (validated rows with home partition values, -D rows at old locations or None).
-    """
-    from pyspark.sql import functions as F
-
-    from dbt.adapters.paimon.datasource.spark_types import quote_identifier as q
+    """Cross-partition update: the run's rows meet the table's existing keys in one shuffle by
+    primary key; ``locate_task`` routes each key to its home partition (see there)."""
     from dbt.adapters.paimon.format.splits import plan_splits
 
-    sn = plan.spark_name
-    pk = [sn(k) for k in plan.primary_keys]
-    moving = [sn(k) for k in plan.partition_keys if k not in plan.primary_keys]
-    names = [sn(c) for c in plan.names]
     validated = frame.mapInArrow(functools.partial(validate_task, plan),
                                  _struct(plan, plan.validated_schema()))
-    where = F.struct(*[F.col(q(k)) for k in moving])
-    by_key = validated.groupBy(*[F.col(q(k)) for k in pk]).agg(
-        F.min_by(where, F.col(SEQ)).alias("_first_p"),
-        F.max_by(where, F.col(SEQ)).alias("_last_p"),
-        F.max_by(F.col(ROW_KIND), F.col(SEQ)).alias("_last_kind"),
-        F.max(F.col(SEQ)).alias("_last_seq"))
+    keys_schema = _struct(plan, plan.existing_keys_schema())
     splits = plan_splits(table, plan.base_snapshot_id) if plan.base_snapshot_id else []
     if splits:
+        # the live keys: a merged read of the table's key columns (as Paimon's bootstrap)
         payloads = [(pickle.dumps(s),) for s in splits]
         existing = spark.createDataFrame(payloads, "split binary").repartition(
             min(len(payloads), _default_parallelism(spark) * 2)).mapInArrow(
-            functools.partial(existing_keys_task, plan),
-            _struct(plan, plan.existing_keys_schema()))
-        old_p = F.struct(*[F.col(q(OLD_PREFIX + k)).alias(k) for k in moving])
-        existing = existing.select(*[F.col(q(k)) for k in pk], old_p.alias("_old_p"),
-                                   F.col(OLD_BUCKET))
-        by_key = by_key.join(existing, on=pk, how="left")
+            functools.partial(existing_keys_task, plan), keys_schema)
     else:
-        by_key = by_key.withColumn("_old_p", F.lit(None).cast(by_key.schema["_first_p"]
-                                                              .dataType))
-        by_key = by_key.withColumn(OLD_BUCKET, F.lit(None).cast("int"))
-    exists = F.col(OLD_BUCKET).isNotNull()
-    if plan.engine == "deduplicate":
-        retracted = F.col("_last_kind").isin("-U", "-D")
-        home = F.when(exists & retracted, F.col("_old_p")).otherwise(F.col("_last_p"))
-    else:
-        home = F.when(exists, F.col("_old_p")).otherwise(F.col("_first_p"))
-    by_key = by_key.withColumn("_home", home)
-    rows = validated.join(by_key.select(*[F.col(q(k)) for k in pk], "_home"), on=pk,
-                          how="inner")
-    rows = rows.select(*[F.col(f"_home.{q(k)}").alias(k) if k in moving else F.col(q(k))
-                         for k in names], F.col(ROW_KIND), F.col(SEQ))
-    if plan.engine != "deduplicate":
-        return rows, None
-    # the key leaves its partition: a -D there, numbered after every row of the run
-    left = by_key.filter(exists & ~F.col("_old_p").eqNullSafe(F.col("_home")))
-    last = validated.join(left.select(*[F.col(q(k)) for k in pk], "_old_p", OLD_BUCKET,
-                                      F.col("_last_seq").alias(SEQ)), on=pk + [SEQ])
-    moves = last.select(
-        *[F.col(f"_old_p.{q(k)}").alias(k) if k in moving else F.col(q(k)) for k in names],
-        F.lit("-D").alias(ROW_KIND), F.col(SEQ),
-        F.lit(0).cast("int").alias(KEY_HASH), F.col(OLD_BUCKET).alias(BUCKET),
-        F.lit(False).alias(NEW_KEY))
-    return rows, moves
+        existing = spark.createDataFrame([], keys_schema)
+    combined = validated.unionByName(existing, allowMissingColumns=True)
+    return combined.repartition(*[_column(plan.spark_name(k)) for k in plan.primary_keys]) \
+        .mapInArrow(functools.partial(locate_task, plan), _struct(plan, plan.routed_schema()))
 
 
 # --------------------------------------------------------------------------- commit

@@ -25,8 +25,9 @@ import pyarrow.compute as pc
 from dbt.adapters.paimon.format.bucket import bucket_ids, hash_codes
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
-from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DYNAMIC, FIXED, KEY_HASH, NEW_KEY,
-                                            OLD_BUCKET, OLD_PREFIX, ROW_KIND, SEQ, WritePlan)
+from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DYNAMIC, FIXED, KEY_HASH,
+                                            MOVE_BUCKET, NEW_KEY, OLD_BUCKET, OLD_PREFIX,
+                                            ROW_KIND, SEQ, WritePlan)
 from dbt.adapters.paimon.write.validation import (Problems, cast_column, conform_and_check,
                                                   sample_rows, SAMPLE_SIZE)
 
@@ -95,20 +96,108 @@ def validate_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
 @_carry_errors
 def route_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
     out_schema = _spark_schema(plan, plan.routed_schema())
-    keys = list(plan.bucket_keys)
     for rows in _validated(plan, batches):
-        if plan.mode == FIXED:
-            buckets = bucket_ids(rows.select(keys), plan.num_buckets)
-            rows = rows.append_column(BUCKET, pa.array(buckets, pa.int32()))
+        yield from _emit(plan, _with_route(plan, rows), out_schema)
+
+
+def _with_route(plan: WritePlan, rows: pa.Table) -> pa.Table:
+    """Fixed mode: ``_bucket``; dynamic mode: ``_key_hash`` and ``_assigner``."""
+    keys = list(plan.bucket_keys)
+    if plan.mode == FIXED:
+        buckets = bucket_ids(rows.select(keys), plan.num_buckets)
+        return rows.append_column(BUCKET, pa.array(buckets, pa.int32()))
+    key_hashes = hash_codes(rows.select(keys))
+    # an unpartitioned table hashes the empty row, as Java and pypaimon do
+    partition_hashes = hash_codes(rows.select(list(plan.partition_keys)))
+    assigners = dynamic_index.assigner_ids(partition_hashes, key_hashes, plan.num_channels,
+                                           plan.num_assigners)
+    rows = rows.append_column(KEY_HASH, pa.array(key_hashes, pa.int32()))
+    return rows.append_column(ASSIGNER, pa.array(assigners, pa.int32()))
+
+
+@_carry_errors
+def locate_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+    """Cross-partition update (seed 002/003), one task per group of keys: the run's rows and
+    the table's existing keys (rows with ``_old_bucket`` set) of the same keys meet here.
+
+    Each key gets a home partition and its rows are routed there. deduplicate: the partition
+    of the key's last row (its current one when that row is a retraction), plus a -D in the
+    bucket the key leaves; partial-update, aggregation: the partition the key already lives
+    in, else that of its first row; first-row: the same (its rows merge after the existing
+    record, so first-row keeps that and discards them).
+    """
+    import polars as pl
+
+    data = _collect(plan, batches)
+    if data is None:
+        return
+    out_schema = _spark_schema(plan, plan.routed_schema())
+    pk = list(plan.primary_keys)
+    moving = [k for k in plan.partition_keys if k not in pk]
+    existing_mask = pc.is_valid(data.column(OLD_BUCKET))
+    rows = _conform(plan, data.filter(pc.invert(existing_mask)),
+                    {ROW_KIND: pa.string(), SEQ: pa.int64()})
+    if rows.num_rows == 0:
+        return
+    old = data.filter(existing_mask)
+    old_cols = [OLD_PREFIX + m for m in moving]
+    keys = pl.from_arrow(rows.select(pk + moving + [ROW_KIND, SEQ])).with_row_index("_row")
+    per_key = keys.sort(SEQ).group_by(pk, maintain_order=True).agg(
+        *[pl.col(m).first().alias("_first_" + m) for m in moving],
+        *[pl.col(m).last().alias("_last_" + m) for m in moving],
+        pl.col(ROW_KIND).last().alias("_last_kind"), pl.col("_row").last().alias("_last_row"))
+    old_keys = pl.from_arrow(_conform_keys(plan, old.select(pk + old_cols + [OLD_BUCKET])))
+    per_key = per_key.join(old_keys, on=pk, how="left", nulls_equal=False)
+    exists = pl.col(OLD_BUCKET).is_not_null()
+    if plan.engine == "deduplicate":
+        stay = exists & pl.col("_last_kind").is_in(["-U", "-D"])
+        homes = [pl.when(stay).then(pl.col(OLD_PREFIX + m)).otherwise(pl.col("_last_" + m))
+                 .alias("_home_" + m) for m in moving]
+    else:
+        homes = [pl.when(exists).then(pl.col(OLD_PREFIX + m)).otherwise(pl.col("_first_" + m))
+                 .alias("_home_" + m) for m in moving]
+    per_key = per_key.with_columns(homes)
+    # the home of every row, in row order
+    home_of_row = keys.select(pk + ["_row"]).join(per_key, on=pk, how="left").sort("_row")
+    routed = rows
+    for m in moving:
+        index = rows.schema.get_field_index(m)
+        routed = routed.set_column(index, rows.schema.field(index),
+                                   home_of_row["_home_" + m].to_arrow().cast(
+                                       rows.schema.field(index).type))
+    routed = routed.append_column(MOVE_BUCKET, pa.nulls(routed.num_rows, pa.int32()))
+    pieces = [routed]
+    if plan.engine == "deduplicate":
+        same = pl.lit(True)
+        for m in moving:
+            same = same & pl.col(OLD_PREFIX + m).eq_missing(pl.col("_home_" + m))
+        leaving = per_key.filter(exists & ~same)
+        if leaving.height:
+            moves = rows.take(pa.array(leaving["_last_row"].to_numpy()))
+            for m in moving:
+                index = moves.schema.get_field_index(m)
+                moves = moves.set_column(index, moves.schema.field(index),
+                                         leaving[OLD_PREFIX + m].to_arrow().cast(
+                                             moves.schema.field(index).type))
+            moves = moves.set_column(moves.schema.get_field_index(ROW_KIND), ROW_KIND,
+                                     pa.array(["-D"] * moves.num_rows, pa.string()))
+            moves = moves.append_column(MOVE_BUCKET, leaving[OLD_BUCKET].to_arrow()
+                                        .cast(pa.int32()))
+            pieces.append(moves.cast(routed.schema))
+    for piece in pieces:
+        yield from _emit(plan, _with_route(plan, piece.combine_chunks()), out_schema)
+
+
+def _conform_keys(plan: WritePlan, old: pa.Table) -> pa.Table:
+    arrays = []
+    for name in old.column_names:
+        base = name[len(OLD_PREFIX):] if name.startswith(OLD_PREFIX) and name != OLD_BUCKET \
+            else name
+        if base in plan.arrow_schema.names:
+            arrays.append(cast_column(old.column(name), plan.arrow_schema.field(base).type))
         else:
-            key_hashes = hash_codes(rows.select(keys))
-            # an unpartitioned table hashes the empty row, as Java and pypaimon do
-            partition_hashes = hash_codes(rows.select(list(plan.partition_keys)))
-            assigners = dynamic_index.assigner_ids(partition_hashes, key_hashes,
-                                                   plan.num_channels, plan.num_assigners)
-            rows = rows.append_column(KEY_HASH, pa.array(key_hashes, pa.int32()))
-            rows = rows.append_column(ASSIGNER, pa.array(assigners, pa.int32()))
-        yield from _emit(plan, rows, out_schema)
+            arrays.append(old.column(name).cast(pa.int32()))
+    return pa.Table.from_arrays(arrays, names=old.column_names)
 
 
 @_carry_errors
@@ -185,8 +274,10 @@ def assign_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
     data = _collect(plan, batches)
     if data is None:
         return
-    data = _conform(plan, data, {ROW_KIND: pa.string(), SEQ: pa.int64(), KEY_HASH: pa.int32(),
-                                 ASSIGNER: pa.int32()})
+    extra = {ROW_KIND: pa.string(), SEQ: pa.int64(), KEY_HASH: pa.int32(), ASSIGNER: pa.int32()}
+    if plan.cross_partition:
+        extra[MOVE_BUCKET] = pa.int32()
+    data = _conform(plan, data, extra)
     table = plan.open_table()
     snapshot = plan.base_snapshot(table)
     out_schema = _spark_schema(plan, plan.assigned_schema())
@@ -195,6 +286,10 @@ def assign_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
         index = dynamic_index.PartitionIndex.load(table, snapshot, partition)
         hashes = rows.column(KEY_HASH).to_numpy()
         buckets = index.lookup(hashes)
+        if plan.cross_partition:  # a -D for the bucket a key leaves: its bucket is known
+            moved = rows.column(MOVE_BUCKET)
+            move_mask = np.asarray(pc.is_valid(moved).to_numpy(zero_copy_only=False))
+            buckets[move_mask] = pc.fill_null(moved, -1).to_numpy()[move_mask]
         new = buckets < 0
         if new.any():
             assigners = rows.column(ASSIGNER).to_numpy()
@@ -209,7 +304,7 @@ def assign_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
                 sorter = np.argsort(unique)
                 pos = np.searchsorted(unique[sorter], hashes[mask])
                 buckets[mask] = chosen[sorter][pos]
-        out = rows.drop_columns([ASSIGNER])
+        out = rows.drop_columns([c for c in (ASSIGNER, MOVE_BUCKET) if c in rows.column_names])
         out = out.append_column(BUCKET, pa.array(buckets, pa.int32()))
         out = out.append_column(NEW_KEY, pa.array(new, pa.bool_()))
         yield from _emit(plan, out, out_schema)

@@ -24,6 +24,13 @@ STEPS = [
      ["show", "--inline", SHOW_MERGED, "--limit", "10"], False),
     ("read the wide table assembled by three partial_update models",
      ["show", "--inline", SHOW_WIDE, "--limit", "10"], False),
+    ("inspect the wide table: snapshots, files per bucket and level",
+     ["run-operation", "paimon_table_info", "--args", "{relation: analytics.orders_wide}"], False),
+    ("full compaction of the wide table: one COMPACT snapshot, fewer files, same rows",
+     ["run-operation", "compact", "--args", "{relation: analytics.orders_wide, full: true}"], False),
+    ("inspect it again", ["run-operation", "paimon_table_info", "--args", "{relation: analytics.orders_wide}"],
+     False),
+    ("test after compaction", ["test"], True),
     ("generate the docs catalog", ["docs", "generate"], False),
 ]
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Type
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.contracts.connection import AdapterResponse
+from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
@@ -20,6 +21,7 @@ from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
 from dbt.adapters.paimon.relation import PaimonRelation
 
+logger = AdapterLogger("Paimon")
 PAIMON_PROVIDER_MARK = "Provider: paimon."
 
 
@@ -171,7 +173,17 @@ class PaimonAdapter(SparkAdapter):
         except PaimonDataError as exc:
             raise DbtRuntimeError(f"Model '{definition.model}': {exc}") from exc
         self.cache_added(relation.incorporate(type="table", is_paimon=True))
-        return AdapterResponse(_message=result.message, rows_affected=result.rows)
+        if result.maintenance_error is not None:
+            logger.warning(
+                f"Model '{definition.model}': the commit succeeded (snapshot "
+                f"{result.snapshot_id}) but automatic maintenance failed: "
+                f"{result.maintenance_error!r}. Run `dbt run-operation compact` / "
+                "`expire_snapshots` to retry."
+            )
+        message = result.message
+        if result.maintenance:
+            message = f"{message}; {result.maintenance}"
+        return AdapterResponse(_message=message, rows_affected=result.rows)
 
     # -- Python models ---------------------------------------------------------------------
     @property

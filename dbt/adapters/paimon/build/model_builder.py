@@ -12,6 +12,7 @@ Order of work (nothing is written before every check passed):
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
@@ -37,6 +38,9 @@ class BuildResult:
     rows: int
     snapshot_id: Optional[int]
     created: bool
+    # automatic maintenance after the commit (ops.after_run): what it did, or why it failed
+    maintenance: Optional[str] = None
+    maintenance_error: Optional[BaseException] = None
 
 
 def paimon_columns(arrow_schema: pa.Schema) -> List[Tuple[str, str]]:
@@ -75,7 +79,26 @@ class ModelBuilder:
         columns = paimon_columns(query_schema(self.spark.sql(sql)))
         return table_definition(model, materialization, config, columns)
 
-    def build(
+    def build(self, definition: TableDefinition, database: str, table: str, *args, **kwargs
+              ) -> BuildResult:
+        """Build the model, then run the table's automatic maintenance as Paimon's writers do
+        after a commit (compaction triggers, snapshot expiry). The commit stands even if the
+        maintenance fails: that is reported, not raised."""
+        result = self._build(definition, database, table, *args, **kwargs)
+        if result.snapshot_id is None:
+            return result
+        from dbt.adapters.paimon.ops import after_run
+
+        location = TableLocation(
+            self.registry.warehouse, database, table, self.registry.catalog_options
+        )
+        try:
+            done = after_run(self.spark, location)
+        except Exception as exc:  # noqa: BLE001 - reported as a warning by the adapter
+            return dataclasses.replace(result, maintenance_error=exc)
+        return dataclasses.replace(result, maintenance="; ".join(done.messages) or None)
+
+    def _build(
         self,
         definition: TableDefinition,
         database: str,

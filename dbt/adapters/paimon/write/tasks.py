@@ -342,8 +342,28 @@ def _sequence_floors(plan: WritePlan, table, partitions: List[tuple]) -> Dict[tu
         return {}
     keys = list(plan.partition_keys)
     partition_filter = [dict(zip(keys, p)) for p in partitions] if keys else None
-    return {(s.partition_values, s.bucket): s.max_sequence_number
-            for s in plan_splits(table, plan.base_snapshot_id, partition_filter)}
+    existing = plan_splits(table, plan.base_snapshot_id, partition_filter)
+    if plan.mode != DYNAMIC:
+        _check_bucket_counts(plan, existing)
+    return {(s.partition_values, s.bucket): s.max_sequence_number for s in existing}
+
+
+def _check_bucket_counts(plan: WritePlan, existing) -> None:
+    """Refuse to write a partition whose files use another bucket count than the table's (a
+    partial rescale_buckets left it at the old count): hashing its rows with the new count
+    would put keys in buckets where their older versions are not. Paimon's writers refuse too."""
+    from dbt.adapters.paimon.runtime import PaimonConfigError
+
+    stale = sorted({(tuple(s.partition.items()), s.total_buckets) for s in existing
+                    if s.total_buckets not in (None, plan.num_buckets)})
+    if stale:
+        partitions = [dict(items) for items, _ in stale]
+        raise PaimonConfigError(
+            f"Model '{plan.model_name}': {plan.table_name} has {plan.num_buckets} buckets, but "
+            f"partition(s) {partitions} still use {sorted({n for _, n in stale})} (an earlier "
+            "rescale_buckets covered other partitions). Rescale them first: dbt run-operation "
+            f"rescale_buckets --args '{{model: {plan.model_name}, buckets: {plan.num_buckets}, "
+            f"partitions: {partitions}}}'.")
 
 
 def _write(plan: WritePlan, table, batches, messages: list) -> int:

@@ -49,3 +49,32 @@ def skip_by_profile_type(profile_type, request):
     marker = request.node.get_closest_marker("skip_profile")
     if marker and profile_type in marker.args:
         pytest.skip(f"skipped on '{profile_type}' profile")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A plain local[2] Spark session for tests/integration and tests/interop, with the `paimon`
+    data source registered. Lazy: only tests asking for it start Spark. Never used by
+    tests/functional, whose session is the adapter's own (a separate pytest process)."""
+    import os
+    import sys
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    from dbt.adapters.paimon.datasource.source import PaimonDataSource
+
+    session = (SparkSession.builder.master("local[2]")
+               .appName("dbt-paimon-tests")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.driver.memory", "1g")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    # PaimonReader implements pushFilters, which Spark refuses unless this is on (the adapter's
+    # session sets it too); a runtime setting, so it holds whichever test started the session.
+    session.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+    session.dataSource.register(PaimonDataSource)
+    return session

@@ -173,26 +173,3 @@ def java_read(paimon_java):
     """``java_read(warehouse, "db.table", snapshot=None) -> list[dict]``: Paimon Java's batch
     read (merged for primary-key tables), one dict per row, values as PaimonPeer renders them."""
     return paimon_java.read
-
-
-@pytest.fixture(scope="session")
-def spark():
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    from pyspark.sql import SparkSession
-
-    from dbt.adapters.paimon.datasource.source import PaimonDataSource
-
-    session = (SparkSession.builder.master("local[2]")
-               .appName("dbt-paimon-interop-tests")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "4")
-               .config("spark.driver.memory", "1g")
-               # PaimonReader implements pushFilters (the adapter's session enables this too)
-               .config("spark.sql.python.filterPushdown.enabled", "true")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    session.conf.set("spark.sql.python.filterPushdown.enabled", "true")
-    session.dataSource.register(PaimonDataSource)
-    yield session

@@ -109,19 +109,22 @@ def commit_append(table, messages: Sequence[CommitMessage],
     return _run(table, "APPEND", lambda: fsc.commit(messages, BATCH_COMMIT_IDENTIFIER))
 
 
-def commit_compact(table, messages: Sequence[CommitMessage]) -> Optional[int]:
+def commit_compact(table, messages: Sequence[CommitMessage],
+                   properties: Optional[Mapping[str, str]] = None) -> Optional[int]:
     """One COMPACT snapshot: each message's ``deleted_files`` are removed and its
-    ``new_files`` (the rewritten rows, usually at a higher level) added."""
+    ``new_files`` (the rewritten rows, usually at a higher level) added. ``properties`` are
+    stored in the snapshot (e.g. marking a full compaction)."""
     messages = _non_empty(messages)
     if not messages:
         return None
     fsc = _file_store_commit(table)
     entries = fsc._collect_manifest_entries(messages)
     changelog = fsc._collect_changelog_entries(messages)
+    extra = {"snapshot_properties": dict(properties)} if properties else {}
     return _run(table, "COMPACT", lambda: fsc._try_commit(
         commit_kind="COMPACT", commit_identifier=BATCH_COMMIT_IDENTIFIER,
         commit_entries_plan=lambda snapshot: entries, changelog_entries=changelog,
-        detect_conflicts=True, allow_rollback=False))
+        detect_conflicts=True, allow_rollback=False, **extra))
 
 
 def commit_overwrite(table, messages: Sequence[CommitMessage],
@@ -164,3 +167,17 @@ def abort(table, messages: Sequence[CommitMessage]) -> None:
     """Delete the files the messages wrote (new, changelog); never their deleted_files.
     Only for messages known NOT to be committed."""
     _file_store_commit(table).abort(list(messages))
+
+
+def abort_unless_committed(table, messages: Sequence[CommitMessage]) -> None:
+    """After a failed commit: delete the messages' files unless the commit made them visible
+    after all (a snapshot written whose response failed must keep its files)."""
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    names = {f.file_name for m in messages for f in m.new_files}
+    try:
+        live = {f.file_name for s in plan_splits(table) for f in s.files}
+    except Exception:  # noqa: BLE001 - cannot tell: keep the files (orphans are harmless)
+        return
+    if not names & live:
+        abort(table, messages)

@@ -239,45 +239,11 @@ def commit_units(table, messages: Sequence, properties: Optional[Dict[str, str]]
                  ) -> Optional[int]:
     """One COMPACT snapshot (with snapshot ``properties``); on failure the new files are
     deleted unless the snapshot became visible after all."""
-    from dbt.adapters.paimon.format.commit import commit_compact
+    from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_compact
 
     try:
-        if properties:
-            snapshot_id = _commit_compact_with_properties(table, messages, properties)
-        else:
-            snapshot_id = commit_compact(table, messages)
+        snapshot_id = commit_compact(table, messages, properties)
     except BaseException:
-        _abort_unless_committed(table, messages)
+        abort_unless_committed(table, messages)
         raise
     return snapshot_id
-
-
-def _commit_compact_with_properties(table, messages, properties):
-    # format.commit.commit_compact without snapshot properties: same private call, plus them
-    from pypaimon.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER
-
-    from dbt.adapters.paimon.format.commit import _file_store_commit, _non_empty, _run
-
-    messages = _non_empty(messages)
-    if not messages:
-        return None
-    fsc = _file_store_commit(table)
-    entries = fsc._collect_manifest_entries(messages)
-    changelog = fsc._collect_changelog_entries(messages)
-    return _run(table, "COMPACT", lambda: fsc._try_commit(
-        commit_kind="COMPACT", commit_identifier=BATCH_COMMIT_IDENTIFIER,
-        commit_entries_plan=lambda snapshot: entries, changelog_entries=changelog,
-        detect_conflicts=True, allow_rollback=False, snapshot_properties=dict(properties)))
-
-
-def _abort_unless_committed(table, messages) -> None:
-    from dbt.adapters.paimon.format.commit import abort
-    from dbt.adapters.paimon.format.splits import plan_splits
-
-    names = {f.file_name for m in messages for f in m.new_files}
-    try:
-        live = {f.file_name for s in plan_splits(table) for f in s.files}
-    except Exception:  # noqa: BLE001 - cannot tell: keep the files (orphans are harmless)
-        return
-    if not names & live:
-        abort(table, messages)

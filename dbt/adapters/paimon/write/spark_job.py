@@ -244,12 +244,12 @@ def _locate_keys(spark, table, plan: WritePlan, frame):
 # --------------------------------------------------------------------------- commit
 
 def _commit(table, plan: WritePlan, messages: List, records: int) -> WriteResult:
-    from dbt.adapters.paimon.format.commit import commit_append
+    from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
 
     try:
         snapshot_id = commit_append(table, messages)
     except BaseException:
-        _abort_unless_committed(table, messages)
+        abort_unless_committed(table, messages)
         raise
     files = sum(len(m.new_files) for m in messages)
     buckets = len({(tuple(m.partition), m.bucket) for m in messages if m.new_files})
@@ -261,17 +261,3 @@ def _abort(table, messages) -> None:
 
     if messages:
         abort(table, messages)
-
-
-def _abort_unless_committed(table, messages) -> None:
-    """Delete the files unless the failed commit made them visible after all (a commit whose
-    snapshot was written but whose response failed must keep its files)."""
-    from dbt.adapters.paimon.format.splits import plan_splits
-
-    names = {f.file_name for m in messages for f in m.new_files}
-    try:
-        live = {f.file_name for s in plan_splits(table) for f in s.files}
-    except Exception:  # noqa: BLE001 - cannot tell: keep the files (orphans are harmless)
-        return
-    if not names & live:
-        _abort(table, messages)

@@ -5,11 +5,9 @@
 - tables written by Java (row kinds, several commits, its own compaction) read the same through
   our merged read; further runs written by dbt-paimon on top read the same in Java.
 
-KNOWN GAP (xfail, strict): the jar's Paimon Java (paimon-bundle 1.0-SNAPSHOT, built 2024-09-04)
-writes manifest entries without the ``_VALUE_STATS_COLS`` field, and pypaimon 2.1.0's manifest
-reader (``manifest_file_manager._get_value_stats_fields``) indexes it unconditionally:
-``KeyError: '_VALUE_STATS_COLS'``. So nothing WE read can follow a snapshot whose manifests Java
-wrote (its commits or its compactions) until format/ tolerates the missing field.
+The jar's Paimon Java (paimon-bundle 1.0-SNAPSHOT, built 2024-09-04) writes manifest entries
+without the ``_VALUE_STATS_COLS`` field, which pypaimon 2.1.0 indexes unconditionally;
+``format/pypaimon_compat.py`` mends that (these tests failed with KeyError before it).
 """
 from __future__ import annotations
 
@@ -27,11 +25,6 @@ from dbt.adapters.paimon.format import splits as splits_mod
 
 def _commit_kinds(location):
     return [s.commit_kind for s in splits_mod.list_snapshots(location.open())]
-
-
-JAVA_MANIFESTS = pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "pypaimon 2.1.0 cannot read manifests written by Paimon 1.0-SNAPSHOT Java: "
-    "KeyError: '_VALUE_STATS_COLS' (pypaimon/manifest/manifest_file_manager.py)"))
 
 
 def _engine_table(tmp_path, engine, buckets="2", prefix=""):
@@ -71,7 +64,6 @@ def test_java_compaction_of_our_files(spark, tmp_path, java_read, paimon_java, e
                                        "snapshot"))) == "snapshot-4"
 
 
-@JAVA_MANIFESTS
 @pytest.mark.parametrize("engine", ["deduplicate", "aggregation"])
 def test_we_read_after_java_compaction(spark, tmp_path, java_read, paimon_java, engine):
     location = _engine_table(tmp_path, engine)
@@ -87,7 +79,6 @@ def _java_row(i, kind, amount, name=None):
             "_row_kind": kind}
 
 
-@JAVA_MANIFESTS
 @pytest.mark.parametrize("engine", ["deduplicate", "aggregation", "partial-update"])
 def test_java_written_tables_then_our_runs(spark, tmp_path, java_read, paimon_java, engine):
     options = {"bucket": "3", "merge-engine": engine}
@@ -125,7 +116,6 @@ JAVA_TYPES = pa.schema([pa.field("dt", pa.string(), nullable=False),
                         ("flag", pa.bool_()), ("ratio", pa.float32())])
 
 
-@JAVA_MANIFESTS
 def test_java_written_partitioned_types(spark, tmp_path, java_read, paimon_java):
     """Java writes DECIMAL(10,2) its own way (parquet INT64): we read it back exactly."""
     location = make_table(tmp_path, "jtypes", JAVA_TYPES, ["dt", "id"], ["dt"],

@@ -4,6 +4,7 @@ No dbt, no Spark: only pypaimon, pyarrow, numpy. Everything a Spark driver hands
 tasks (Split, DataFileMeta, CommitMessage) pickles.
 """
 
+from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from dbt.adapters.paimon.format.bucket import bucket_ids, bucket_key_columns, hash_codes
 from dbt.adapters.paimon.format.commit import (abort, commit_append, commit_compact,
                                                commit_overwrite)

@@ -249,3 +249,75 @@ class TestExistingTableChanges:
         # a rebuilt table starts a new history: its first run's commit (plus the first-row
         # engine's immediate compaction of level 0, which Paimon's writers also do)
         assert [s.commit_kind for s in snapshots(project, "changing")] == ["APPEND", "COMPACT"]
+
+
+SCHEMA_CHANGE_MODEL = """
+{{ config(materialized='paimon_pk', primary_key='k', on_schema_change=var('mode')) }}
+select 1 as k, 'x' as v {% if var('extra', false) %}, 10 as w {% endif %}
+{% if not var('drop_v', false) %}, 'keep' as u {% endif %}
+"""
+
+
+class TestOnSchemaChangeModes:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"evolving.sql": SCHEMA_CHANGE_MODEL}
+
+    def test_ignore_fail_and_sync(self, project):
+        table = f"{project.test_schema}.evolving"
+        run_dbt(["run", "--vars", "{mode: ignore}"])
+        # ignore: the new column is not stored
+        run_dbt(["run", "--vars", "{mode: ignore, extra: true}"])
+        assert rows(project, f"select * from {table}") == [(1, "x", "keep")]
+        # fail: any difference stops the run before anything is written
+        before = snapshot_ids(project, "evolving")
+        _, output = run_dbt_and_capture(["run", "--vars", "{mode: fail, extra: true}"],
+                                        expect_pass=False)
+        assert "on_schema_change='fail'" in output and "['w']" in output
+        assert snapshot_ids(project, "evolving") == before
+        # sync_all_columns: add w, drop u
+        run_dbt(["run", "--vars", "{mode: sync_all_columns, extra: true, drop_v: true}"])
+        assert rows(project, f"select * from {table}") == [(1, "x", 10)]
+
+
+ORDERS_PART = """
+{{ config(materialized='partial_update', target='wide', primary_key='id',
+          sequence_groups={'order_ts': ['status']}) }}
+select cast(id as int) id, status, cast(order_ts as int) order_ts
+from {{ ref('order_events') }} where batch = {{ var('batch') }}
+"""
+
+PAYMENTS_PART = """
+{{ config(materialized='partial_update', target='wide', primary_key='id',
+          sequence_groups={'pay_ts': ['paid']}) }}
+select cast(id as int) id, paid, cast(pay_ts as int) pay_ts
+from {{ ref('pay_events') }} where batch = {{ var('batch') }}
+"""
+
+
+class TestSharedPartialUpdateTarget:
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {
+            "order_events.csv": "batch,id,status,order_ts\n1,1,placed,1\n2,1,shipped,3\n3,1,stale,2\n",
+            "pay_events.csv": "batch,id,paid,pay_ts\n1,1,no,1\n2,2,yes,5\n3,1,yes,4\n",
+        }
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"orders_part.sql": ORDERS_PART, "payments_part.sql": PAYMENTS_PART}
+
+    def test_writers_assemble_one_table(self, project):
+        run_dbt(["seed"])
+        for batch in (1, 2, 3):
+            run_batch(batch)
+        schema = project.test_schema
+        # each writer owns its columns; the late 'stale' order event (order_ts 2 < 3) is ignored
+        assert rows(project, f"select id, status, order_ts, paid, pay_ts from {schema}.wide "
+                             "order by id") == [(1, "shipped", 3, "yes", 4), (2, None, None, "yes", 5)]
+        # every writer model is a view of the shared table
+        assert rows(project, f"select count(*) from {schema}.orders_part") == [(2,)]
+        assert rows(project, f"select count(*) from {schema}.payments_part") == [(2,)]
+        _, output = run_dbt_and_capture(["run", "--full-refresh", "--vars", "{batch: 1}",
+                                         "--select", "orders_part"], expect_pass=False)
+        assert "paimon_drop_table" in output

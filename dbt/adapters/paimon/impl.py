@@ -25,6 +25,11 @@ logger = AdapterLogger("Paimon")
 PAIMON_PROVIDER_MARK = "Provider: paimon."
 
 
+def escape_sql_string(value: str) -> str:
+    """A value inside a single-quoted Spark SQL literal."""
+    return value.replace("\\", "\\\\").replace("'", "\\'")
+
+
 @dataclass
 class PaimonConfig(SparkConfig):
     primary_key: Optional[Any] = None
@@ -118,6 +123,44 @@ class PaimonAdapter(SparkAdapter):
             wh.drop_table(registry.warehouse, schema, table)
             registry.forget(schema, table)
         wh.open_catalog(registry.warehouse).drop_database(schema, ignore_if_not_exists=True, cascade=True)
+
+    @available
+    def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any) -> str:
+        """Register a temporary view of a Paimon table as of ``snapshot_id``; returns its name.
+
+        From SQL, only a temporary view keeps a Python data source's options (time travel needs
+        ``snapshot_id``), so models read it in this session; persistent views cannot use it.
+        """
+        from dbt.adapters.paimon.datasource.registry import check_name
+        from dbt.adapters.paimon.format.splits import list_snapshots
+
+        try:
+            snapshot = int(snapshot_id)
+        except (TypeError, ValueError):
+            raise CompilationError(
+                f"paimon_snapshot: snapshot id must be a whole number, got {snapshot_id!r}"
+            ) from None
+        if not self.is_paimon_relation(relation):
+            raise CompilationError(f"paimon_snapshot: {relation} is not a Paimon table.")
+        registry = self._registry
+        table = registry.open_table(relation.schema, relation.identifier)
+        retained = [s.id for s in list_snapshots(table)]
+        if snapshot not in retained:
+            raise CompilationError(
+                f"paimon_snapshot: {relation} has no snapshot {snapshot} (retained: "
+                f"{retained[:3]}...{retained[-3:]}); expired snapshots cannot be read."
+                if len(retained) > 6 else
+                f"paimon_snapshot: {relation} has no snapshot {snapshot} (retained: {retained})."
+            )
+        view = check_name("view", f"{relation.schema}__{relation.identifier}__snapshot_{snapshot}")
+        options = {"warehouse": registry.warehouse, "table": f"{relation.schema}.{relation.identifier}",
+                   "snapshot_id": str(snapshot)}
+        options.update({f"catalog.{k}": v for k, v in registry.catalog_options.items()})
+        rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
+        registry.activate().sql(
+            f"create or replace temporary view `{view}` using paimon options ({rendered})"
+        )
+        return f"`{view}`"
 
     @available
     def paimon_warehouse(self) -> str:

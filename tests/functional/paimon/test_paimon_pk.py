@@ -321,3 +321,31 @@ class TestSharedPartialUpdateTarget:
         _, output = run_dbt_and_capture(["run", "--full-refresh", "--vars", "{batch: 1}",
                                          "--select", "orders_part"], expect_pass=False)
         assert "paimon_drop_table" in output
+
+
+TRAVEL_SOURCE = """
+{{ config(materialized='paimon_pk', primary_key='k') }}
+select 1 as k, '{{ var("v", "first") }}' as v
+"""
+
+TRAVEL_READER = """
+{{ config(materialized='table') }}
+select * from {{ paimon_snapshot(ref('travel_source'), var('snapshot', 1)) }}
+"""
+
+
+class TestPaimonSnapshotTimeTravel:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"travel_source.sql": TRAVEL_SOURCE, "travel_reader.sql": TRAVEL_READER}
+
+    def test_reads_an_earlier_snapshot(self, project):
+        schema = project.test_schema
+        run_dbt(["run", "--select", "travel_source"])
+        run_dbt(["run", "--select", "travel_source", "--vars", "{v: second}"])
+        assert rows(project, f"select * from {schema}.travel_source") == [(1, "second")]
+        run_dbt(["run", "--select", "travel_reader"])
+        assert rows(project, f"select * from {schema}.travel_reader") == [(1, "first")]
+        _, output = run_dbt_and_capture(["run", "--select", "travel_reader",
+                                         "--vars", "{snapshot: 99}"], expect_pass=False)
+        assert "has no snapshot 99" in output

@@ -28,10 +28,8 @@ from dbt.adapters.paimon.format import warehouse
 from dbt.adapters.paimon.format.bucket import bucket_ids
 from dbt.adapters.paimon.write import write_primary_key_run
 
-try:  # another engineer's compaction operation; used only when it is there
-    from dbt.adapters.paimon.ops.compact import compact_table
-except ImportError:  # pragma: no cover
-    compact_table = None
+from dbt.adapters.paimon.ops.compact import compact_table
+from dbt.adapters.paimon.ops.rescale import rescale_buckets
 
 
 # --------------------------------------------------------------------------- helpers
@@ -133,8 +131,6 @@ def test_first_row(spark, tmp_path, java_read):
     assert [(r["id"], r["amount"]) for r in mine] == [(1, 10), (2, 20), (3, 30), (4, 40), (5, 50)]
     # Paimon 1.0 Java batch-reads of first-row tables skip level-0 files: never compacted = empty
     assert java_rows(java_read, location) == []
-    if compact_table is None:
-        pytest.skip("dbt.adapters.paimon.ops.compact_table is not available")
     result = compact_table(spark, location, full=True)
     assert result.snapshot_id is not None
     assert_same(java_read, location, ["id"])
@@ -332,16 +328,9 @@ def test_bucket_assignment_matches_java(spark, tmp_path, paimon_java, case):
 
 # --------------------------------------------------------------------------- our maintenance
 
-try:
-    from dbt.adapters.paimon.ops.rescale import rescale_buckets
-except ImportError:  # pragma: no cover
-    rescale_buckets = None
-
 
 @pytest.mark.parametrize("engine", ["deduplicate", "aggregation", "partial-update"])
 def test_after_our_compaction_and_rescale(spark, tmp_path, java_read, paimon_java, engine):
-    if compact_table is None or rescale_buckets is None:
-        pytest.skip("dbt.adapters.paimon.ops compact_table / rescale_buckets not available")
     options = {"bucket": "2", "merge-engine": engine}
     if engine == "aggregation":
         options.update({"fields.amount.aggregate-function": "sum",

@@ -154,17 +154,8 @@ def _rewrite(spark, location: TableLocation, splits, buckets: int) -> List:
                               "target binary, bucket int, data binary")
     parallelism = max(1, min(len(splits) * buckets, 4 * _parallelism(spark)))
     shuffled = routed.repartition(parallelism, "target", "bucket")
-    try:
-        rows = shuffled.mapInArrow(functools.partial(write_task, location, buckets),
-                                   "payload binary").collect()
-    except Exception as exc:
-        original = task_errors.recover(exc)
-        if original is not None:
-            raise original from None
-        raise
-    results = [pickle.loads(bytes(r.payload)) for r in rows]
-    messages = [m for r in results for m in r["messages"]]
-    errors = [task_errors.decode(r["error"]) for r in results if r["error"] is not None]
+    _, messages, errors = task_errors.collect_results(
+        shuffled.mapInArrow(functools.partial(write_task, location, buckets), "payload binary"))
     if errors:
         if messages:
             abort(location.open(), messages)

@@ -293,14 +293,18 @@ def _function_name(opts, f: str) -> Optional[str]:
     return name.strip().lower() if name else None
 
 
+def _reject_key_aggregate(f: str, opts) -> None:
+    if O.AGGREGATE_FUNCTION.key(f) in opts:
+        raise PaimonConfigError(
+            f"Primary key '{f}' cannot have an aggregate function: remove '{O.AGGREGATE_FUNCTION.key(f)}'."
+        )
+
+
 def _aggregation_aggregators(names, types, pks, sequence_fields, opts) -> Dict[str, Aggregator]:
     out = {}
     for f in names:
         if f in pks:
-            if O.AGGREGATE_FUNCTION.key(f) in opts:
-                raise PaimonConfigError(
-                    f"Primary key '{f}' cannot have an aggregate function: remove '{O.AGGREGATE_FUNCTION.key(f)}'."
-                )
+            _reject_key_aggregate(f, opts)
             continue
         if f in sequence_fields:
             out[f] = LastValue(f, types[f], opts)  # Paimon: sequence fields keep the last value
@@ -357,10 +361,7 @@ def _partial_update_aggregators(names, types, pks, groups, opts) -> Dict[str, Ag
     out = {}
     for f in names:
         if f in pks:
-            if O.AGGREGATE_FUNCTION.key(f) in opts:
-                raise PaimonConfigError(
-                    f"Primary key '{f}' cannot have an aggregate function: remove '{O.AGGREGATE_FUNCTION.key(f)}'."
-                )
+            _reject_key_aggregate(f, opts)
             continue
         if f in ordering:
             continue  # no aggregation for sequence-group fields (checked above for explicit ones)

@@ -64,17 +64,8 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
             functools.partial(assign_task, plan), _struct(plan, plan.assigned_schema()))
     # one task per (partition, bucket): the only writer of the bucket in this commit
     shuffled = routed.repartition(*partitions, _column(BUCKET))
-    results = shuffled.mapInArrow(functools.partial(write_task, plan), "payload binary")
-    try:
-        rows = results.collect()
-    except Exception as exc:
-        original = task_errors.recover(exc)
-        if original is not None:
-            raise original from None
-        raise
-    payloads = [pickle.loads(bytes(row.payload)) for row in rows]
-    messages = [m for p in payloads for m in p["messages"]]
-    errors = [task_errors.decode(p["error"]) for p in payloads if p["error"] is not None]
+    payloads, messages, errors = task_errors.collect_results(
+        shuffled.mapInArrow(functools.partial(write_task, plan), "payload binary"))
     if errors:
         _abort(table, messages)
         data_errors = [e for e in errors if isinstance(e, PaimonDataError)]

@@ -13,7 +13,7 @@ import base64
 import pickle
 import re
 import traceback
-from typing import Optional
+from typing import List, Optional, Tuple
 
 _MARK = "@@dbt-paimon-task-error@@"
 _PATTERN = re.compile(re.escape(_MARK) + r"([A-Za-z0-9+/=]+)" + re.escape(_MARK))
@@ -65,3 +65,20 @@ def recover(spark_error: BaseException) -> Optional[BaseException]:
                 return decode(base64.b64decode(match.group(1)))
         error = error.__cause__ or error.__context__
     return None
+
+
+def collect_results(stage) -> Tuple[List[dict], list, List[BaseException]]:
+    """Run a writing stage (a DataFrame of one ``payload`` column, each a pickled dict with
+    ``messages`` and ``error``) and return (payloads, all commit messages, task errors).
+    A task that raised before writing anything is re-raised as its original exception."""
+    try:
+        rows = stage.collect()
+    except Exception as exc:
+        original = recover(exc)
+        if original is not None:
+            raise original from None
+        raise
+    payloads = [pickle.loads(bytes(row.payload)) for row in rows]
+    messages = [m for p in payloads for m in p["messages"]]
+    errors = [decode(p["error"]) for p in payloads if p["error"] is not None]
+    return payloads, messages, errors

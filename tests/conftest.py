@@ -14,10 +14,6 @@ def pytest_addoption(parser):
     )
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "skip_profile(profile): skip the test for this profile")
-
-
 @pytest.fixture(scope="session")
 def profile_type(request):
     return request.config.getoption("--profile")
@@ -42,13 +38,6 @@ def dbt_profile_target(profile_type, paimon_warehouse):
         "spark_master": "local[2]",
         "spark_conf": {"spark.sql.shuffle.partitions": "4"},
     }
-
-
-@pytest.fixture(autouse=True, scope="class")
-def skip_by_profile_type(profile_type, request):
-    marker = request.node.get_closest_marker("skip_profile")
-    if marker and profile_type in marker.args:
-        pytest.skip(f"skipped on '{profile_type}' profile")
 
 
 @pytest.fixture(scope="session")

@@ -7,20 +7,33 @@ compact increments and turns ``deleted_files`` into OVERWRITE snapshots, so COMP
 multi-partition OVERWRITE go through ``FileStoreCommit._try_commit`` (private API, wrapped
 here only), which also runs pypaimon's conflict detection (a file deleted twice, bucket
 count changes, ...).
+
+Concurrent writers (other processes): pypaimon retries a commit on top of each newer snapshot
+it finds. Two guards make that safe here: the snapshot file is created without ever replacing
+an existing one (pypaimon's local rename replaces a snapshot another process wrote between
+its existence check and its rename: a lost commit), and a primary-key APPEND re-checks its
+sequence numbers against the snapshot each attempt builds on (a concurrent writer of the same
+bucket would otherwise leave two files with overlapping numbers).
 """
 
 from __future__ import annotations
 
 import uuid
+import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from pypaimon.common.json_util import JSON
 from pypaimon.common.predicate_builder import PredicateBuilder
+from pypaimon.filesystem.local_file_io import LocalFileIO
+from pypaimon.snapshot.renaming_snapshot_commit import RenamingSnapshotCommit
 from pypaimon.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER
+from pypaimon.snapshot.snapshot_commit import SnapshotCommit
 from pypaimon.table.row.offset_row import OffsetRow
 from pypaimon.write.commit_message import CommitMessage
 from pypaimon.write.file_store_commit import FileStoreCommit
 
 from dbt.adapters.paimon.format.errors import CommitConflictError, PaimonFormatError
+from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.format.splits import current_snapshot_id, plan_splits
 
 
@@ -29,7 +42,53 @@ def _file_store_commit(table) -> FileStoreCommit:
     if snapshot_commit is None:
         raise PaimonFormatError(f"Paimon table {table.identifier} cannot be committed to "
                                 f"(its catalog provides no snapshot commit)")
-    return FileStoreCommit(snapshot_commit, table, commit_user=f"dbt-paimon-{uuid.uuid4()}")
+    return FileStoreCommit(GuardedSnapshotCommit(snapshot_commit), table,
+                           commit_user=f"dbt-paimon-{uuid.uuid4()}")
+
+
+class GuardedSnapshotCommit(SnapshotCommit):
+    """pypaimon's snapshot commit, made safe between processes on a local warehouse.
+
+    ``RenamingSnapshotCommit`` checks that ``snapshot-<id>`` does not exist, then renames its
+    temporary file onto it; its lock is per process, and a POSIX rename replaces an existing
+    file, so two processes committing the same id can both "succeed" and the first commit is
+    lost. Here the snapshot is published with ``os.link``, which fails when the name exists.
+    Other file systems and catalog commits keep pypaimon's own commit."""
+
+    def __init__(self, inner: SnapshotCommit):
+        self.inner = inner
+
+    def commit(self, base_snapshot_uuid, snapshot, statistics) -> bool:
+        pause_at("commit-manifests-written")
+        if isinstance(self.inner, RenamingSnapshotCommit) and \
+                isinstance(self.inner.file_io, LocalFileIO):
+            committed = self._link_snapshot(snapshot)
+        else:
+            committed = self.inner.commit(base_snapshot_uuid, snapshot, statistics)
+        if committed:
+            pause_at("commit-snapshot-written")
+        return committed
+
+    def _link_snapshot(self, snapshot) -> bool:
+        manager = self.inner.snapshot_manager
+        file_io = self.inner.file_io
+        target = file_io.to_filesystem_path(manager.get_snapshot_path(snapshot.id))
+        folder = os.path.dirname(target)
+        os.makedirs(folder, exist_ok=True)
+        temporary = os.path.join(folder, f".{os.path.basename(target)}.{uuid.uuid4()}.tmp")
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(JSON.to_json(snapshot, indent=2))
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(temporary)
+        self.inner._commit_latest_hint(snapshot.id)
+        return True
+
+    def close(self):
+        self.inner.close()
 
 
 def _non_empty(messages: Sequence[CommitMessage]) -> List[CommitMessage]:
@@ -40,7 +99,7 @@ def _run(table, kind: str, action) -> Optional[int]:
     before = current_snapshot_id(table)
     try:
         action()
-    except NotImplementedError:
+    except (NotImplementedError, CommitConflictError):
         raise
     except RuntimeError as exc:
         message = str(exc)
@@ -56,8 +115,10 @@ def _run(table, kind: str, action) -> Optional[int]:
     return after if after != before else None
 
 
-def check_sequence_numbers(table, messages: Sequence[CommitMessage]) -> None:
-    """Each bucket's new files must start above its current largest sequence number.
+def check_sequence_numbers(table, messages: Sequence[CommitMessage],
+                           snapshot_id: Optional[int] = None) -> None:
+    """Each bucket's new files must start above its largest sequence number at ``snapshot_id``
+    (default: the latest snapshot; 0 = the empty table).
 
     Two writers of one bucket in one run (or a writer that read an older snapshot) would
     otherwise produce overlapping numbers and the wrong version of a key could win.
@@ -73,8 +134,9 @@ def check_sequence_numbers(table, messages: Sequence[CommitMessage]) -> None:
         return
     keys = list(table.partition_keys)
     partitions = [dict(zip(keys, p)) for p in {p for p, _ in by_bucket}] if keys else None
+    splits = [] if snapshot_id == 0 else plan_splits(table, snapshot_id, partitions)
     current = {(split.partition_values, split.bucket): split.max_sequence_number
-               for split in plan_splits(table, partition_filter=partitions)}
+               for split in splits}
     for (partition, bucket), files in by_bucket.items():
         ranges = sorted((f.min_sequence_number, f.max_sequence_number) for f in files)
         floor = current.get((partition, bucket), -1)
@@ -103,10 +165,26 @@ def commit_append(table, messages: Sequence[CommitMessage],
                              "commit_compact (rewrite) or commit_overwrite")
     if not messages:
         return None
-    if check_sequences:
-        check_sequence_numbers(table, messages)
     fsc = _file_store_commit(table)
+    if check_sequences and table.primary_keys:
+        _check_sequences_on_every_attempt(fsc, table, messages)
     return _run(table, "APPEND", lambda: fsc.commit(messages, BATCH_COMMIT_IDENTIFIER))
+
+
+def _check_sequences_on_every_attempt(fsc: FileStoreCommit, table, messages) -> None:
+    """pypaimon's commit plans each attempt on the latest snapshot and retries on top of a
+    newer one when another process committed first; the sequence check must run against
+    exactly the snapshot the attempt builds on (a CommitConflictError ends the retries)."""
+    try_commit = fsc._try_commit
+
+    def guarded(*args, commit_entries_plan, **kwargs):
+        def plan(latest_snapshot):
+            check_sequence_numbers(table, messages,
+                                   latest_snapshot.id if latest_snapshot else 0)
+            return commit_entries_plan(latest_snapshot)
+        return try_commit(*args, commit_entries_plan=plan, **kwargs)
+
+    fsc._try_commit = guarded
 
 
 def commit_compact(table, messages: Sequence[CommitMessage],

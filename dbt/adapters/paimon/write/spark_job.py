@@ -236,7 +236,9 @@ def _locate_keys(spark, table, plan: WritePlan, frame):
 
 def _commit(table, plan: WritePlan, messages: List, records: int) -> WriteResult:
     from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
+    from dbt.adapters.paimon.format.pause_points import pause_at
 
+    pause_at("before-commit")  # test-only (crash tests); inert unless configured
     try:
         snapshot_id = commit_append(table, messages)
     except BaseException:

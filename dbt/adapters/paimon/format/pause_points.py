@@ -1,0 +1,42 @@
+"""Test-only pause points in the write and commit paths, for crash and concurrency tests.
+
+Inert unless the environment sets ``DBT_PAIMON_TEST_PAUSE_AT`` (a comma-separated list of
+points). At a listed point the process (the dbt driver, or a Spark worker for
+``task-file-written``) writes ``<DBT_PAIMON_TEST_PAUSE_DIR>/<point>.reached`` holding its pid,
+then waits until ``<point>.release`` appears in that folder (at most
+``DBT_PAIMON_TEST_PAUSE_TIMEOUT`` seconds, default 600). A test kills the process there
+(crash safety) or lets another writer commit first (concurrency).
+
+Points, in the order a primary-key run reaches them:
+
+- ``task-file-written``: a write task has written a data file, not yet reported it;
+- ``before-commit``: every task's files are written, the driver has not started the commit;
+- ``commit-manifests-written``: the commit wrote its manifests and manifest lists, not the
+  snapshot file (the step that makes it visible);
+- ``commit-snapshot-written``: the snapshot file is written, the run has not finished.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+PAUSE_AT = "DBT_PAIMON_TEST_PAUSE_AT"
+PAUSE_DIR = "DBT_PAIMON_TEST_PAUSE_DIR"
+PAUSE_TIMEOUT = "DBT_PAIMON_TEST_PAUSE_TIMEOUT"
+POINTS = ("task-file-written", "before-commit", "commit-manifests-written",
+          "commit-snapshot-written")
+
+
+def pause_at(point: str) -> None:
+    wanted = os.environ.get(PAUSE_AT)
+    if not wanted or point not in wanted.split(","):
+        return
+    folder = os.environ.get(PAUSE_DIR) or os.getcwd()
+    marker = os.path.join(folder, point)
+    temporary = f"{marker}.reached.{os.getpid()}"
+    with open(temporary, "w") as out:
+        out.write(str(os.getpid()))
+    os.replace(temporary, f"{marker}.reached")  # a test never sees a half-written marker
+    deadline = time.monotonic() + float(os.environ.get(PAUSE_TIMEOUT, "600"))
+    while not os.path.exists(f"{marker}.release") and time.monotonic() < deadline:
+        time.sleep(0.05)

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dbt.adapters.paimon.format.bucket import bucket_ids, hash_codes
+from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DYNAMIC, FIXED, KEY_HASH,
@@ -393,6 +394,7 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
         metas = write_kv_file(table, partition, bucket, merged, level=0, sequence_base=base)
         message = new_commit_message(partition, bucket, new_files=metas)
         messages.append(message)
+        pause_at("task-file-written")  # test-only (crash tests); inert unless configured
         if plan.options_dict.get("changelog-producer") == "input":
             # Paimon's 'input' changelog: every record as it arrived, not merged. ('lookup' and
             # 'full-compaction' changelogs come from compaction, which is not this write.)

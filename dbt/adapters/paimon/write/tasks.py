@@ -335,8 +335,9 @@ def write_task(plan: WritePlan, batches: Iterable[pa.RecordBatch]) -> Iterator[p
     yield pa.RecordBatch.from_arrays([pa.array([payload], pa.binary())], names=["payload"])
 
 
-def _sequence_floors(plan: WritePlan, table, partitions: List[tuple]) -> Dict[tuple, int]:
-    """Largest sequence number of each (partition, bucket) at the base snapshot."""
+def _existing_splits(plan: WritePlan, table, partitions: List[tuple]) -> Dict[tuple, object]:
+    """The split of each (partition, bucket) at the base snapshot (its files and largest
+    sequence number)."""
     from dbt.adapters.paimon.format.splits import plan_splits
 
     if plan.base_snapshot_id is None:
@@ -346,7 +347,7 @@ def _sequence_floors(plan: WritePlan, table, partitions: List[tuple]) -> Dict[tu
     existing = plan_splits(table, plan.base_snapshot_id, partition_filter)
     if plan.mode != DYNAMIC:
         _check_bucket_counts(plan, existing)
-    return {(s.partition_values, s.bucket): s.max_sequence_number for s in existing}
+    return {(s.partition_values, s.bucket): s for s in existing}
 
 
 def _check_bucket_counts(plan: WritePlan, existing) -> None:
@@ -379,7 +380,8 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
     data = _conform(plan, data, extra)
     spec = plan.merge_spec()
     groups = list(split_groups(data, plan.group_columns))
-    floors = _sequence_floors(plan, table, sorted({g[:-1] for g, _ in groups}, key=repr))
+    existing = _existing_splits(plan, table, sorted({g[:-1] for g, _ in groups}, key=repr))
+    producer = plan.options_dict.get("changelog-producer", "none")
     snapshot = plan.base_snapshot(table) if plan.mode == DYNAMIC else None
     for values, rows in groups:
         partition, bucket = tuple(values[:-1]), int(values[-1])
@@ -390,17 +392,14 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
         ranks[np.argsort(seq, kind="stable")] = np.arange(len(seq), dtype=np.int64)
         merged = merged.set_column(merged.schema.get_field_index(SEQ), SEQ,
                                    pa.array(ranks, pa.int64()))
-        base = floors.get((partition, bucket), -1) + 1
+        split = existing.get((partition, bucket))
+        base = (split.max_sequence_number if split is not None else -1) + 1
         metas = write_kv_file(table, partition, bucket, merged, level=0, sequence_base=base)
         message = new_commit_message(partition, bucket, new_files=metas)
         messages.append(message)
         pause_at("task-file-written")  # test-only (crash tests); inert unless configured
-        if plan.options_dict.get("changelog-producer") == "input":
-            # Paimon's 'input' changelog: every record as it arrived, not merged. ('lookup' and
-            # 'full-compaction' changelogs come from compaction, which is not this write.)
-            log = rows.select(plan.names + [ROW_KIND, SEQ])
-            log = log.set_column(log.schema.get_field_index(SEQ), SEQ,
-                                 pa.array(np.arange(log.num_rows, dtype=np.int64)))
+        log = _changelog(plan, spec, table, producer, split, rows)
+        if log is not None:
             message.changelog_files.extend(write_kv_file(
                 table, partition, bucket, log, level=0, sequence_base=base, changelog=True,
                 check_order=False))
@@ -412,6 +411,26 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
                 message.index_adds.append(dynamic_index.write_hash_index(
                     table, partition, bucket, np.concatenate([old, new_hashes])))
     return data.num_rows
+
+
+def _changelog(plan: WritePlan, spec, table, producer: str, split, rows: pa.Table):
+    """The bucket's changelog rows for this commit, None when the producer writes none here.
+    'input': every record as it arrived, not merged; 'lookup': each written key's state before
+    vs after this commit (lookup_changelog.py); 'full-compaction' changelogs come from full
+    compactions (ops/compact.py), which is not this write."""
+    if producer == "input":
+        log = rows.select(plan.names + [ROW_KIND, SEQ])
+        return log.set_column(log.schema.get_field_index(SEQ), SEQ,
+                              pa.array(np.arange(log.num_rows, dtype=np.int64)))
+    if producer == "lookup":
+        from dbt.adapters.paimon.format.kv_files import read_split_records
+        from dbt.adapters.paimon.write.lookup_changelog import lookup_changelog
+
+        stored = None
+        if split is not None and split.files:
+            stored = read_split_records(table, split).drop_columns(["_level"])
+        return lookup_changelog(spec, stored, rows)
+    return None
 
 
 def _premerge(plan: WritePlan, spec, rows: pa.Table) -> pa.Table:

@@ -96,9 +96,17 @@ class PaimonDataSource(DataSource):
             if missing:
                 raise ValueError(f"columns {missing} are not in {self._location().name}")
             schema = pa.schema([schema.field(c) for c in columns])
+        if self.options.get("changes_to"):  # a change read (changes.py) adds _row_kind
+            from dbt.adapters.paimon.datasource.changes import change_schema
+
+            schema = change_schema(schema)
         return spark_schema(schema)
 
     def reader(self, schema: StructType) -> "PaimonReader":
+        if self.options.get("changes_to"):
+            from dbt.adapters.paimon.datasource.changes import changes_reader
+
+            return changes_reader(self._location(), schema, dict(self.options))
         snapshot = self.options.get("snapshot_id")
         return PaimonReader(self._location(), schema, int(snapshot) if snapshot else None)
 

@@ -1,0 +1,245 @@
+"""UPDATE, DELETE and MERGE INTO on row-tracking append tables: copy-on-write, one commit each.
+
+As Paimon Spark does on a row-tracking table without deletion vectors
+(``UpdatePaimonTableCommand``, ``DeleteFromPaimonTableCommand``, ``MergeIntoPaimonTable``):
+1. read the table at its latest snapshot with ``_ROW_ID``, ``_SEQUENCE_NUMBER`` and each row's
+   data file (the ``paimon_row_tracking`` data source);
+2. the files holding at least one affected row are rewritten: every row keeps its ``_ROW_ID``;
+   untouched rows keep their ``_SEQUENCE_NUMBER``, changed rows get NULL, which the commit turns
+   into the new snapshot's id; deleted rows are left out; rows a MERGE inserts carry no id and
+   get fresh ones at commit;
+3. ONE commit deletes the rewritten files and adds the new ones (OVERWRITE, as in Java), or
+   nothing is committed when no row is affected. Files of untouched rows are not read twice
+   nor rewritten.
+Conditions and expressions are Spark SQL over the table's columns (and ``_ROW_ID``,
+``_SEQUENCE_NUMBER``); MERGE names the table ``t`` and the source ``s``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from dbt.adapters.paimon.datasource.row_tracking_source import NAME, register
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format.row_tracking import (ROW_ID, SEQUENCE_NUMBER, SOURCE_FILE,
+                                                     require_row_tracking)
+
+_MATCHED = "_paimon_merge_matched"
+Assignments = Union[str, Mapping[str, Any], None]
+
+
+@dataclass(frozen=True)
+class RowOpResult:
+    updated: int
+    deleted: int
+    inserted: int
+    rewritten_files: int
+    snapshot_id: Optional[int]
+
+    @property
+    def message(self) -> str:
+        done = ", ".join(f"{n} {what}" for n, what in ((self.updated, "updated"),
+                                                        (self.deleted, "deleted"),
+                                                        (self.inserted, "inserted")) if n) \
+            or "no rows changed"
+        where = f"snapshot {self.snapshot_id}" if self.snapshot_id is not None else "no commit"
+        return f"{done} ({where}; {self.rewritten_files} data files rewritten)"
+
+
+def _source_options(location: TableLocation) -> Dict[str, str]:
+    options = {"warehouse": location.warehouse, "table": location.name}
+    options.update({f"catalog.{k}": v for k, v in location.catalog_options.items()})
+    return options
+
+
+def tracked_rows(spark: SparkSession, location: TableLocation,
+                 snapshot_id: Optional[int] = None, with_source_file: bool = False) -> DataFrame:
+    """The table's rows with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` (and their data file)."""
+    register(spark)
+    reader = spark.read.format(NAME).options(**_source_options(location))
+    if snapshot_id is not None:
+        reader = reader.option("snapshot_id", str(snapshot_id))
+    if with_source_file:
+        reader = reader.option("source_file_column", "true")
+    return reader.load()
+
+
+def _open_tracked(location: TableLocation, what: str):
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    table = location.open()
+    require_row_tracking(table, what)
+    return table, current_snapshot_id(table)
+
+
+def _condition(text: Optional[str], argument: str, what: str) -> Column:
+    if text is None or not str(text).strip():
+        raise ValueError(f"{what}: argument '{argument}' is required (a Spark SQL condition, "
+                         f"e.g. \"id = 11\"; use \"true\" for every row)")
+    return F.expr(str(text))
+
+
+def _data_columns(table) -> List[str]:
+    return list(table.field_names)
+
+
+def _typed(frame: DataFrame, column: str, value: Column) -> Column:
+    return value.cast(frame.schema[column].dataType)
+
+
+def _write(spark, location, rows: DataFrame, rewrite_files: List[str], base: Optional[int]
+           ) -> Optional[int]:
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    (rows.write.format(NAME).options(**_source_options(location))
+     .option("rewrite_files", json.dumps(sorted(rewrite_files)))
+     .option("base_snapshot", "" if base is None else str(base))
+     .mode("append").save())
+    after = current_snapshot_id(location.open())
+    return after if after != base else None
+
+
+def _files_and_count(frame: DataFrame) -> tuple:
+    counts = frame.groupBy(SOURCE_FILE).count().collect()
+    return [r[0] for r in counts], sum(r[1] for r in counts)
+
+
+def _check_assignments(table, assignments: Mapping[str, Any], argument: str, what: str):
+    unknown = [c for c in assignments if c not in _data_columns(table)]
+    if unknown:
+        raise ValueError(f"{what}: '{argument}' names {unknown}, which are not columns of "
+                         f"{table.identifier} (columns: {_data_columns(table)}); _ROW_ID and "
+                         f"_SEQUENCE_NUMBER cannot be set")
+    if not assignments:
+        raise ValueError(f"{what}: '{argument}' is empty: name at least one column to set")
+
+
+def update_rows(spark: SparkSession, location: TableLocation, where: Optional[str],
+                values: Optional[Mapping[str, Any]] = None,
+                expressions: Optional[Mapping[str, str]] = None) -> RowOpResult:
+    """UPDATE t SET ... WHERE ``where``: ``values`` are literal values, ``expressions`` Spark
+    SQL over the row's columns (``{"data": "upper(data)"}``)."""
+    what = f"update_rows on {location.name}"
+    table, base = _open_tracked(location, what)
+    sets = {c: F.lit(v) for c, v in (values or {}).items()}
+    both = set(values or {}) & set(expressions or {})
+    if both:
+        raise ValueError(f"{what}: columns {sorted(both)} are given in both 'set' and 'set_sql'")
+    sets.update({c: F.expr(str(e)) for c, e in (expressions or {}).items()})
+    _check_assignments(table, sets, "set", what)
+    condition = F.coalesce(_condition(where, "where", what), F.lit(False))
+    frame = tracked_rows(spark, location, base, with_source_file=True)
+    files, count = _files_and_count(frame.where(condition))
+    if not files:
+        return RowOpResult(0, 0, 0, 0, None)
+    rewritten = frame.where(F.col(SOURCE_FILE).isin(files)).select(
+        *[F.when(condition, _typed(frame, c, sets[c])).otherwise(F.col(f"`{c}`")).alias(c)
+          if c in sets else F.col(f"`{c}`") for c in _data_columns(table)],
+        F.col(ROW_ID),
+        F.when(condition, F.lit(None).cast("bigint")).otherwise(F.col(SEQUENCE_NUMBER))
+        .alias(SEQUENCE_NUMBER))
+    snapshot = _write(spark, location, rewritten, files, base)
+    return RowOpResult(count, 0, 0, len(files), snapshot)
+
+
+def delete_rows(spark: SparkSession, location: TableLocation, where: Optional[str]
+                ) -> RowOpResult:
+    """DELETE FROM t WHERE ``where``."""
+    what = f"delete_rows on {location.name}"
+    table, base = _open_tracked(location, what)
+    condition = F.coalesce(_condition(where, "where", what), F.lit(False))
+    frame = tracked_rows(spark, location, base, with_source_file=True)
+    files, count = _files_and_count(frame.where(condition))
+    if not files:
+        return RowOpResult(0, 0, 0, 0, None)
+    kept = frame.where(F.col(SOURCE_FILE).isin(files) & ~condition).select(
+        *[F.col(f"`{c}`") for c in _data_columns(table)], ROW_ID, SEQUENCE_NUMBER)
+    snapshot = _write(spark, location, kept, files, base)
+    return RowOpResult(0, count, 0, len(files), snapshot)
+
+
+def _merge_assignments(table, source: DataFrame, spec: Assignments, argument: str, what: str
+                       ) -> Optional[Dict[str, Column]]:
+    """'*' (every table column from the source's column of the same name), a dict of column ->
+    Spark SQL over t.* and s.*, or None/'none' (that clause is left out)."""
+    if spec is None or (isinstance(spec, str) and spec.strip().lower() == "none"):
+        return None
+    if isinstance(spec, str) and spec.strip() == "*":
+        missing = [c for c in _data_columns(table) if c not in source.columns]
+        if missing and argument == "insert":
+            raise ValueError(f"{what}: insert '*' needs every column of {table.identifier} in "
+                             f"the source, which lacks {missing}; pass insert as a dict")
+        return {c: F.col(f"s.`{c}`") for c in _data_columns(table) if c in source.columns}
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"{what}: '{argument}' must be '*', a dict of column -> expression, "
+                         f"or none; got {spec!r}")
+    _check_assignments(table, spec, argument, what)
+    return {c: F.expr(str(e)) for c, e in spec.items()}
+
+
+def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
+               on: Optional[str], update: Assignments = "*", insert: Assignments = "*"
+               ) -> RowOpResult:
+    """MERGE INTO t USING s ON ``on`` WHEN MATCHED THEN UPDATE SET ``update`` WHEN NOT MATCHED
+    THEN INSERT ``insert``. A table row matched by several source rows is an error (as in
+    Spark and Paimon); source rows matching nothing are inserted."""
+    what = f"merge_rows into {location.name}"
+    table, base = _open_tracked(location, what)
+    condition = _condition(on, "on", what)
+    updates = _merge_assignments(table, source, update, "update", what)
+    inserts = _merge_assignments(table, source, insert, "insert", what)
+    columns = _data_columns(table)
+    frame = tracked_rows(spark, location, base, with_source_file=True)
+    target = frame.alias("t")
+    marked = source.withColumn(_MATCHED, F.lit(True)).alias("s")
+    matched = target.join(marked, condition, "inner")
+
+    files, matches = [], 0
+    if updates is not None:
+        stats = matched.groupBy(F.col(f"t.{SOURCE_FILE}")).agg(
+            F.count(F.lit(1)).alias("n"), F.countDistinct(F.col(f"t.{ROW_ID}")).alias("rows")
+        ).collect()
+        if sum(r["n"] for r in stats) != sum(r["rows"] for r in stats):
+            raise ValueError(f"{what}: some rows of the table match more than one source row "
+                             f"on {on!r}; a MERGE may update each row once (deduplicate the "
+                             f"source)")
+        files = [r[0] for r in stats]
+        matches = sum(r["rows"] for r in stats)
+    parts = []
+    if files:
+        joined = target.where(F.col(f"t.{SOURCE_FILE}").isin(files)) \
+            .join(marked, condition, "left")
+        hit = F.col(f"s.{_MATCHED}").isNotNull()
+        parts.append(joined.select(
+            *[F.when(hit, _typed(frame, c, updates[c])).otherwise(F.col(f"t.`{c}`")).alias(c)
+              if c in updates else F.col(f"t.`{c}`").alias(c) for c in columns],
+            F.col(f"t.{ROW_ID}").alias(ROW_ID),
+            F.when(hit, F.lit(None).cast("bigint")).otherwise(F.col(f"t.{SEQUENCE_NUMBER}"))
+            .alias(SEQUENCE_NUMBER)))
+    inserted = 0
+    if inserts is not None:
+        new_rows = marked.join(target, condition, "left_anti").select(
+            *[_typed(frame, c, inserts[c]).alias(c) if c in inserts
+              else F.lit(None).cast(frame.schema[c].dataType).alias(c) for c in columns],
+            F.lit(None).cast("bigint").alias(ROW_ID),
+            F.lit(None).cast("bigint").alias(SEQUENCE_NUMBER)).cache()
+        try:
+            inserted = new_rows.count()
+            if inserted:
+                parts.append(new_rows)
+            if not parts:
+                return RowOpResult(0, 0, 0, 0, None)
+            rows = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
+            snapshot = _write(spark, location, rows, files, base)
+        finally:
+            new_rows.unpersist()
+    else:
+        if not parts:
+            return RowOpResult(0, 0, 0, 0, None)
+        snapshot = _write(spark, location, parts[0], files, base)
+    return RowOpResult(matches, 0, inserted, len(files), snapshot)

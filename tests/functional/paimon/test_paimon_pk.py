@@ -280,6 +280,39 @@ class TestOnSchemaChangeModes:
         assert rows(project, f"select * from {table}") == [(1, "x", 10)]
 
 
+FAILING_EVOLUTION_MODEL = """
+{{ config(materialized='paimon_pk', primary_key='k', on_schema_change='append_new_columns') }}
+select {% if var('bad', false) %}cast(null as int){% else %}1{% endif %} as k, 'x' as v
+{% if var('extra', false) %}, 10 as w {% endif %}
+"""
+
+
+class TestFailedRunKeepsSchema:
+    """A run that adds a column and then fails (a NULL primary key) leaves the table exactly as
+    it was: the ALTER is retracted with the failed commit."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"evolving_bad.sql": FAILING_EVOLUTION_MODEL}
+
+    def test_schema_change_retracted(self, project):
+        warehouse = project.adapter.config.credentials.warehouse
+        run_dbt(["run"])
+        before = wh.open_table(warehouse, project.test_schema, "evolving_bad")
+        snapshots_before = snapshot_ids(project, "evolving_bad")
+        _, output = run_dbt_and_capture(["run", "--vars", "{bad: true, extra: true}"],
+                                        expect_pass=False)
+        assert "'k'" in output
+        after = wh.open_table(warehouse, project.test_schema, "evolving_bad")
+        assert after.table_schema.id == before.table_schema.id
+        assert list(after.field_names) == ["k", "v"]
+        assert snapshot_ids(project, "evolving_bad") == snapshots_before
+        # the next good run makes the same change for real
+        run_dbt(["run", "--vars", "{extra: true}"])
+        table = f"{project.test_schema}.evolving_bad"
+        assert rows(project, f"select * from {table}") == [(1, "x", 10)]
+
+
 ORDERS_PART = """
 {{ config(materialized='partial_update', target='wide', primary_key='id',
           sequence_groups={'order_ts': ['status']}) }}

@@ -145,8 +145,13 @@ class ModelBuilder:
         )
         if plan.changes_schema:
             self._alter(database, table, plan)
-        df = self._align(df, database, table, definition, plan)
-        result = self._write(definition, database, table, df, overwrite_partitions)
+        try:
+            df = self._align(df, database, table, definition, plan)
+            result = self._write(definition, database, table, df, overwrite_partitions)
+        except BaseException:
+            if plan.changes_schema:  # a failed run leaves the table exactly as it was
+                wh.retract_schema_changes(current, current.table_schema.id)
+            raise
         if plan.changes_schema:
             self.registry.expose(database, table)
         return BuildResult(result.message, result.rows, result.snapshot_id, False)

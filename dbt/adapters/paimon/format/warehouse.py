@@ -169,3 +169,23 @@ def rename_table(warehouse: str, database: str, table: str, new_table: str,
         raise TableNotFoundError(
             f"cannot rename Paimon table {database}.{table} to {new_database}.{new_table}: "
             f"{exc}") from exc
+
+
+def retract_schema_changes(table, keep_schema_id: int) -> List[int]:
+    """Undo ALTERs made for a run whose commit then failed: delete the schema files newer than
+    ``keep_schema_id`` so the table is exactly as before the run. A newer schema that a
+    snapshot already uses (another writer committed with it meanwhile) is kept: it is part of
+    the table's history. Returns the schema ids removed."""
+    manager = table.schema_manager
+    latest = table.snapshot_manager().get_latest_snapshot()
+    in_use = latest.schema_id if latest is not None else -1
+    newer = sorted((i for i in manager._list_versioned_files() if i > keep_schema_id),
+                   reverse=True)
+    removed = []
+    for schema_id in newer:
+        if schema_id <= in_use:
+            break
+        table.file_io.delete_quietly(manager._to_schema_path(schema_id))
+        manager.schema_cache.pop(schema_id, None)
+        removed.append(schema_id)
+    return removed

@@ -59,4 +59,5 @@ class TestAppendConfigErrors:
         _, output = run_dbt_and_capture(["run"], expect_pass=False)
         assert "Model 'keyed'" in output and "without primary key" in output
         assert "Model 'tracked'" in output and "unbucketed" in output
-        assert "Model 'merge'" in output and "insert_overwrite" in output
+        assert "Model 'merge'" in output and "needs config `unique_key`" in output
+        assert "row_tracking=true" in output

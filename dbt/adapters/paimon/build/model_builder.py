@@ -209,6 +209,8 @@ class ModelBuilder:
         location = TableLocation(
             self.registry.warehouse, database, table, self.registry.catalog_options
         )
+        if definition.merge_keys:
+            return self._merge_rows(location, df, definition.merge_keys)
         if not definition.has_primary_key:
             return self._append(location, df, overwrite_partitions)
         from dbt.adapters.paimon.write import write_primary_key_run
@@ -224,6 +226,19 @@ class ModelBuilder:
             f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None else ""
         )
         return BuildResult(message, result.records, result.snapshot_id, False)
+
+    def _merge_rows(self, location: TableLocation, df: DataFrame, keys):
+        """paimon_append with incremental_strategy='merge' (row tracking): MERGE INTO the table
+        ON the unique_key, matched rows updated (keeping their _ROW_ID), the rest inserted."""
+        from dbt.adapters.paimon.ops.row_ops import merge_rows
+
+        on = " and ".join(f"t.`{k}` <=> s.`{k}`" for k in keys)
+        try:
+            result = merge_rows(self.spark, location, df, on)
+        except ValueError as exc:
+            raise PaimonConfigError(f"Model '{location.table}': {exc}") from exc
+        return BuildResult(f"MERGE {result.message}", result.updated + result.inserted,
+                           result.snapshot_id, False)
 
     def _append(self, location: TableLocation, df: DataFrame, overwrite_partitions: bool):
         from dbt.adapters.paimon.format.splits import current_snapshot_id

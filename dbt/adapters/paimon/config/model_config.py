@@ -54,6 +54,8 @@ class TableDefinition:
     options: Dict[str, str] = field(default_factory=dict)
     row_kind_column: Optional[str] = None
     target: Optional[str] = None
+    # paimon_append with incremental_strategy='merge': the `unique_key` columns of MERGE INTO
+    merge_keys: Tuple[str, ...] = ()
 
     @property
     def has_primary_key(self) -> bool:
@@ -120,6 +122,11 @@ def table_definition(
     if materialization not in MATERIALIZATIONS:
         raise PaimonConfigError(f"Model '{model}': unknown materialization {materialization!r}")
 
+    merge_keys: List[str] = []
+    if materialization == "paimon_append":
+        # an append table has no primary key: unique_key is the key of its merge strategy
+        merge_keys = _append_merge_keys(config, problems)
+        config = {k: v for k, v in config.items() if k != "unique_key"}
     primary_keys = _primary_keys(config, problems)
     partition_keys = as_list(config.get("partition_by"))
     options = _options(config, problems)
@@ -145,8 +152,17 @@ def table_definition(
             )
     else:
         _check_append(config, primary_keys, options, problems)
+        if (config.get("incremental_strategy") == "merge"
+                and options.get("row-tracking.enabled") != "true"):
+            problems.add("incremental_strategy='merge' on materialized='paimon_append' needs "
+                         "row_tracking=true (MERGE INTO keeps the row ids of a row-tracking "
+                         "table); or use materialized='paimon_pk' with primary_key.")
 
     _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
+    missing_keys = [c for c in merge_keys if c not in names]
+    if missing_keys:
+        problems.add(f"config `unique_key` names {missing_keys}, which the model's query does "
+                     f"not return (columns: {names}).")
     problems.raise_if_any()
 
     definition = TableDefinition(
@@ -157,6 +173,7 @@ def table_definition(
         options=options,
         row_kind_column=row_kind_column,
         target=config.get("target"),
+        merge_keys=tuple(merge_keys),
     )
     if definition.has_primary_key:
         _check_merge_spec(definition, columns, problems)
@@ -226,6 +243,22 @@ def _check_option_values(options: Dict[str, str], problems: ConfigProblems) -> N
     for key in ("ignore-delete", "row-tracking.enabled"):
         if key in options and options[key] not in ("true", "false"):
             problems.add(f"Paimon option '{key}' must be true or false, got {options[key]!r}.")
+
+
+def _append_merge_keys(config, problems: ConfigProblems) -> List[str]:
+    strategy = config.get("incremental_strategy") or "append"
+    keys = as_list(config.get("unique_key"))
+    if strategy != "merge":
+        if keys:
+            problems.add(
+                "config `unique_key` on materialized='paimon_append' is the key of "
+                "incremental_strategy='merge' (an append table has no primary key): set "
+                "incremental_strategy='merge' with row_tracking=true, or remove unique_key.")
+        return []
+    if not keys:
+        problems.add("incremental_strategy='merge' needs config `unique_key` (the column(s) "
+                     "matching the model's rows to the table's rows).")
+    return keys
 
 
 def _check_append(config, primary_keys, options, problems: ConfigProblems) -> None:

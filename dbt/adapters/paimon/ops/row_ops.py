@@ -17,10 +17,12 @@ Conditions and expressions are Spark SQL over the table's columns (and ``_ROW_ID
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Union
 
+from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -49,6 +51,19 @@ class RowOpResult:
             or "no rows changed"
         where = f"snapshot {self.snapshot_id}" if self.snapshot_id is not None else "no commit"
         return f"{done} ({where}; {self.rewritten_files} data files rewritten)"
+
+
+def _spark_errors_as_value_errors(operation):
+    """A condition or expression Spark cannot parse or resolve (unknown column, bad syntax) is
+    the caller's input error: ValueError naming the operation, before anything is written."""
+    @functools.wraps(operation)
+    def run(spark, location, *args, **kwargs):
+        try:
+            return operation(spark, location, *args, **kwargs)
+        except AnalysisException as exc:
+            raise ValueError(f"{operation.__name__} on {location.name}: "
+                             f"{str(exc).splitlines()[0]}") from exc
+    return run
 
 
 def _source_options(location: TableLocation) -> Dict[str, str]:
@@ -119,6 +134,7 @@ def _check_assignments(table, assignments: Mapping[str, Any], argument: str, wha
         raise ValueError(f"{what}: '{argument}' is empty: name at least one column to set")
 
 
+@_spark_errors_as_value_errors
 def update_rows(spark: SparkSession, location: TableLocation, where: Optional[str],
                 values: Optional[Mapping[str, Any]] = None,
                 expressions: Optional[Mapping[str, str]] = None) -> RowOpResult:
@@ -147,6 +163,7 @@ def update_rows(spark: SparkSession, location: TableLocation, where: Optional[st
     return RowOpResult(count, 0, 0, len(files), snapshot)
 
 
+@_spark_errors_as_value_errors
 def delete_rows(spark: SparkSession, location: TableLocation, where: Optional[str]
                 ) -> RowOpResult:
     """DELETE FROM t WHERE ``where``."""
@@ -182,6 +199,7 @@ def _merge_assignments(table, source: DataFrame, spec: Assignments, argument: st
     return {c: F.expr(str(e)) for c, e in spec.items()}
 
 
+@_spark_errors_as_value_errors
 def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
                on: Optional[str], update: Assignments = "*", insert: Assignments = "*"
                ) -> RowOpResult:
@@ -190,7 +208,7 @@ def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
     Spark and Paimon); source rows matching nothing are inserted."""
     what = f"merge_rows into {location.name}"
     table, base = _open_tracked(location, what)
-    condition = _condition(on, "on", what)
+    condition = _condition(on, "condition", what)
     updates = _merge_assignments(table, source, update, "update", what)
     inserts = _merge_assignments(table, source, insert, "insert", what)
     columns = _data_columns(table)

@@ -1,12 +1,13 @@
 {#- A Paimon append table (scalable with buckets=-1, a queue with buckets=N): each run appends its
     rows as ONE Paimon commit; incremental_strategy='insert_overwrite' replaces the partitions the
-    run writes, --full-refresh the whole table. -#}
+    run writes, --full-refresh the whole table; incremental_strategy='merge' (row-tracking
+    tables, with unique_key) merges the run's rows INTO the table, keeping row ids. -#}
 {% materialization paimon_append, adapter='paimon', supported_languages=['sql'] %}
   {%- set strategy = config.get('incremental_strategy') or 'append' -%}
-  {%- if strategy not in ['append', 'insert_overwrite'] -%}
+  {%- if strategy not in ['append', 'insert_overwrite', 'merge'] -%}
     {%- do exceptions.raise_compiler_error(
         "Model '" ~ model.name ~ "': incremental_strategy '" ~ strategy ~ "' is not supported by "
-        ~ "materialized='paimon_append'. Expected one of: append, insert_overwrite.") -%}
+        ~ "materialized='paimon_append'. Expected one of: append, insert_overwrite, merge.") -%}
   {%- endif -%}
   {{ return(paimon_build_model('paimon_append', overwrite_partitions=(strategy == 'insert_overwrite'))) }}
 {% endmaterialization %}

@@ -21,10 +21,9 @@ WORKER_MEMORY = "2g"
 
 
 def cluster_spark_conf() -> dict:
-    """Spark settings of a driver on this machine talking to the loopback cluster."""
+    """Spark settings of an application on the test cluster (the driver binds to loopback by
+    itself: session.py does that for a loopback master)."""
     return {
-        "spark.driver.host": "127.0.0.1",
-        "spark.driver.bindAddress": "127.0.0.1",
         "spark.executor.cores": "1",
         "spark.cores.max": "2",
         "spark.executor.memory": "512m",

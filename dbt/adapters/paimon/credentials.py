@@ -7,6 +7,7 @@ A minimal profile is ``{type: paimon, schema: analytics}``: the warehouse defaul
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import urlparse
@@ -18,6 +19,14 @@ DEFAULT_WAREHOUSE_DIRNAME = "paimon_warehouse"
 # Spark's own files (Derby metastore, spark-warehouse/, derby.log) live in this folder under a
 # local warehouse. Paimon lists only `<name>.db` folders as databases, so it never sees it.
 SPARK_STATE_DIRNAME = ".spark"
+# Master URLs of a classic Spark driver (Spark's own forms; mesos:// left Spark in 4.0).
+MASTER_URL_FORMS = (
+    ("local, local[N], local[*], local[N,retries]", re.compile(r"local(\[(\*|\d+)(,\d+)?\])?")),
+    ("local-cluster[workers,cores,memory MiB]", re.compile(r"local-cluster\[\d+,\d+,\d+\]")),
+    ("spark://host:port[,host:port] (standalone)", re.compile(r"spark://[^\s/]+:\d+(,[^\s/]+:\d+)*")),
+    ("yarn", re.compile(r"yarn")),
+    ("k8s://https://host:port (Kubernetes)", re.compile(r"k8s://\S+")),
+)
 
 
 @dataclass
@@ -51,6 +60,7 @@ class PaimonCredentials(SparkCredentials):
             )
         super().__post_init__()
         self.spark_conf = {str(k): str(v) for k, v in (self.spark_conf or {}).items()}
+        self.spark_master = check_master_url(self.spark_master, self.spark_conf)
         self.catalog_options = {str(k): str(v) for k, v in (self.catalog_options or {}).items()}
 
     @property
@@ -81,6 +91,28 @@ class PaimonCredentials(SparkCredentials):
                 self.spark_state_dir = os.path.join(base, ".paimon_spark")
         elif not os.path.isabs(self.spark_state_dir):
             self.spark_state_dir = os.path.normpath(os.path.join(base, self.spark_state_dir))
+
+
+def check_master_url(master: str, spark_conf: Dict[str, str]) -> str:
+    """The profile's ``spark_master``, refused early (before Spark starts) when Spark could not
+    use it or when ``spark_conf`` names another master."""
+    master = str(master or "").strip()
+    if master.startswith("sc://"):
+        raise DbtRuntimeError(
+            f"spark_master '{master}' is a Spark Connect URL: dbt-paimon runs a classic Spark "
+            "driver in the dbt process (it registers Python data sources and reaches the JVM), "
+            "so give the cluster's master URL instead (e.g. spark://host:7077, yarn, "
+            "k8s://https://host:443).")
+    if not any(pattern.fullmatch(master) for _, pattern in MASTER_URL_FORMS):
+        forms = "; ".join(form for form, _ in MASTER_URL_FORMS)
+        raise DbtRuntimeError(
+            f"spark_master '{master}' is not a Spark master URL. Accepted forms: {forms}.")
+    conf_master = spark_conf.get("spark.master")
+    if conf_master is not None and conf_master != master:
+        raise DbtRuntimeError(
+            f"The profile sets the Spark master twice: spark_master '{master}' and spark_conf "
+            f"spark.master '{conf_master}'. Keep only spark_master.")
+    return master
 
 
 def is_local_path(location: str) -> bool:

@@ -2,6 +2,10 @@
 
 Traps handled here (each cost hours once):
 - Python workers use the system interpreter (no pyarrow) unless PYSPARK_PYTHON is set first.
+  PySpark reads only that variable (not ``spark.pyspark.python``) and ships its value with every
+  Python function: executors and the driver's data-source planner run that path.
+- A driver whose host name resolves to another address than a loopback master's is not
+  reachable by that master's executors.
 - Spark's progress bar and WARN lines spill into dbt's output.
 - Hive support drops metastore_db/, derby.log and spark-warehouse/ into the current folder
   unless the metastore URL, derby.system.home and spark.sql.warehouse.dir point elsewhere.
@@ -51,6 +55,26 @@ def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
     }
 
 
+def set_worker_python(conf: Dict[str, str]) -> None:
+    """The interpreter of Spark's Python workers: ``spark.pyspark.python`` from the profile (on a
+    cluster, a Python with dbt-paimon installed at that path on every worker and the driver),
+    else a PYSPARK_PYTHON already set, else this one."""
+    if "spark.pyspark.python" in conf:
+        os.environ["PYSPARK_PYTHON"] = conf["spark.pyspark.python"]
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def is_loopback_master(master: str) -> bool:
+    """local[...] or a cluster whose master(s) all listen on this machine's loopback."""
+    if master.startswith("local"):
+        return True
+    if not master.startswith("spark://"):
+        return False
+    hosts = [address.rsplit(":", 1)[0] for address in master[len("spark://"):].split(",")]
+    return all(host in ("127.0.0.1", "localhost", "[::1]") for host in hosts)
+
+
 def start_session(
     master: str,
     warehouse: str,
@@ -68,14 +92,14 @@ def start_session(
                     f"one dbt process uses one warehouse (asked for {warehouse})."
                 )
             return _registry
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        if master.startswith("local"):
-            # Spark warns about the host name resolving to loopback; locally that is what we want.
-            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        os.makedirs(state_dir, exist_ok=True)
         conf = default_spark_conf(master, state_dir)
         conf.update(spark_conf or {})
+        set_worker_python(conf)
+        if is_loopback_master(master):
+            # Spark warns about the host name resolving to loopback; locally that is what we
+            # want, and a loopback cluster's executors reach the driver there.
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        os.makedirs(state_dir, exist_ok=True)
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)

@@ -1,0 +1,56 @@
+"""The profile's cluster settings, checked before Spark starts (no Spark, no cluster here)."""
+
+import os
+import sys
+
+import pytest
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.paimon import session
+from dbt.adapters.paimon.credentials import PaimonCredentials
+
+
+def credentials(**profile):
+    return PaimonCredentials.from_dict({"schema": "analytics", **profile})
+
+
+@pytest.mark.parametrize("master", [
+    "local[*]", "local[2]", "local[*,3]", "local-cluster[2,1,1024]", "spark://127.0.0.1:7077",
+    "spark://m1:7077,m2:7077", "yarn", "k8s://https://k8s.example.com:443",
+])
+def test_master_urls_spark_accepts(master):
+    assert credentials(spark_master=master).spark_master == master
+
+
+@pytest.mark.parametrize("master, message", [
+    ("sc://host:15002", "Spark Connect URL"),
+    ("spark://host", "not a Spark master URL"),
+    ("127.0.0.1:7077", "not a Spark master URL"),
+    ("", "not a Spark master URL"),
+])
+def test_other_master_urls_are_refused_with_the_accepted_forms(master, message):
+    with pytest.raises(DbtRuntimeError, match=message) as error:
+        credentials(spark_master=master)
+    assert "spark://" in str(error.value)
+
+
+def test_master_given_twice_is_refused():
+    with pytest.raises(DbtRuntimeError, match="sets the Spark master twice"):
+        credentials(spark_master="yarn", spark_conf={"spark.master": "local[2]"})
+
+
+def test_workers_python_from_profile_else_this_interpreter(monkeypatch):
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    session.set_worker_python({})
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    session.set_worker_python({"spark.pyspark.python": "/opt/venv/bin/python"})
+    assert os.environ["PYSPARK_PYTHON"] == "/opt/venv/bin/python"
+
+
+@pytest.mark.parametrize("master, loopback", [
+    ("local[2]", True), ("spark://127.0.0.1:7077", True), ("spark://localhost:7077", True),
+    ("spark://10.0.0.5:7077", False), ("spark://127.0.0.1:7077,10.0.0.5:7077", False),
+    ("yarn", False),
+])
+def test_loopback_masters(master, loopback):
+    assert session.is_loopback_master(master) is loopback

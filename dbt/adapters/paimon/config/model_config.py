@@ -206,12 +206,12 @@ def _options(config: Mapping[str, Any], problems: ConfigProblems) -> Dict[str, s
     for config_key, option in CONFIG_TO_OPTION.items():
         if config.get(config_key) is not None:
             put(option, config[config_key], f"config `{config_key}`")
-    for group_fields, members in (config.get("sequence_groups") or {}).items():
+    for group_fields, members in _mapping(config, "sequence_groups", problems).items():
         put(f"fields.{group_fields}.sequence-group", as_list(members),
             f"config `sequence_groups['{group_fields}']`")
-    for column, function in (config.get("aggregations") or {}).items():
+    for column, function in _mapping(config, "aggregations", problems).items():
         put(f"fields.{column}.aggregate-function", function, f"config `aggregations['{column}']`")
-    for key, value in (config.get("table_options") or {}).items():
+    for key, value in _mapping(config, "table_options", problems).items():
         if not is_known_option(str(key)):
             problems.add(
                 f"config `table_options` has '{key}', which is not a Paimon table option: check "
@@ -222,6 +222,21 @@ def _options(config: Mapping[str, Any], problems: ConfigProblems) -> Dict[str, s
 
     _check_option_values(options, problems)
     return options
+
+
+_MAPPING_EXAMPLES = {"sequence_groups": "{'pay_ts': ['paid_amount', 'pay_status']}",
+                     "aggregations": "{'amount': 'sum'}", "table_options": "{'bucket': '4'}"}
+
+
+def _mapping(config: Mapping[str, Any], key: str, problems: ConfigProblems) -> Mapping:
+    value = config.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        problems.add(f"config `{key}` must be a mapping such as {_MAPPING_EXAMPLES[key]}, got "
+                     f"{type(value).__name__} {value!r}.")
+        return {}
+    return value
 
 
 def _check_option_values(options: Dict[str, str], problems: ConfigProblems) -> None:

@@ -31,7 +31,22 @@ def open_catalog(warehouse: str, options: Optional[Dict[str, str]] = None):
 
 
 def _identifier(database: str, table: str) -> str:
+    check_path_name("database", database)
+    check_path_name("table", table)
     return f"{database}.{table}"
+
+
+def check_path_name(kind: str, name: str) -> str:
+    """A database or table name must stay one folder inside the warehouse: pypaimon would take
+    '' or '..' or 'a/b' as a path ('<warehouse>/../x' escapes it), a '.' cannot be told apart
+    from ``database.table``, and Paimon reads '$' as a system table or branch suffix
+    (``t$snapshots``; a table named '$snapshots' would be created in the database folder)."""
+    if not isinstance(name, str) or name in ("", ".", "..") or \
+            any(c in name for c in "./\\$\0"):
+        raise ValueError(f"Paimon {kind} name {name!r} is not allowed: it must be non-empty "
+                         f"and contain no '.', '/', '\\', '$' or NUL (it names a folder of the "
+                         f"warehouse)")
+    return name
 
 
 def open_table(warehouse: str, database: str, table: str,
@@ -92,7 +107,8 @@ def list_tables(warehouse: str, database: str) -> List[str]:
 
 def create_database(warehouse: str, database: str) -> None:
     """Create ``database`` unless it exists."""
-    open_catalog(warehouse).create_database(database, ignore_if_exists=True)
+    open_catalog(warehouse).create_database(check_path_name("database", database),
+                                            ignore_if_exists=True)
 
 
 def paimon_schema(schema: TableSchemaSpec, primary_keys: Sequence[str] = (),
@@ -132,11 +148,12 @@ def create_table(warehouse: str, database: str, table: str, schema: TableSchemaS
     ``options`` are Paimon table options with string values, e.g. ``{"bucket": "4",
     "merge-engine": "partial-update"}``. TableAlreadyExistsError unless ``exist_ok``.
     """
+    identifier = _identifier(database, table)  # checks both names before any folder is made
     catalog = open_catalog(warehouse)
     catalog.create_database(database, ignore_if_exists=True)
     spec = paimon_schema(schema, primary_keys, partition_keys, options, comment)
     try:
-        catalog.create_table(_identifier(database, table), spec, ignore_if_exists=exist_ok)
+        catalog.create_table(identifier, spec, ignore_if_exists=exist_ok)
     except TableAlreadyExistException as exc:
         raise TableAlreadyExistsError(
             f"Paimon table {database}.{table} already exists in warehouse {warehouse}") from exc

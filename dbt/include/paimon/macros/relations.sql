@@ -18,8 +18,9 @@
 {%- endmacro %}
 
 {% macro paimon__create_schema(relation) -%}
-  {{ spark__create_schema(relation) }}
+  {#-- the Paimon database first: it refuses names that are not plain identifiers, before any SQL --#}
   {%- do adapter.create_paimon_database(relation.schema) -%}
+  {{ spark__create_schema(relation) }}
 {%- endmacro %}
 
 {% macro paimon__drop_schema(relation) -%}

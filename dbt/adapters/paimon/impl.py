@@ -111,7 +111,7 @@ class PaimonAdapter(SparkAdapter):
     def create_paimon_database(self, schema: str) -> None:
         from dbt.adapters.paimon.format import warehouse as wh
 
-        wh.create_database(self._registry.warehouse, schema)
+        wh.create_database(self._registry.warehouse, _checked_name("schema", schema, schema))
 
     @available
     def drop_paimon_database(self, schema: str) -> None:

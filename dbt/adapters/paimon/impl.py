@@ -185,11 +185,16 @@ class PaimonAdapter(SparkAdapter):
     def paimon_target_relation(self, definition, this: BaseRelation) -> BaseRelation:
         """The Paimon table a model writes: itself, or the shared table named by `target`."""
         if not definition.target:
-            return this.incorporate(type="table")
-        schema, _, identifier = definition.target.rpartition(".")
-        return self.Relation.create(
-            schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True
-        )
+            relation = this.incorporate(type="table")
+        else:
+            schema, _, identifier = definition.target.rpartition(".")
+            relation = self.Relation.create(
+                schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True
+            )
+        # before anything is written: the names become warehouse folders and Spark identifiers
+        _checked_name("schema", relation.schema, definition.model)
+        _checked_name("table", relation.identifier, definition.model)
+        return relation
 
     @available
     def paimon_build_model(

@@ -27,9 +27,11 @@ demo: $(VENV)/.installed
 
 # Unit and integration tests, then dbt's functional tests in a second process: each process has
 # one Spark session, and the functional one must be the adapter's (Hive metastore, registry).
+# tests/reliability runs with it: its dbt-level test uses the adapter's session, the others
+# start their own dbt / Spark processes (crash, concurrency) or need no Spark.
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/integration tests/interop
-	$(PY) -m pytest tests/functional
+	$(PY) -m pytest tests/functional tests/reliability
 
 unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit

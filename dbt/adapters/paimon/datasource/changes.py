@@ -67,6 +67,8 @@ def change_range(table, options: Dict[str, str]) -> ChangeRange:
     retained = [s.id for s in list_snapshots(table)]
     name = table.identifier
     if not retained:
+        if end == 0 and not start:  # before the first commit: nothing to read
+            return ChangeRange(0, 0, scan_mode(table, options.get("changes_mode", AUTO)))
         raise ValueError(f"Paimon table {name} has no snapshot: there are no changes to read")
     if end not in retained:
         raise ValueError(f"changes_to = {end}: Paimon table {name} has no snapshot {end} "

@@ -3,8 +3,9 @@
 Expiry follows Java ``ExpireSnapshotsImpl``: of the snapshots [earliest, latest], the newest
 ``retain_min`` are always kept, at most ``retain_max`` are kept, and in between a snapshot is
 expired only while it is older than the time threshold (the first young one stops the
-expiry); snapshots a consumer has not read yet are kept. Then every file that only expired
-snapshots reference is deleted: data and changelog files, manifests, manifest lists, index
+expiry); snapshots a consumer has not read yet are kept (consumers idle for longer than
+``consumer.expiration-time`` are deleted first, see format/consumers.py). Then every file
+that only expired snapshots reference is deleted: data and changelog files, manifests, manifest lists, index
 and statistics files. A file any retained snapshot or tag references is never deleted
 (computed from their complete live file sets, not from deltas).
 
@@ -17,13 +18,13 @@ references and that are older than a safety margin (a writer's uncommitted files
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format import consumers
 
 DEFAULT_RETAIN_MIN = 10
 DEFAULT_RETAIN_MAX = 2 ** 31 - 1
@@ -184,26 +185,6 @@ def _tags(table) -> Dict[str, object]:
     return tags
 
 
-def _consumer_floor(table) -> Optional[int]:
-    """Smallest snapshot a consumer still has to read (Paimon's consumer files)."""
-    folder = f"{table.table_path.rstrip('/')}/consumer"
-    floor = None
-    try:
-        statuses = table.file_io.list_status(folder)
-    except (FileNotFoundError, OSError):
-        return None
-    for status in statuses:
-        if not status.base_name.startswith("consumer-"):
-            continue
-        try:
-            next_snapshot = int(json.loads(table.file_io.read_file_utf8(
-                f"{folder}/{status.base_name}"))["nextSnapshot"])
-        except (ValueError, KeyError, OSError):
-            continue
-        floor = next_snapshot if floor is None else min(floor, next_snapshot)
-    return floor
-
-
 # --------------------------------------------------------------------------- expiry
 
 def expire_snapshots(location: TableLocation, retain_last: Optional[int] = None,
@@ -245,7 +226,11 @@ def expire_snapshots(location: TableLocation, retain_last: Optional[int] = None,
     earliest, latest = min(snapshots), max(snapshots)
     lowest_kept = max(latest - retain_max + 1, earliest)
     end = latest - retain_min + 1
-    consumer = _consumer_floor(table)
+    if options.get("consumer.expiration-time"):
+        # Java's TableCommitImpl expires idle consumers before it expires snapshots
+        consumers.expire_consumers(table, parse_duration_ms(
+            options["consumer.expiration-time"], "consumer.expiration-time"), now_ms)
+    consumer = consumers.min_next_snapshot(table)
     if consumer is not None:
         end = min(end, consumer)
     if max_deletes is not None:

@@ -153,14 +153,57 @@ class PaimonAdapter(SparkAdapter):
                 f"paimon_snapshot: {relation} has no snapshot {snapshot} (retained: {retained})."
             )
         view = check_name("view", f"{relation.schema}__{relation.identifier}__snapshot_{snapshot}")
-        options = {"warehouse": registry.warehouse, "table": f"{relation.schema}.{relation.identifier}",
-                   "snapshot_id": str(snapshot)}
+        return self._paimon_source_view(view, relation, {"snapshot_id": str(snapshot)})
+
+    def _paimon_source_view(self, view: str, relation: BaseRelation, read_options: Dict[str, str]) -> str:
+        """A temporary view of the paimon data source reading ``relation`` with ``read_options``."""
+        registry = self._registry
+        options = {"warehouse": registry.warehouse, "table": f"{relation.schema}.{relation.identifier}"}
+        options.update(read_options)
         options.update({f"catalog.{k}": v for k, v in registry.catalog_options.items()})
         rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
         registry.activate().sql(
             f"create or replace temporary view `{view}` using paimon options ({rendered})"
         )
         return f"`{view}`"
+
+    # -- consuming changes (consumption.py) ----------------------------------------------------
+    @available
+    def paimon_changes_view(self, relation: BaseRelation, model_id: str, this: BaseRelation,
+                            from_start: bool, consumer_id: Optional[str] = None) -> str:
+        """A temporary view of what changed in ``relation`` since the consuming model's last
+        successful run (rows with ``_row_kind``); the consumer moves on only if this run
+        succeeds (``post_model_hook``)."""
+        from dbt.adapters.paimon import consumption
+        from dbt.adapters.paimon.datasource.registry import check_name
+
+        if not self.is_paimon_relation(relation):
+            raise CompilationError(f"paimon_changes: {relation} is not a Paimon table.")
+        consumer = consumer_id or consumption.default_consumer_id(this.schema, this.identifier)
+        location = self._paimon_location(relation)
+        try:
+            planned = consumption.plan(location.open(), str(consumer), bool(from_start))
+        except ValueError as exc:
+            raise DbtRuntimeError(f"paimon_changes({relation}) in {this}: {exc}") from exc
+        self._pending_positions().hold(model_id, location, planned)
+        view = check_name("view", f"{relation.schema}__{relation.identifier}__changes_for_"
+                                  f"{this.schema}__{this.identifier}")
+        return self._paimon_source_view(view, relation, planned.options)
+
+    def _pending_positions(self):
+        from dbt.adapters.paimon.consumption import PendingPositions
+
+        if getattr(self, "_paimon_pending", None) is None:
+            self._paimon_pending = PendingPositions()
+        return self._paimon_pending
+
+    def post_model_hook(self, config: Any, context: Any) -> None:
+        import sys
+
+        super().post_model_hook(config, context)
+        # dbt calls this hook in a `finally`: an exception in flight means the model failed
+        model_id = getattr(getattr(config, "model", None), "unique_id", None)
+        self._pending_positions().settle(model_id, succeeded=sys.exc_info()[1] is None)
 
     @available
     def paimon_warehouse(self) -> str:

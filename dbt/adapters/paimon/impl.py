@@ -73,7 +73,7 @@ class PaimonAdapter(SparkAdapter):
 
     @property
     def _registry(self):
-        self.connections.get_thread_connection()  # opens the session on first use
+        self.connections.get_thread_connection().handle  # the lazy handle opens the session
         return session.current_registry()
 
     @available

@@ -251,6 +251,7 @@ class PaimonAdapter(SparkAdapter):
     ) -> AdapterResponse:
         """Write the model's rows into its Paimon table: one atomic commit (or none on error)."""
         from dbt.adapters.paimon.build.model_builder import ModelBuilder
+        from dbt.adapters.paimon.format.errors import CommitConflictError
         from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
         builder = ModelBuilder(self._registry)
@@ -263,6 +264,11 @@ class PaimonAdapter(SparkAdapter):
             raise CompilationError(str(exc)) from exc
         except PaimonDataError as exc:
             raise DbtRuntimeError(f"Model '{definition.model}': {exc}") from exc
+        except CommitConflictError as exc:
+            raise DbtRuntimeError(
+                f"Model '{definition.model}': another writer committed to {relation} while this "
+                f"run was writing it; nothing of this run is visible. Run the model again. "
+                f"({exc})") from exc
         self.cache_added(relation.incorporate(type="table", is_paimon=True))
         if result.maintenance_error is not None:
             logger.warning(

@@ -163,6 +163,10 @@ class PaimonReader(DataSourceReader):
         if partitions == []:  # contradictory filters (dt = 'a' AND dt = 'b') select nothing
             return [SplitPartition(None)]
         splits = plan_splits(table, self.snapshot_id, partitions)
+        if not table.primary_keys:  # append tables: Paimon's partition order (queue tables)
+            from dbt.adapters.paimon.format.queue import order_splits
+
+            splits = order_splits(table, splits)
         # Spark needs at least one partition; an empty table reads as one empty split.
         return [SplitPartition(s) for s in splits] or [SplitPartition(None)]
 
@@ -248,9 +252,16 @@ class PaimonAppendWriter(DataSourceArrowWriter):
         table = self.location.open()
         write = table.new_batch_write_builder().new_write()
         target = arrow_schema_of(table)
+        from dbt.adapters.paimon.format.queue import bucket_groups, is_queue_table
+
+        queue = is_queue_table(table)
         try:
             for batch in iterator:
-                write.write_arrow(conform(batch, target))
+                if queue:  # our vectorized bucket hash instead of pypaimon's per-row one
+                    for bucket, rows in bucket_groups(table, conform(batch, target)):
+                        write.write_arrow(rows, bucket=bucket)
+                else:
+                    write.write_arrow(conform(batch, target))
             return PaimonCommitMessage(write.prepare_commit())
         except BaseException:
             # Spark's abort() only sees the messages of tasks that succeeded: a failing task
@@ -263,8 +274,12 @@ class PaimonAppendWriter(DataSourceArrowWriter):
     def commit(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
         from dbt.adapters.paimon.format.commit import commit_append, commit_overwrite
 
+        from dbt.adapters.paimon.format.queue import is_queue_table, number_files
+
         table = self.location.open()
         written = [m for msg in messages if msg is not None for m in msg.messages]
+        if is_queue_table(table):  # each bucket's files numbered in write order, as Java's
+            written = number_files(table, written)
         if self.overwrite is None:
             commit_append(table, written)
         elif self.overwrite == "table" or not table.partition_keys:

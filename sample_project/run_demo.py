@@ -1,8 +1,13 @@
 """`make demo`: the sample project end to end (seed, run, test, run again, show, docs).
 
 All steps run through dbt's programmatic runner in this one process, so Spark starts once.
+
+    run_demo.py                    # embedded Spark (profile target dev, local[2])
+    run_demo.py --target cluster   # a Spark standalone cluster: DBT_PAIMON_SPARK_MASTER
+                                   # (default spark://127.0.0.1:7077)
 """
 
+import argparse
 import os
 import sys
 from collections import Counter
@@ -35,13 +40,17 @@ STEPS = [
 ]
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", default="dev", help="profile target (dev or cluster)")
+    target = parser.parse_args(argv).target
     os.chdir(HERE)
     runner = dbtRunner()
     totals: Counter = Counter()
     for title, args, counted in STEPS:
         print(f"\n=== {title}: dbt {' '.join(args)}", flush=True)
-        result = runner.invoke(args + ["--project-dir", HERE, "--profiles-dir", HERE])
+        result = runner.invoke(args + ["--project-dir", HERE, "--profiles-dir", HERE,
+                                       "--target", target])
         if not result.success:
             print(f"\nDemo failed at: dbt {' '.join(args)}", file=sys.stderr)
             if result.exception is not None:

@@ -360,8 +360,9 @@ class PaimonAdapter(SparkAdapter):
 
         result = self._paimon_operation("remove_orphan_files", relation,
                                         lambda spark, location: remove_orphan_files(
-                                            location, older_than or DEFAULT_ORPHAN_MARGIN,
-                                            bool(dry_run)))
+                                            location, DEFAULT_ORPHAN_MARGIN
+                                            if older_than is None else older_than,
+                                            bool(dry_run)))  # 0 means no margin
         return f"{relation}: {result.message}"
 
     @available

@@ -39,7 +39,8 @@ def _start(location, writer: int, log: Path, env: dict) -> subprocess.Popen:
                                 start_new_session=True)
 
 
-def test_concurrent_writers_commit_whole_and_lose_nothing(tmp_path):
+def test_concurrent_writers_commit_whole_and_lose_nothing(process_tmp):
+    tmp_path = process_tmp
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", "shared", pa.schema([("id", pa.int64()),
                                                          ("v", pa.string())]),

@@ -54,3 +54,28 @@ def test_workers_python_from_profile_else_this_interpreter(monkeypatch):
 ])
 def test_loopback_masters(master, loopback):
     assert session.is_loopback_master(master) is loopback
+
+
+@pytest.mark.parametrize("warehouse, folder", [
+    ("file:///data/lake", "/data/lake"), ("file:/data/lake", "/data/lake"),
+    ("file://localhost/data/lake", "/data/lake"), ("/data/lake/", "/data/lake"),
+    ("lake", "/project/lake"),
+])
+def test_file_uri_warehouse_is_its_folder(warehouse, folder):
+    creds = credentials(warehouse=warehouse)
+    creds.resolve_paths("/project")
+    assert creds.warehouse == folder
+    assert creds.spark_state_dir == f"{folder}/.spark"
+
+
+def test_file_uri_with_a_host_is_refused():
+    creds = credentials(warehouse="file://data/lake")
+    with pytest.raises(DbtRuntimeError, match="file:///data/lake"):
+        creds.resolve_paths("/project")
+
+
+def test_remote_warehouse_keeps_its_uri():
+    creds = credentials(warehouse="s3://bucket/lake")
+    creds.resolve_paths("/project")
+    assert creds.warehouse == "s3://bucket/lake"
+    assert creds.spark_state_dir == "/project/.paimon_spark"

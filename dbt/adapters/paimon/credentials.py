@@ -122,4 +122,14 @@ def is_local_path(location: str) -> bool:
 
 
 def local_path(location: str) -> str:
-    return urlparse(location).path if location.startswith("file:") else location
+    """The folder of a local warehouse: ``file:///abs/path`` (or ``file:/abs/path``) is
+    ``/abs/path``; a plain path stays as it is."""
+    if not location.startswith("file:"):
+        return location
+    uri = urlparse(location)
+    if uri.netloc not in ("", "localhost"):
+        raise DbtRuntimeError(
+            f"warehouse '{location}': a file:// URI names an absolute path after three slashes "
+            f"(file:///{uri.netloc}{uri.path} for the folder /{uri.netloc}{uri.path}); for a "
+            "folder relative to the dbt project, give the plain path.")
+    return uri.path

@@ -65,11 +65,20 @@ def child(root: str, runs: int, keys: int) -> int:
 # --------------------------------------------------------------------------- memory sampling
 
 def _children(pid: int) -> List[int]:
+    """Child processes of every thread (the JVM starts Python workers from its own threads,
+    which /proc/<pid>/task/<pid>/children alone would miss)."""
+    found: List[int] = []
     try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
+        threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return []
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children") as f:
+                found += [int(p) for p in f.read().split()]
+        except OSError:
+            continue
+    return found
 
 
 def _tree(pid: int) -> List[int]:

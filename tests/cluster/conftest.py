@@ -49,13 +49,14 @@ def _stop_driver() -> None:
         SparkContext._active_spark_context.stop()
 
 
-# Overrides tests/conftest.py: the dbt project's profile points at the cluster.
+# Overrides tests/conftest.py: the dbt project's profile points at the cluster, and names the
+# warehouse by its file:// URI (as for any other file system pypaimon supports).
 @pytest.fixture(scope="session")
 def dbt_profile_target(spark_cluster, paimon_warehouse):
     return {
         "type": "paimon",
         "threads": 1,
-        "warehouse": paimon_warehouse,
+        "warehouse": f"file://{paimon_warehouse}",
         "spark_master": spark_cluster.master_url,
         "spark_conf": cluster_spark_conf(),
     }

@@ -32,8 +32,6 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/integration tests/interop
 	$(PY) -m pytest tests/functional tests/reliability
-	# a standalone Spark cluster (master + 2 workers, started and stopped by the tests), driven
-	# from its own process
 	$(PY) -m pytest tests/cluster
 
 unit: $(VENV)/.installed-dev

@@ -29,6 +29,7 @@ demo: $(VENV)/.installed
 # one Spark session, and the functional one must be the adapter's (Hive metastore, registry).
 # tests/reliability runs with it: its dbt-level test uses the adapter's session, the others
 # start their own dbt / Spark processes (crash, concurrency) or need no Spark.
+# tests/cluster starts a standalone Spark cluster (master + 2 workers) and drives it from a third.
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/integration tests/interop
 	$(PY) -m pytest tests/functional tests/reliability

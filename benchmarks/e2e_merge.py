@@ -8,6 +8,9 @@ In one dbt project and one Spark session (local[2]):
 * parquet    -- the same runs of a plain dbt `table` model writing the same rows as parquet;
 * reads      -- a full read (all columns, Spark's noop sink) of the merged Paimon table beside the
                 parquet table;
+* floor      -- the same merged rows served by the cheapest possible Python data source (Arrow
+                IPC files, one per Spark partition): the cost of Spark's Python data source
+                plumbing, which every read of the `paimon` data source pays before any merge;
 * pypaimon   -- pypaimon 2.1.0 writing --pypaimon-rows rows into a primary-key table (its own
                 writer), as rows/s.
 Prints a table with the ratios (goals: merge-write <= 2x parquet write, merged read <= 2x parquet
@@ -61,6 +64,55 @@ def timed(fn) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def python_source_floor_seconds(spark, table_name: str, parts: int = 4) -> float:
+    """A full read (noop sink) of ``table_name``'s rows through a Python data source that does
+    nothing but serve them from Arrow IPC files: Spark's fixed cost of a Python data source."""
+    import json
+
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+    from pyspark.sql.types import StructType
+
+    frame = spark.table(table_name)
+    rows = pa.Table.from_batches(frame._collect_as_arrow())
+    folder = tempfile.mkdtemp(prefix="bench-floor-")
+    step = -(-rows.num_rows // parts)
+    for i in range(parts):
+        with pa.ipc.new_file(os.path.join(folder, f"part-{i}.arrow"), rows.schema) as sink:
+            sink.write_table(rows.slice(i * step, step))
+
+    class FloorReader(DataSourceReader):
+        def __init__(self, folder):
+            self.folder = folder
+
+        def partitions(self):
+            return [InputPartition(os.path.join(self.folder, f"part-{i}.arrow"))
+                    for i in range(parts)]
+
+        def read(self, partition):
+            with pa.memory_map(partition.value) as source:
+                yield from pa.ipc.open_file(source).read_all().to_batches(max_chunksize=65536)
+
+    class FloorSource(DataSource):
+        @classmethod
+        def name(cls):
+            return "arrow_floor"
+
+        def schema(self):
+            return StructType.fromJson(json.loads(self.options["schema"]))
+
+        def reader(self, schema):
+            return FloorReader(self.options["folder"])
+
+    spark.dataSource.register(FloorSource)
+    reader = (spark.read.format("arrow_floor").option("folder", folder)
+              .option("schema", frame.schema.json()))
+    try:
+        return min(timed(lambda: reader.load().write.format("noop").mode("overwrite").save())
+                   for _ in range(2))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pypaimon_rows_per_second(rows: int, keys: int) -> float:
@@ -124,6 +176,7 @@ def main() -> int:
                             .mode("overwrite").save()) for _ in range(2))
         read_parquet = min(timed(lambda: spark.table("bench.parquet_model").write.format("noop")
                                  .mode("overwrite").save()) for _ in range(2))
+        read_floor = python_source_floor_seconds(spark, "bench.pk_model")
     finally:
         shutil.rmtree(root, ignore_errors=True)
     pypaimon_rate = pypaimon_rows_per_second(args.pypaimon_rows, args.keys)
@@ -137,10 +190,13 @@ def main() -> int:
           f"{args.rows / write['parquet_model']:>14,.0f}")
     print(f"{'merged read (Paimon)':32}{read_pk:>10.1f}")
     print(f"{'parquet read':32}{read_parquet:>10.1f}")
+    print(f"{'Python data source floor':32}{read_floor:>10.1f}  (same rows from Arrow files)")
     print(f"{'pypaimon PK write':32}{args.pypaimon_rows / pypaimon_rate:>10.1f}"
           f"{pypaimon_rate:>14,.0f}  ({args.pypaimon_rows:,} rows)")
     print(f"\nmerge-write / parquet write = {write['pk_model'] / write['parquet_model']:.2f}x (goal <= 2x)")
     print(f"merged read / parquet read   = {read_pk / read_parquet:.2f}x (goal <= 2x)")
+    print(f"floor read / parquet read    = {read_floor / read_parquet:.2f}x (no merge, no files: "
+          f"Spark's Python data source alone)")
     print(f"write throughput vs pypaimon = {paimon_rate / pypaimon_rate:.1f}x (goal >= 10x)")
     try:
         import matplotlib
@@ -148,10 +204,10 @@ def main() -> int:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        labels = ["merge-write", "parquet write", "merged read", "parquet read"]
-        values = [write["pk_model"], write["parquet_model"], read_pk, read_parquet]
+        labels = ["merge-write", "parquet write", "merged read", "parquet read", "py-source floor"]
+        values = [write["pk_model"], write["parquet_model"], read_pk, read_parquet, read_floor]
         fig, ax = plt.subplots(figsize=(7, 3.5))
-        ax.bar(labels, values, color=["#3b6ea8", "#9aa5b1", "#3b6ea8", "#9aa5b1"])
+        ax.bar(labels, values, color=["#3b6ea8", "#9aa5b1", "#3b6ea8", "#9aa5b1", "#d9a441"])
         ax.set_ylabel("seconds")
         ax.set_title(f"dbt run: {args.rows:,} rows, {args.keys:,} keys, {args.commits} commits")
         out = os.path.join(os.path.dirname(__file__), "results", "e2e_merge.png")

@@ -4,6 +4,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from dbt.adapters.paimon.datasource.source import is_raw_convertible
+from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops import compact_table
 from ops_helpers import (kinds, levels, live_files, make_table, pypaimon_rows, read_back,
                          sorted_rows, write_run)
@@ -61,6 +63,9 @@ def test_full_compaction_keeps_rows_and_later_writes_merge_the_same(spark, tmp_p
     assert levels(compacted) == {5: 4}          # 2 partitions x 2 buckets, all at the top
     assert files_before == 12 and result.files_before == 12 and result.files_after == 4
     assert all(f.delete_row_count == 0 for f in live_files(compacted))
+    # one top-level run per bucket: the reader skips the merge (the rows above came that way)
+    assert all(is_raw_convertible(s) for s in plan_splits(compacted.open()))
+    assert not any(is_raw_convertible(s) for s in plan_splits(plain.open()))
     # a later run merges with the compacted files exactly as with the uncompacted ones
     for location in (compacted, plain):
         write_run(spark, location, runs[3], "op")

@@ -190,9 +190,25 @@ def read_merged_split(table, split, columns: Sequence[str]) -> pa.Table:
     from dbt.adapters.paimon.format.kv_files import read_split_records
     from dbt.adapters.paimon.runtime import merge_arrow
 
+    if is_raw_convertible(split):
+        # one sorted run without retractions: every key once, already merged; read only the
+        # wanted columns and skip the merge (Java's "raw convertible" splits)
+        records = read_split_records(table, split, columns)
+        if len(split.files) > 1:
+            records = records.sort_by([(k, "ascending") for k in table.primary_keys])
+        return records.select(list(columns))
     records = read_split_records(table, split)
     merged = merge_arrow(merge_spec_of(table), records.drop_columns(["_level"]))
     return merged.select(list(columns))
+
+
+def is_raw_convertible(split) -> bool:
+    """True when the split's files are one sorted run above level 0 (an upper level holds each
+    key at most once) and record no -U/-D rows, as after a full compaction: reading them
+    without merging gives the merged rows. Files with an unknown delete count do not qualify."""
+    files = split.files
+    return bool(files) and len({f.level for f in files}) == 1 and files[0].level > 0 and \
+        all(f.delete_row_count == 0 for f in files)
 
 
 def merge_spec_of(table):

@@ -74,11 +74,25 @@ def java_compatible(table):
 
         def write_parquet_as_java(path, data, *args, **kwargs):
             kwargs.setdefault("store_decimal_as_integer", True)
+            kwargs.setdefault("use_dictionary", dictionary_columns(data.schema))
             return write_parquet(path, data, *args, **kwargs)
 
         file_io.write_parquet = write_parquet_as_java
         file_io._dbt_paimon_java_decimals = True
     return table
+
+
+def dictionary_columns(schema: pa.Schema) -> List[str]:
+    """The top-level string and binary columns: the only ones parquet writes dictionary-encoded.
+
+    Java's parquet writer (parquet-mr) drops a column's dictionary after its first page when the
+    dictionary does not pay off (keys, sequence numbers, measures); pyarrow has no such check
+    and keeps it up to 1 MB per column chunk, which made our files ~3x larger and 2x slower to
+    write (measured on key-value files of 125k rows: 0.18 s / 1.9 MB vs 0.08 s / 0.6 MB, reads
+    equally fast)."""
+    return [f.name for f in schema
+            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or
+            pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
 
 
 def table_exists(warehouse: str, database: str, table: str) -> bool:

@@ -53,18 +53,19 @@ def test_delta_mode_reads_append_snapshots_only(spark, tmp_path):
 def test_changelog_mode_skips_snapshots_without_changelog_and_overwrites(spark, tmp_path):
     location = make_table(tmp_path, "logged", SCHEMA, ["id"],
                           options={"bucket": "1", "changelog-producer": "lookup"})
-    _write(spark, location, [(1, "a"), (2, "b")])                         # 1
-    assert compact_table(spark, location, full=True).snapshot_id == 2     # COMPACT, no changelog
-    _write(spark, location, [(1, "a2"), (2, "b")], ["+U", "-D"])          # 3
-    rescale_buckets(spark, location, 2)                                   # 4: OVERWRITE
-    _write(spark, location, [(3, "c")])                                   # 5
+    _write(spark, location, [(1, "a"), (2, "b")])               # 1 APPEND, 2 COMPACT: changelog
+    assert compact_table(spark, location, full=True).snapshot_id == 3     # COMPACT, no changelog
+    _write(spark, location, [(1, "a2"), (2, "b")], ["+U", "-D"])          # 4, 5
+    rescale_buckets(spark, location, 2)                                   # 6: OVERWRITE
+    _write(spark, location, [(3, "c")])                                   # 7, 8
     kinds = [s.commit_kind for s in list_snapshots(location.open())]
-    assert kinds == ["APPEND", "COMPACT", "APPEND", "OVERWRITE", "APPEND"]
-    assert _spark_changes(spark, location, changes_from=0, changes_to=5) == [
+    assert kinds == ["APPEND", "COMPACT", "COMPACT", "APPEND", "COMPACT", "OVERWRITE", "APPEND",
+                     "COMPACT"]
+    assert _spark_changes(spark, location, changes_from=0, changes_to=8) == [
         (1, "a", "+I"), (1, "a", "-U"), (1, "a2", "+U"), (2, "b", "+I"), (2, "b", "-D"),
         (3, "c", "+I")]
     # delta mode can be asked for explicitly: APPEND snapshots' data files
-    assert _spark_changes(spark, location, changes_from=2, changes_to=5,
+    assert _spark_changes(spark, location, changes_from=3, changes_to=8,
                           changes_mode="delta") == [(1, "a2", "+U"), (2, "b", "-D"),
                                                     (3, "c", "+I")]
 

@@ -27,9 +27,10 @@ def _write(spark, location, run, kinds=False):
                                  row_kind_column="op" if kinds else None, model_name="orders")
 
 
-def _changelog(location, snapshot_id):
-    """(row kind, id, name, amount) of one snapshot's changelog, sorted by key then kind order."""
-    changes = read_changes(location.open(), ChangeRange(snapshot_id - 1, snapshot_id, "changelog"))
+def _changelog(location, run):
+    """(row kind, id, name, amount) of one run's changelog, sorted by key then kind order (run
+    n commits snapshots 2n-1, APPEND, and 2n, COMPACT with the changelog)."""
+    changes = read_changes(location.open(), ChangeRange(2 * run - 2, 2 * run, "changelog"))
     order = {"-D": 0, "-U": 0, "+I": 1, "+U": 1}
     rows = [(r["_row_kind"], r["id"], r["name"], r["amount"]) for r in changes.to_pylist()]
     return sorted(rows, key=lambda r: (r[1], order[r[0]]))
@@ -49,8 +50,13 @@ def test_lookup_changelog_of_each_run(spark, tmp_path):
         ("-D", 3, "c", 30), ("+I", 4, "d", 40)]
     _write(spark, location, _run([(3, "c", 31)]))  # a deleted key comes back: +I
     assert _changelog(location, 3) == [("+I", 3, "c", 31)]
+    # as Java's lookup producer: each run's data in an APPEND snapshot, its changelog in the
+    # COMPACT snapshot right after it (the only place Paimon 1.0's streaming readers look)
     snapshots = list_snapshots(location.open())
-    assert [s.commit_kind for s in snapshots] == ["APPEND"] * 3
+    assert [s.commit_kind for s in snapshots] == ["APPEND", "COMPACT"] * 3
+    table = location.open()
+    for s in table.snapshot_manager().list_snapshots():
+        assert (s.changelog_manifest_list is not None) == (s.commit_kind == "COMPACT")
 
 
 def test_row_deduplicate_and_ignore_fields(spark, tmp_path):
@@ -104,7 +110,7 @@ def test_partitioned_aggregation_matches_the_runtime_over_all_commits(spark, tmp
     table = location.open()
     for commit in (1, 2, 3):
         want = expected.filter(pa.compute.equal(expected.column("_commit"), commit))
-        got = read_changes(table, ChangeRange(commit - 1, commit, "changelog"))
+        got = read_changes(table, ChangeRange(2 * commit - 2, 2 * commit, "changelog"))
 
         def key(rows):
             return sorted((r["dt"], r["id"], r["_row_kind"], r["total"], r["top"])

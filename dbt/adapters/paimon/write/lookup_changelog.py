@@ -23,26 +23,48 @@ from dbt.adapters.paimon.write.plan import ROW_KIND, SEQ
 _COMMIT = "_commit"
 
 
-def lookup_changelog(spec, stored: Optional[pa.Table], run: pa.Table) -> pa.Table:
-    """The changelog rows (table columns, ``_row_kind``, ``_seq`` counting from 0) of one
-    bucket. ``stored``: the bucket's raw records (``read_split_records``), None when the bucket
-    is new; ``run``: the run's records of the bucket (columns, ``_row_kind``, ``_seq``)."""
+def lookup_changelog(spec, stored: Optional[pa.Table], run: pa.Table,
+                     written: pa.Table) -> pa.Table:
+    """The changelog rows (table columns, ``_row_kind``, ``_seq``) of one bucket.
+
+    ``stored``: the bucket's raw records (``read_split_records``), None when the bucket is new;
+    ``run``: the run's records of the bucket (columns, ``_row_kind``, ``_seq``); ``written``:
+    what the run stores (primary key, ``_seq`` = the stored sequence number). Each changelog
+    row carries the sequence number of the record it shows, as Java's (replaceBefore /
+    replaceAfter): +I/+U the new stored record's, -U/-D the key's latest stored one's (readers
+    that merge changelog files, e.g. Paimon 1.0's incremental-between, order by it).
+    """
+    import polars as pl
+
     from dbt.adapters.paimon.runtime import merge_arrow
 
     names = list(spec.names)
+    pk = list(spec.primary_keys)
     run = run.select(names + [ROW_KIND, SEQ])
     pieces = []
+    before_seq = pl.from_arrow(run.select(pk).slice(0, 0)).with_columns(
+        pl.lit(None, pl.Int64).alias("__before"))
     if stored is not None and stored.num_rows:
-        pk = list(spec.primary_keys)
-        written = run.select(pk).group_by(pk).aggregate([])
+        written_keys = run.select(pk).group_by(pk).aggregate([])
         # only keys this run writes get a changelog: the rest of the bucket is not merged
-        touched = stored.select(names + [ROW_KIND, SEQ]).join(written, keys=pk,
+        touched = stored.select(names + [ROW_KIND, SEQ]).join(written_keys, keys=pk,
                                                               join_type="left semi")
         pieces.append(_with_commit(touched.cast(run.schema), 0))
+        before_seq = pl.from_arrow(touched.select(pk + [SEQ])).group_by(pk).agg(
+            pl.col(SEQ).max().alias("__before"))
     pieces.append(_with_commit(run, 1))
     _, changes = merge_arrow(spec, pa.concat_tables(pieces), with_changelog=True)
     changes = changes.filter(pc.equal(changes.column(_COMMIT), 1)).drop_columns([_COMMIT])
-    return changes.append_column(SEQ, pa.array(np.arange(changes.num_rows, dtype=np.int64)))
+    after_seq = pl.from_arrow(written.select(pk + [SEQ])).rename({SEQ: "__after"})
+    keys = pl.from_arrow(changes.select(pk + [ROW_KIND])).with_row_index("__row")
+    seq = (keys.join(after_seq, on=pk, how="left").join(before_seq, on=pk, how="left")
+           .sort("__row")
+           .select(pl.when(pl.col(ROW_KIND).is_in(["+I", "+U"])).then(pl.col("__after"))
+                   .otherwise(pl.col("__before")).alias(SEQ)))
+    if seq[SEQ].null_count():
+        raise AssertionError("lookup changelog: a changelog row without its record's sequence "
+                             "number (a bug)")
+    return changes.append_column(SEQ, seq[SEQ].to_arrow().cast(pa.int64()))
 
 
 def _with_commit(records: pa.Table, commit: int) -> pa.Table:

@@ -10,6 +10,7 @@ only ever holds commit messages (one small row per writing task).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import pickle
 from dataclasses import dataclass
@@ -239,14 +240,49 @@ def _commit(table, plan: WritePlan, messages: List, records: int) -> WriteResult
     from dbt.adapters.paimon.format.pause_points import pause_at
 
     pause_at("before-commit")  # test-only (crash tests); inert unless configured
+    data, changelog = _separate_lookup_changelog(plan, messages)
     try:
-        snapshot_id = commit_append(table, messages)
+        snapshot_id = commit_append(table, data)
     except BaseException:
         abort_unless_committed(table, messages)
         raise
+    if changelog:
+        _commit_lookup_changelog(table, plan, snapshot_id, changelog)
     files = sum(len(m.new_files) for m in messages)
     buckets = len({(tuple(m.partition), m.bucket) for m in messages if m.new_files})
     return WriteResult(snapshot_id=snapshot_id, records=records, files=files, buckets=buckets)
+
+
+def _separate_lookup_changelog(plan: WritePlan, messages: List):
+    """changelog-producer 'lookup': Java commits the data as an APPEND snapshot and the changelog
+    (made by the lookup compaction) in the COMPACT snapshot after it, and Paimon 1.0's streaming
+    readers only look for lookup changelogs in COMPACT snapshots. So the data messages, and
+    messages holding only the changelog files for a second, COMPACT commit."""
+    from dbt.adapters.paimon.format.kv_files import new_commit_message
+
+    if plan.options_dict.get("changelog-producer") != "lookup":
+        return messages, []
+    data, changelog = [], []
+    for m in messages:
+        data.append(dataclasses.replace(m, changelog_files=[]))
+        if m.changelog_files:
+            changelog.append(new_commit_message(m.partition, m.bucket,
+                                                changelog_files=m.changelog_files))
+    return data, changelog
+
+
+def _commit_lookup_changelog(table, plan: WritePlan, snapshot_id, changelog: List) -> None:
+    from dbt.adapters.paimon.format.commit import abort, commit_compact
+
+    try:
+        commit_compact(table, changelog)
+    except BaseException as exc:
+        abort(table, changelog)
+        raise RuntimeError(
+            f"Model '{plan.model_name}': its rows are committed to {plan.table_name} (snapshot "
+            f"{snapshot_id}) but the changelog commit after it failed ({exc}): consumers of the "
+            f"changelog do not see this run's changes. Fix the cause and run the model again "
+            f"(its rows then show as updates).") from exc
 
 
 def _abort(table, messages) -> None:

@@ -398,11 +398,20 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
         message = new_commit_message(partition, bucket, new_files=metas)
         messages.append(message)
         pause_at("task-file-written")  # test-only (crash tests); inert unless configured
-        log = _changelog(plan, spec, table, producer, split, rows)
-        if log is not None:
+        if producer == "lookup":  # sequence numbers as Java's: the before / after record's
+            stored = merged.set_column(merged.schema.get_field_index(SEQ), SEQ,
+                                       pc.add(merged.column(SEQ), base))
+            message.changelog_files.extend(write_kv_file(
+                table, partition, bucket, _lookup_changelog(spec, table, split, rows, stored),
+                level=0, changelog=True, check_order=False))
+        elif producer == "input":  # every record as it arrived, not merged
+            log = rows.select(plan.names + [ROW_KIND, SEQ])
+            log = log.set_column(log.schema.get_field_index(SEQ), SEQ,
+                                 pa.array(np.arange(log.num_rows, dtype=np.int64)))
             message.changelog_files.extend(write_kv_file(
                 table, partition, bucket, log, level=0, sequence_base=base, changelog=True,
                 check_order=False))
+        # ('full-compaction' changelogs come from full compactions, ops/compact.py)
         if plan.mode == DYNAMIC:
             new_mask = rows.column(NEW_KEY).to_numpy(zero_copy_only=False)
             if new_mask.any():
@@ -413,24 +422,16 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
     return data.num_rows
 
 
-def _changelog(plan: WritePlan, spec, table, producer: str, split, rows: pa.Table):
-    """The bucket's changelog rows for this commit, None when the producer writes none here.
-    'input': every record as it arrived, not merged; 'lookup': each written key's state before
-    vs after this commit (lookup_changelog.py); 'full-compaction' changelogs come from full
-    compactions (ops/compact.py), which is not this write."""
-    if producer == "input":
-        log = rows.select(plan.names + [ROW_KIND, SEQ])
-        return log.set_column(log.schema.get_field_index(SEQ), SEQ,
-                              pa.array(np.arange(log.num_rows, dtype=np.int64)))
-    if producer == "lookup":
-        from dbt.adapters.paimon.format.kv_files import read_split_records
-        from dbt.adapters.paimon.write.lookup_changelog import lookup_changelog
+def _lookup_changelog(spec, table, split, rows: pa.Table, written: pa.Table) -> pa.Table:
+    """changelog-producer 'lookup': each written key's state before vs after this commit
+    (lookup_changelog.py), against the bucket's files at the base snapshot."""
+    from dbt.adapters.paimon.format.kv_files import read_split_records
+    from dbt.adapters.paimon.write.lookup_changelog import lookup_changelog
 
-        stored = None
-        if split is not None and split.files:
-            stored = read_split_records(table, split).drop_columns(["_level"])
-        return lookup_changelog(spec, stored, rows)
-    return None
+    stored = None
+    if split is not None and split.files:
+        stored = read_split_records(table, split).drop_columns(["_level"])
+    return lookup_changelog(spec, stored, rows, written)
 
 
 def _premerge(plan: WritePlan, spec, rows: pa.Table) -> pa.Table:

@@ -202,7 +202,9 @@ def commit_compact(table, messages: Sequence[CommitMessage],
     return _run(table, "COMPACT", lambda: fsc._try_commit(
         commit_kind="COMPACT", commit_identifier=BATCH_COMMIT_IDENTIFIER,
         commit_entries_plan=lambda snapshot: entries, changelog_entries=changelog,
-        detect_conflicts=True, allow_rollback=False, **extra))
+        detect_conflicts=True, allow_rollback=False,
+        # a lookup changelog commit changes no data file (write/spark_job.py)
+        allow_empty_commit=bool(changelog), **extra))
 
 
 def commit_overwrite(table, messages: Sequence[CommitMessage],

@@ -7,6 +7,8 @@
  *   bucket  <warehouse> <db.table>                 the same rows with "_bucket": the bucket of the split read
  *   write   <warehouse> <db.table> <jsonl file>    one commit of the file's rows; "_row_kind" (+I/-U/+U/-D) per row
  *   compact <warehouse> <db.table>                 Paimon's own full compaction of every (partition, bucket)
+ *   stream  <warehouse> <db.table> <from> <to>     a streaming read (scan.mode from-snapshot) of
+ *                                                  snapshots from..to, each row with "_row_kind"
  *
  * Values are rendered stably: integers and floats as JSON numbers (NaN/Infinity as strings),
  * DECIMAL as its plain string, DATE as yyyy-MM-dd, TIME as HH:mm:ss.SSS, TIMESTAMP as
@@ -55,6 +57,9 @@ import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
+import org.apache.paimon.table.source.StreamTableScan;
+import org.apache.paimon.table.source.TableScan;
+import org.apache.paimon.table.source.snapshot.SnapshotReader;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DecimalType;
@@ -95,6 +100,12 @@ public class PaimonPeer {
                 case "compact":
                     compact(table);
                     break;
+                case "stream":
+                    if (args.length < 5) {
+                        usage();
+                    }
+                    stream(table, out, Long.parseLong(args[3]), Long.parseLong(args[4]));
+                    break;
                 default:
                     usage();
             }
@@ -106,7 +117,8 @@ public class PaimonPeer {
         System.err.println("usage: PaimonPeer read <warehouse> <db.table> [snapshotId]\n"
                 + "       PaimonPeer bucket <warehouse> <db.table>\n"
                 + "       PaimonPeer write <warehouse> <db.table> <jsonl file>\n"
-                + "       PaimonPeer compact <warehouse> <db.table>");
+                + "       PaimonPeer compact <warehouse> <db.table>\n"
+                + "       PaimonPeer stream <warehouse> <db.table> <from> <to>");
         System.exit(2);
     }
 
@@ -120,14 +132,45 @@ public class PaimonPeer {
     // ------------------------------------------------------------------ read
 
     private static void read(Table table, PrintStream out, boolean withBucket) throws Exception {
+        read(table, out, withBucket, false);
+    }
+
+    /** What a streaming consumer reads from snapshot ``from`` through ``to``, in order. */
+    private static void stream(Table table, PrintStream out, long from, long to) throws Exception {
+        Map<String, String> start = new HashMap<>();
+        start.put("scan.mode", "from-snapshot");
+        start.put("scan.snapshot-id", Long.toString(from));
+        ReadBuilder builder = table.copy(start).newReadBuilder();
+        StreamTableScan scan = builder.newStreamScan();
+        for (int guard = 0; guard < 10_000; guard++) {
+            Long next = scan.checkpoint();
+            if (next != null && next > to) {
+                break;
+            }
+            TableScan.Plan plan = scan.plan();
+            if (plan instanceof SnapshotReader.Plan
+                    && ((SnapshotReader.Plan) plan).snapshotId() != null
+                    && ((SnapshotReader.Plan) plan).snapshotId() > to) {
+                break;
+            }
+            emit(table, builder, plan.splits(), out, false, true);
+        }
+    }
+
+    private static void read(Table table, PrintStream out, boolean withBucket, boolean withRowKind)
+            throws Exception {
+        ReadBuilder builder = table.newReadBuilder();
+        emit(table, builder, builder.newScan().plan().splits(), out, withBucket, withRowKind);
+    }
+
+    private static void emit(Table table, ReadBuilder builder, List<Split> splits, PrintStream out,
+                             boolean withBucket, boolean withRowKind) throws Exception {
         RowType rowType = table.rowType();
         List<DataField> fields = rowType.getFields();
         InternalRow.FieldGetter[] getters = new InternalRow.FieldGetter[fields.size()];
         for (int i = 0; i < getters.length; i++) {
             getters[i] = InternalRow.createFieldGetter(fields.get(i).type(), i);
         }
-        ReadBuilder builder = table.newReadBuilder();
-        List<Split> splits = builder.newScan().plan().splits();
         for (Split split : splits) {
             final int bucket = split instanceof DataSplit ? ((DataSplit) split).bucket() : -1;
             try (RecordReader<InternalRow> reader = builder.newRead().createReader(split)) {
@@ -142,6 +185,9 @@ public class PaimonPeer {
                     }
                     if (withBucket) {
                         line.append(", \"_bucket\": ").append(bucket);
+                    }
+                    if (withRowKind) {
+                        line.append(", \"_row_kind\": ").append(quote(row.getRowKind().shortString()));
                     }
                     out.println(line.append('}'));
                 });

@@ -1,0 +1,122 @@
+"""Append throughput (issue 7): `dbt run` of a scalable paimon_append model beside a plain
+parquet `table` model writing the same rows, in the same dbt run.
+
+    .venv/bin/python benchmarks/append_throughput.py [--rows 5000000] [--runs 2]
+
+One dbt project, one Spark session (local[2]); each of `--runs` dbt runs builds both models
+(the append model appends --rows rows as one Paimon commit, the parquet model rewrites its
+table with the same rows). The first run pays Spark's warm-up for whichever model goes first,
+so the table reports the best run of each. Goal: paimon_append within 1.5x of parquet.
+Writes benchmarks/results/append_throughput.txt and .png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import shutil
+import sys
+import tempfile
+
+from dbt.cli.main import dbtRunner
+
+from e2e_merge import model_seconds  # same folder: run as a script
+
+MODEL_ROWS = """
+select cast(id as bigint) as event_id,
+       cast(id % 100000 as bigint) as user_id,
+       cast(id * 0.5 as double) as amount,
+       concat('event-', cast(id % 1000 as string)) as event_type,
+       date_add(date'2024-01-01', cast(id % 8 as int)) as event_date
+from range({rows})
+"""
+
+
+def write_project(root: str, rows: int) -> None:
+    os.makedirs(os.path.join(root, "models"))
+    with open(os.path.join(root, "dbt_project.yml"), "w") as f:
+        f.write("name: bench\nversion: '1.0'\nconfig-version: 2\nprofile: bench\n")
+    with open(os.path.join(root, "profiles.yml"), "w") as f:
+        f.write(
+            "bench:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
+            "      schema: bench\n      spark_master: 'local[2]'\n      spark_conf:\n"
+            "        spark.sql.shuffle.partitions: '4'\n        spark.driver.memory: '4g'\n"
+        )
+    body = MODEL_ROWS.format(rows=rows)
+    with open(os.path.join(root, "models", "append_model.sql"), "w") as f:
+        f.write("{{ config(materialized='paimon_append') }}\n" + body)
+    with open(os.path.join(root, "models", "parquet_model.sql"), "w") as f:
+        f.write("{{ config(materialized='table', file_format='parquet') }}\n" + body)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=5_000_000)
+    parser.add_argument("--runs", type=int, default=2)
+    args = parser.parse_args()
+
+    root = tempfile.mkdtemp(prefix="bench-append-")
+    write_project(root, args.rows)
+    runner = dbtRunner()
+    runs = []
+    try:
+        for _ in range(args.runs):
+            result = runner.invoke(["run", "--project-dir", root, "--profiles-dir", root,
+                                    "--quiet"])
+            if not result.success:
+                print(result.exception, file=sys.stderr)
+                return 1
+            runs.append(model_seconds(result))
+        from dbt.adapters.paimon import session
+
+        spark = session.current_registry().activate()
+        appended = spark.table("bench.append_model").count()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    best = {name: min(r[name] for r in runs) for name in ("append_model", "parquet_model")}
+    ratio = best["append_model"] / best["parquet_model"]
+    load = os.getloadavg()[0]
+    lines = [
+        f"# benchmarks/append_throughput.py, {datetime.date.today()}, local[2], "
+        f"load average {load:.1f} at the end",
+        "",
+        f"{args.rows:,} rows per dbt run, {args.runs} runs (append table now holds "
+        f"{appended:,} rows); best run of each model",
+        f"{'':28}{'seconds':>10}{'rows/s':>14}   per run",
+        f"{'paimon_append (scalable)':28}{best['append_model']:>10.1f}"
+        f"{args.rows / best['append_model']:>14,.0f}   "
+        + ", ".join(f"{r['append_model']:.1f}" for r in runs),
+        f"{'parquet table':28}{best['parquet_model']:>10.1f}"
+        f"{args.rows / best['parquet_model']:>14,.0f}   "
+        + ", ".join(f"{r['parquet_model']:.1f}" for r in runs),
+        "",
+        f"paimon_append / parquet = {ratio:.2f}x (goal <= 1.5x)",
+    ]
+    out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "append_throughput.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 3.2))
+        ax.bar(["paimon_append", "parquet table"],
+               [best["append_model"], best["parquet_model"]], color=["#3b6ea8", "#9aa5b1"])
+        ax.set_ylabel("seconds (best run)")
+        ax.set_title(f"dbt run appending {args.rows:,} rows ({ratio:.2f}x)")
+        fig.tight_layout()
+        out = os.path.join(out_dir, "append_throughput.png")
+        fig.savefig(out, dpi=100)
+        print(f"plot: {out}")
+    except ImportError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,6 +6,8 @@ merging in ``runtime``. Methods marked ``@available`` are what the macros call.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Type
 
@@ -61,6 +63,13 @@ class PaimonAdapter(SparkAdapter):
         return "paimon"
 
     # -- Paimon tables as relations --------------------------------------------------------
+    def list_relations_without_caching(self, schema_relation: BaseRelation) -> List[BaseRelation]:
+        # dbt lists every schema of the project before running anything, in SQL that does not
+        # quote the schema name: a name Spark would misparse gets the reason, not a parse error
+        if not re.fullmatch(r"[A-Za-z0-9_]+", schema_relation.schema or ""):
+            _checked_name("schema", schema_relation.schema, schema_relation.schema)
+        return super().list_relations_without_caching(schema_relation)
+
     def _build_spark_relation_list(self, row_list, relation_info_func: Callable) -> List[BaseRelation]:
         relations = super()._build_spark_relation_list(row_list, relation_info_func)
         return [

@@ -66,7 +66,7 @@ class PaimonAdapter(SparkAdapter):
     def list_relations_without_caching(self, schema_relation: BaseRelation) -> List[BaseRelation]:
         # dbt lists every schema of the project before running anything, in SQL that does not
         # quote the schema name: a name Spark would misparse gets the reason, not a parse error
-        if not re.fullmatch(r"[A-Za-z0-9_]+", schema_relation.schema or ""):
+        if schema_relation.schema and not re.fullmatch(r"[A-Za-z0-9_]+", schema_relation.schema):
             _checked_name("schema", schema_relation.schema, schema_relation.schema)
         return super().list_relations_without_caching(schema_relation)
 

@@ -88,3 +88,15 @@ def test_refused_without_row_tracking(spark, tmp_path):
     wh.create_table(str(tmp_path), "db", "plain", SCHEMA)
     with pytest.raises(ValueError, match="row-tracking.enabled"):
         delete_rows(spark, TableLocation(str(tmp_path), "db", "plain", {}), "true")
+
+
+def test_rewrite_of_files_removed_meanwhile_is_refused(location):
+    from dbt.adapters.paimon.format.errors import CommitConflictError
+    from dbt.adapters.paimon.format.row_tracking import commit_rewrite
+
+    append(location, [(11, "a")])
+    name = splits.plan_splits(location.open())[0].files[0].file_name
+    assert commit_rewrite(location.open(), [], [name], 1) == 2  # another operation won
+    with pytest.raises(CommitConflictError, match="deletion conflicts"):
+        commit_rewrite(location.open(), [], [name], 1)  # ours read snapshot 1: refused
+    assert kinds(location) == ["APPEND", "OVERWRITE"]

@@ -18,6 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SHOW_MERGED = "select * from {{ ref('customers') }} order by customer_id"
 SHOW_WIDE = ("select order_id, status, amount, pay_status, paid_amount, carrier, ship_status "
              "from {{ ref('order_facts') }} order by order_id")
+SHOW_TRACKED = ("select order_id, status, note, _ROW_ID, _SEQUENCE_NUMBER "
+                "from {{ paimon_row_tracking(ref('order_notes')) }} order by _ROW_ID")
 # (title, dbt arguments, count its node results in the summary)
 STEPS = [
     ("load the seeds", ["seed", "--full-refresh"], True),
@@ -29,6 +31,11 @@ STEPS = [
      ["show", "--inline", SHOW_MERGED, "--limit", "10"], False),
     ("read the wide table assembled by three partial_update models",
      ["show", "--inline", SHOW_WIDE, "--limit", "10"], False),
+    ("row tracking: update one row of a row-tracking append table (one commit, row ids kept)",
+     ["run-operation", "update_rows", "--args",
+      '{model: order_notes, set: {note: "gift wrap"}, where: "order_id = 1"}'], False),
+    ("read its hidden columns: order 1 has a new _SEQUENCE_NUMBER, every _ROW_ID is unchanged",
+     ["show", "--inline", SHOW_TRACKED, "--limit", "10"], False),
     ("inspect the wide table: snapshots, files per bucket and level",
      ["run-operation", "paimon_table_info", "--args", "{relation: analytics.orders_wide}"], False),
     ("full compaction of the wide table: one COMPACT snapshot, fewer files, same rows",

@@ -164,15 +164,17 @@ class PaimonAdapter(SparkAdapter):
         view = check_name("view", f"{relation.schema}__{relation.identifier}__snapshot_{snapshot}")
         return self._paimon_source_view(view, relation, {"snapshot_id": str(snapshot)})
 
-    def _paimon_source_view(self, view: str, relation: BaseRelation, read_options: Dict[str, str]) -> str:
-        """A temporary view of the paimon data source reading ``relation`` with ``read_options``."""
+    def _paimon_source_view(self, view: str, relation: BaseRelation, read_options: Dict[str, str],
+                            source: str = "paimon") -> str:
+        """A temporary view of the paimon data source (or ``source``, e.g. paimon_row_tracking)
+        reading ``relation`` with ``read_options``."""
         registry = self._registry
         options = {"warehouse": registry.warehouse, "table": f"{relation.schema}.{relation.identifier}"}
         options.update(read_options)
         options.update({f"catalog.{k}": v for k, v in registry.catalog_options.items()})
         rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
         registry.activate().sql(
-            f"create or replace temporary view `{view}` using paimon options ({rendered})"
+            f"create or replace temporary view `{view}` using {source} options ({rendered})"
         )
         return f"`{view}`"
 
@@ -399,15 +401,9 @@ class PaimonAdapter(SparkAdapter):
                                  "paimon_row_tracking")
         except ValueError as exc:
             raise CompilationError(str(exc)) from exc
+        register(registry.activate())
         view = check_name("view", f"{relation.schema}__{relation.identifier}__row_tracking")
-        options = {"warehouse": registry.warehouse,
-                   "table": f"{relation.schema}.{relation.identifier}"}
-        options.update({f"catalog.{k}": v for k, v in registry.catalog_options.items()})
-        rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
-        spark = registry.activate()
-        register(spark)
-        spark.sql(f"create or replace temporary view `{view}` using {NAME} options ({rendered})")
-        return f"`{view}`"
+        return self._paimon_source_view(view, relation, {}, source=NAME)
 
     @available
     def paimon_update_rows(self, relation: BaseRelation, where=None, set=None,

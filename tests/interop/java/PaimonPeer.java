@@ -57,6 +57,7 @@ import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
+import org.apache.paimon.table.source.InnerTableScan;
 import org.apache.paimon.table.source.StreamTableScan;
 import org.apache.paimon.table.source.TableScan;
 import org.apache.paimon.table.source.snapshot.SnapshotReader;
@@ -316,9 +317,12 @@ public class PaimonPeer {
     // ------------------------------------------------------------------ compact
 
     private static void compact(Table table) throws Exception {
-        // every (partition, bucket) holding files in the latest snapshot
+        // every (partition, bucket) holding files in the latest snapshot, level 0 included: a
+        // batch scan of a first-row table skips level 0 (AbstractBatchTableScan), which would
+        // leave a table holding only level-0 files with nothing to compact
         Map<BinaryRow, Set<Integer>> targets = new LinkedHashMap<>();
-        for (Split split : table.newReadBuilder().newScan().plan().splits()) {
+        InnerTableScan scan = (InnerTableScan) table.newReadBuilder().newScan();
+        for (Split split : scan.withLevelFilter(level -> true).plan().splits()) {
             DataSplit data = (DataSplit) split;
             targets.computeIfAbsent(data.partition(), p -> new LinkedHashSet<>()).add(data.bucket());
         }

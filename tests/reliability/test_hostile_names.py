@@ -1,7 +1,7 @@
 """Hostile names and malformed configs, without Spark: every name either stays one folder inside
 the warehouse or is refused with a clear error; names reaching Spark SQL are plain identifiers
 or quoted; bad config values are reported (model, key, value) before anything is written.
-The same rules through dbt: tests/functional/paimon/test_hostile_names.py."""
+The same rules through dbt: test_hostile_names_dbt.py."""
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ commits first. What each test proves would fail without the guards in format/com
 from __future__ import annotations
 
 import json
+import os
 
 import pyarrow as pa
 import pytest
@@ -149,3 +150,15 @@ def test_compaction_and_a_concurrent_write_both_land_without_losing_rows(locatio
     assert read_merged(location).to_pylist() == [
         {"id": 0, "v": "run0"}, {"id": 1, "v": "run1"}, {"id": 5, "v": "late"},
         {"id": 9, "v": "late"}]
+
+
+def test_a_file_system_without_hard_links_falls_back_to_pypaimons_rename(location,
+                                                                         monkeypatch):
+    def no_links(source, target):
+        raise PermissionError("hard links not supported")
+    monkeypatch.setattr(commit_mod.os, "link", no_links)
+    table = location.open()
+    assert commit_mod.commit_append(table, _bucket_file(table, [7], "x")) == 1
+    assert read_merged(location).to_pylist() == [{"id": 7, "v": "x"}]
+    snapshot_dir = f"{location.warehouse}/db.db/t/snapshot"
+    assert not [n for n in os.listdir(snapshot_dir) if n.endswith(".tmp")]

@@ -53,23 +53,25 @@ class GuardedSnapshotCommit(SnapshotCommit):
     temporary file onto it; its lock is per process, and a POSIX rename replaces an existing
     file, so two processes committing the same id can both "succeed" and the first commit is
     lost. Here the snapshot is published with ``os.link``, which fails when the name exists.
-    Other file systems and catalog commits keep pypaimon's own commit."""
+    Other file systems, local ones without hard links and catalog commits keep pypaimon's own
+    commit."""
 
     def __init__(self, inner: SnapshotCommit):
         self.inner = inner
 
     def commit(self, base_snapshot_uuid, snapshot, statistics) -> bool:
         pause_at("commit-manifests-written")
+        committed = None
         if isinstance(self.inner, RenamingSnapshotCommit) and \
                 isinstance(self.inner.file_io, LocalFileIO):
             committed = self._link_snapshot(snapshot)
-        else:
+        if committed is None:  # not local, or a file system without hard links
             committed = self.inner.commit(base_snapshot_uuid, snapshot, statistics)
         if committed:
             pause_at("commit-snapshot-written")
         return committed
 
-    def _link_snapshot(self, snapshot) -> bool:
+    def _link_snapshot(self, snapshot) -> Optional[bool]:
         manager = self.inner.snapshot_manager
         file_io = self.inner.file_io
         target = file_io.to_filesystem_path(manager.get_snapshot_path(snapshot.id))
@@ -82,6 +84,8 @@ class GuardedSnapshotCommit(SnapshotCommit):
             os.link(temporary, target)
         except FileExistsError:
             return False
+        except OSError:  # no hard links here (some mounted file systems): pypaimon's rename
+            return None
         finally:
             os.unlink(temporary)
         self.inner._commit_latest_hint(snapshot.id)

@@ -56,8 +56,8 @@ class DbtProcess:
     point (format/pause_points.py) so the test can kill it there."""
 
     def __init__(self, project: Path, *args: str, pause_at: Optional[str] = None,
-                 pause_dir: Optional[Path] = None):
-        env = dict(os.environ)
+                 pause_dir: Optional[Path] = None, env: Optional[Dict[str, str]] = None):
+        env = {**os.environ, **(env or {})}
         env.pop(PAUSE_AT, None)
         if pause_at:
             env[PAUSE_AT] = pause_at
@@ -105,8 +105,9 @@ class DbtProcess:
         return self.log.read_text()
 
 
-def run_dbt(project: Path, *args: str, timeout: float = 300) -> str:
-    process = DbtProcess(project, *args)
+def run_dbt(project: Path, *args: str, env: Optional[Dict[str, str]] = None,
+            timeout: float = 300) -> str:
+    process = DbtProcess(project, *args, env=env)
     code = process.finish(timeout)
     assert code == 0, f"dbt {' '.join(args)} failed ({code}):\n{process.output()}"
     return process.output()

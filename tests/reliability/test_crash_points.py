@@ -5,7 +5,8 @@ debris the killed runs left.
 
 One dbt project (its own profile and Spark state folder) goes through the stages in order;
 each stage is one dbt process. Every run writes all 300 keys with ``version`` = the run's
-number, so a mix would show two versions.
+number, so a mix would show two versions. The number comes from an environment variable, not
+a dbt var: a changed var makes every run parse the whole project again.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dbt.adapters.paimon.ops.expire import References, remove_orphan_files
 from reliability_helpers import DbtProcess, read_merged, run_dbt, table_files, write_project
 
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}
-select cast(id as bigint) as id, cast({{ var('version') }} as int) as version,
+select cast(id as bigint) as id, cast({{ env_var('CRASH_VERSION') }} as int) as version,
        concat('row-', cast(id as string)) as label
 from range(0, 300)
 """
@@ -61,15 +62,15 @@ def _kill_at(project, pauses, point, version):
     pauses.mkdir(exist_ok=True)
     for marker in pauses.glob("*"):
         marker.unlink()
-    process = DbtProcess(project, "run", "--vars", f"{{version: {version}}}", pause_at=point,
-                         pause_dir=pauses)
+    process = DbtProcess(project, "run", pause_at=point, pause_dir=pauses,
+                         env={"CRASH_VERSION": str(version)})
     process.wait_for(point)
     process.kill()
 
 
 def test_sigkill_at_every_write_point_leaves_one_whole_snapshot(crash_project):
     project, location, pauses = crash_project
-    run_dbt(project, "run", "--vars", "{version: 1}")
+    run_dbt(project, "run", env={"CRASH_VERSION": "1"})
     assert _versions(location) == {1}
 
     debris = set()
@@ -89,7 +90,7 @@ def test_sigkill_at_every_write_point_leaves_one_whole_snapshot(crash_project):
     assert [s.id for s in list_snapshots(location.open())] == [1, 2]
     assert _versions(location) == {5}
 
-    output = run_dbt(project, "run", "--vars", "{version: 6}")
+    output = run_dbt(project, "run", env={"CRASH_VERSION": "6"})
     assert "snapshot 3" in output
     assert _versions(location) == {6}
 

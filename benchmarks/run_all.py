@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCHMARKS = ["merge_kernel.py", "e2e_merge.py", "cluster_vs_local.py", "driver_memory.py"]
+BENCHMARKS = ["merge_kernel.py", "e2e_merge.py", "cluster_vs_local.py", "driver_memory.py",
+              "append_throughput.py"]
 
 if __name__ == "__main__":
     failed = [name for name in BENCHMARKS

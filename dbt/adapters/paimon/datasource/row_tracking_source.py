@@ -111,7 +111,8 @@ class RowRewriteWriter(DataSourceArrowWriter):
     def abort(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
         from dbt.adapters.paimon.format.commit import abort
 
-        abort(self.location.open(), [m for msg in messages if msg is not None for m in msg.messages])
+        abort(self.location.open(),
+              [m for msg in messages if msg is not None for m in msg.messages])
 
 
 def register(spark) -> None:

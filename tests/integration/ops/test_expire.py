@@ -115,3 +115,10 @@ def test_remove_orphan_files(spark, tmp_path):
         for name in files:
             os.utime(os.path.join(folder, name), (old, old))
     assert remove_orphan_files(location).deleted == []
+    # a snapshot's temporary file left by a process killed before its rename is debris
+    leftover = os.path.join(root, "snapshot", ".snapshot-9.0f1e.tmp")
+    with open(leftover, "w") as f:
+        f.write("{}")
+    os.utime(leftover, (old, old))
+    assert remove_orphan_files(location).deleted == ["snapshot/.snapshot-9.0f1e.tmp"]
+    assert sorted_rows(read_back(location), ["id"]) == sorted_rows(before, ["id"])

@@ -325,13 +325,18 @@ def _normal(path: str) -> str:
 
 
 def _walk(file_io, folder: str, top: bool = False) -> Iterable:
+    """Every file under ``folder``; of the metadata folders (snapshots, schemas, tags, ...)
+    only the hidden temporary files an atomic write leaves when its process dies between
+    writing ``.<name>.<uuid>.tmp`` and renaming it (nothing references them)."""
     import pyarrow.fs as pafs
 
     for status in file_io.list_status(folder):
         if status.type == pafs.FileType.Directory:
+            inner = _walk(file_io, f"{folder.rstrip('/')}/{status.base_name}")
             if top and status.base_name in _METADATA_FOLDERS:
-                continue
-            yield from _walk(file_io, f"{folder.rstrip('/')}/{status.base_name}")
+                inner = (s for s in inner if s.base_name.startswith(".") and
+                         s.base_name.endswith(".tmp"))
+            yield from inner
         elif status.type == pafs.FileType.File:
             yield status
 

@@ -11,11 +11,13 @@ T = """
 {{ config(materialized='paimon_append', row_tracking=true) }}
 select cast(id as int) as id, data from values (11, 'a'), (22, 'b') as v(id, data)
 """
-S = "select cast(id as int) as id, data from values (22, 'new-data-merge'), (33, 'c') as v(id, data)"
+S = ("select cast(id as int) as id, data "
+     "from values (22, 'new-data-merge'), (33, 'c') as v(id, data)")
 MERGED = """
 {{ config(materialized='paimon_append', row_tracking=true, incremental_strategy='merge',
           unique_key='id') }}
-select cast(id as int) as id, data from values {{ var('rows', "(1, 'a'), (2, 'b')") }} as v(id, data)
+select cast(id as int) as id, data
+from values {{ var('rows', "(1, 'a'), (2, 'b')") }} as v(id, data)
 """
 SCHEMA_YML = """
 version: 2
@@ -66,9 +68,10 @@ class TestRowTracking:
 
         # MERGE INTO t USING s ON t.id = s.id
         #   WHEN MATCHED THEN UPDATE SET t.data = s.data WHEN NOT MATCHED THEN INSERT *
-        operation("merge_rows", '{model: t, source: s, condition: "t.id = s.id", update: {data: "s.data"}}')
-        assert show("t") == [(11, "new-data-update", 0, 2), (22, "new-data-merge", 1, 3),
-                             (33, "c", 2, 3)]
+        operation("merge_rows",
+                  '{model: t, source: s, condition: "t.id = s.id", update: {data: "s.data"}}')
+        assert show("t") == [
+            (11, "new-data-update", 0, 2), (22, "new-data-merge", 1, 3), (33, "c", 2, 3)]
 
         # DELETE FROM t WHERE _ROW_ID = 0  (the seed's alternative to WHERE id = 11)
         operation("delete_rows", '{model: t, where: "_ROW_ID = 0"}')

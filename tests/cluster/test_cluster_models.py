@@ -1,5 +1,5 @@
-"""dbt-paimon on the 2-worker standalone cluster: paimon_pk (updates, deletes, several runs),
-partial_update (a wide table from 2 models), paimon_append, compaction and rescale, and proof
+"""dbt-paimon on the 2-worker standalone cluster: paimon_pk (updates, deletes, several runs;
+fixed buckets, and dynamic buckets with cross-partition updates), partial_update (a wide table from 2 models), paimon_append, compaction and rescale, and proof
 that the work ran in executor processes.
 
 Expected rows are what local mode gives: the runtime kernel (``merge_arrow``, the same code a
@@ -49,6 +49,15 @@ select cast(id % 400 as bigint) as k, concat('b', cast(id as string), '-{{ var("
 from range({{ var('batch') }} * 300, {{ var('batch') }} * 300 + 1100)
 """
 
+# dynamic buckets, partition not in the primary key: cross-partition updates (a key moves to the
+# partition of its latest row), with Paimon's HASH index files written by the tasks
+MOVING = """
+{{ config(materialized='paimon_pk', primary_key='k', partition_by='dt', buckets=-1) }}
+select concat('d', cast((id + {{ var('batch') }}) % 2 as string)) as dt,
+       cast(id % 251 as bigint) as k, cast(id * {{ var('batch') }} as bigint) as v
+from range({{ var('batch') }} * 100, {{ var('batch') }} * 100 + 700)
+"""
+
 EVENTS = """
 {{ config(materialized='paimon_append', partition_by='dt') }}
 select cast(id as bigint) as id, concat('d', cast(id % 2 as string)) as dt,
@@ -68,6 +77,16 @@ def orders_input(batch: int) -> pa.Table:
         "k": ids % 600,
         "v": ids * batch,
         "_row_kind": np.where(ids % 7 == batch, "-D", "+I"),
+    })
+
+
+def moving_input(batch: int) -> pa.Table:
+    ids = np.arange(batch * 100, batch * 100 + 700, dtype=np.int64)
+    return pa.table({
+        "dt": pc.binary_join_element_wise("d", pa.array(((ids + batch) % 2).astype(str)), ""),
+        "k": ids % 251,
+        "v": ids * batch,
+        "_row_kind": pa.array(["+I"] * len(ids)),
     })
 
 
@@ -96,6 +115,9 @@ def merged(spec: MergeSpec, commits) -> list:
 
 ORDERS_SPEC = MergeSpec.from_table_options(
     schema=[("dt", "STRING"), ("k", "BIGINT"), ("v", "BIGINT")], primary_keys=["dt", "k"],
+    options={"merge-engine": "deduplicate"})
+MOVING_SPEC = MergeSpec.from_table_options(
+    schema=[("dt", "STRING"), ("k", "BIGINT"), ("v", "BIGINT")], primary_keys=["k"],
     options={"merge-engine": "deduplicate"})
 WIDE_SPEC = MergeSpec.from_table_options(
     schema=[("k", "BIGINT"), ("a", "BIGINT"), ("ts_a", "BIGINT"), ("b", "STRING"),
@@ -131,7 +153,7 @@ class TestClusterRuns:
     @pytest.fixture(scope="class")
     def models(self):
         return {"orders.sql": ORDERS, "wide_a.sql": WIDE_A, "wide_b.sql": WIDE_B,
-                "events.sql": EVENTS}
+                "moving.sql": MOVING, "events.sql": EVENTS}
 
     def test_warehouse_uri_is_the_folder(self, project, paimon_warehouse):
         # the profile says file://<folder>; the adapter works on the folder itself
@@ -140,18 +162,21 @@ class TestClusterRuns:
     def test_three_runs_merge_like_local_mode(self, project):
         for batch in BATCHES:
             results = run_batch(batch)
-            assert len(results) == 4
+            assert len(results) == 5
         schema = project.test_schema
         assert rows(project, f"select dt, k, v from {schema}.orders order by dt, k") == merged(
             ORDERS_SPEC, [orders_input(b) for b in BATCHES])
         assert rows(project, f"select k, a, ts_a, b, ts_b from {schema}.wide order by k") == merged(
             WIDE_SPEC, [t for b in BATCHES for t in wide_inputs(b)])
+        assert rows(project, f"select dt, k, v from {schema}.moving order by k") == merged(
+            MOVING_SPEC, [moving_input(b) for b in BATCHES])
         events = rows(project, f"select id, dt, batch from {schema}.events order by batch, id")
         assert events == [(i, f"d{i % 2}", b) for b in BATCHES for i in range(1500)]
         # one Paimon commit per model and run
         assert commit_kinds(project, "orders").count("APPEND") == 3
         assert commit_kinds(project, "wide").count("APPEND") == 6
         assert commit_kinds(project, "events") == ["APPEND"] * 3
+        assert commit_kinds(project, "moving").count("APPEND") == 3
 
     def test_compaction_and_rescale_keep_the_rows(self, project):
         schema = project.test_schema
@@ -199,9 +224,11 @@ class TestClusterRuns:
         workers = {os.path.dirname(os.path.dirname(d)) for d in executor_dirs}
         assert workers == {os.path.realpath(spark_cluster.work_dir(i)) for i in range(2)}
 
-        # the dbt runs above: every executor of this application finished tasks
+        # the dbt runs above: every executor of this application finished tasks, and they
+        # left no file where they ran (all of them went to the warehouse)
         for executor_dir in executor_dirs:
             with open(os.path.join(executor_dir, "stderr"), errors="replace") as log:
                 assert log.read().count("Finished task") > 10, executor_dir
+            assert set(os.listdir(executor_dir)) == {"stderr", "stdout"}
         (app,) = [a for a in spark_cluster.state()["activeapps"] if a["id"] == app_id]
         assert app["cores"] == 2

@@ -209,9 +209,11 @@ def test_input_changelog_holds_every_record_as_it_arrived(spark, tmp_path):
     table = location.open()
     snapshot = table.snapshot_manager().get_latest_snapshot()
     assert snapshot.changelog_record_count == 5
-    logged = []
+    logged, changelog_max = [], {}
     for manifest in ManifestListManager(table).read_changelog(snapshot):
         for entry in ManifestFileManager(table).read(manifest.file_name, drop_stats=False):
+            changelog_max[entry.bucket] = max(changelog_max.get(entry.bucket, -1),
+                                              entry.file.max_sequence_number)
             entry.file.file_path = canonical_data_file_path(table, (), entry.bucket,
                                                             entry.file.file_name)
             split = Split({}, (), entry.bucket, [entry.file], snapshot.id)
@@ -224,6 +226,13 @@ def test_input_changelog_holds_every_record_as_it_arrived(spark, tmp_path):
                                         ["+I", "+I", "-U", "+I", "+U"]))
     ones = [r for r in logged if r[0] == 1]
     assert ones == [(1, 1, "+I"), (1, 3, "-U"), (1, 5, "+U")]
+    # records are numbered by arrival as Java's write buffer does, the stored row keeping its
+    # record's number: no changelog record is above its bucket's data, so the next run's
+    # numbers (data max + 1) never repeat a changelog's
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    data_max = {s.bucket: s.max_sequence_number for s in plan_splits(table)}
+    assert changelog_max == data_max
     assert sorted_rows(read_back(location), ["id"]) == [
         {"id": 1, "name": "n1", "amount": 5}, {"id": 2, "name": "n2", "amount": 2},
         {"id": 3, "name": "n3", "amount": 4}]

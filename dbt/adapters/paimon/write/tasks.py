@@ -386,10 +386,12 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
     for values, rows in groups:
         partition, bucket = tuple(values[:-1]), int(values[-1])
         merged = _premerge(plan, spec, rows)
-        # stored sequence numbers: above everything in the bucket, in arrival order
-        seq = merged.column(SEQ).to_numpy()
-        ranks = np.empty(len(seq), dtype=np.int64)
-        ranks[np.argsort(seq, kind="stable")] = np.arange(len(seq), dtype=np.int64)
+        # stored sequence numbers: above everything in the bucket, each record numbered by its
+        # arrival in the run as Java's write buffer numbers every record (a merged row keeps
+        # its surviving record's number), so the 'input' changelog's numbers (all records)
+        # stay below the next run's
+        arrival = np.sort(rows.column(SEQ).to_numpy())
+        ranks = np.searchsorted(arrival, merged.column(SEQ).to_numpy()).astype(np.int64)
         merged = merged.set_column(merged.schema.get_field_index(SEQ), SEQ,
                                    pa.array(ranks, pa.int64()))
         split = existing.get((partition, bucket))

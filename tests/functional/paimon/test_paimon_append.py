@@ -61,3 +61,39 @@ class TestAppendConfigErrors:
         assert "Model 'tracked'" in output and "unbucketed" in output
         assert "Model 'merge'" in output and "needs config `unique_key`" in output
         assert "row_tracking=true" in output
+
+
+QUEUE = """
+{{ config(materialized='paimon_append', buckets=2, bucket_key='k') }}
+select concat('k', cast(id % 3 as string)) as k, cast(id as bigint) as n
+from range({{ var('start', 0) }}, {{ var('start', 0) }} + 30)
+"""
+QUEUE_YML = """
+version: 2
+models:
+  - name: queue
+    columns:
+      - name: n
+        data_tests: [unique, not_null]
+"""
+
+
+class TestQueueTable:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"queue.sql": QUEUE, "schema.yml": QUEUE_YML}
+
+    def test_each_bucket_reads_in_write_order(self, project):
+        from dbt.adapters.paimon.format.bucket import bucket_ids
+        import pyarrow as pa
+
+        run_dbt(["run"])
+        run_dbt(["run", "--vars", "{start: 30}"])
+        run_dbt(["test"])
+        read = project.run_sql(f"select k, n from {project.test_schema}.queue", fetch="all")
+        per_bucket = {}
+        for k, n in read:
+            per_bucket.setdefault(int(bucket_ids(pa.table({"k": [k]}), 2)[0]), []).append(n)
+        assert sorted(n for ns in per_bucket.values() for n in ns) == list(range(60))
+        assert len(per_bucket) == 2 and all(ns == sorted(ns) for ns in per_bucket.values())
+        assert commit_kinds(project, "queue") == ["APPEND", "APPEND"]

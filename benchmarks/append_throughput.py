@@ -22,6 +22,7 @@ import tempfile
 from dbt.cli.main import dbtRunner
 
 from e2e_merge import model_seconds  # same folder: run as a script
+from plots import BASELINE, PAIMON, save_bars
 
 MODEL_ROWS = """
 select cast(id as bigint) as event_id,
@@ -98,23 +99,11 @@ def main() -> int:
     with open(os.path.join(out_dir, "append_throughput.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6, 3.2))
-        ax.bar(["paimon_append", "parquet table"],
-               [best["append_model"], best["parquet_model"]], color=["#3b6ea8", "#9aa5b1"])
-        ax.set_ylabel("seconds (best run)")
-        ax.set_title(f"dbt run appending {args.rows:,} rows ({ratio:.2f}x)")
-        fig.tight_layout()
-        out = os.path.join(out_dir, "append_throughput.png")
-        fig.savefig(out, dpi=100)
-        print(f"plot: {out}")
-    except ImportError:
-        pass
+    path = save_bars("append_throughput", ["paimon_append", "parquet table"],
+                     [best["append_model"], best["parquet_model"]],
+                     f"dbt run appending {args.rows:,} rows ({ratio:.2f}x)",
+                     colors=[PAIMON, BASELINE], ylabel="seconds (best run)")
+    print(f"plot: {path}")
     return 0
 
 

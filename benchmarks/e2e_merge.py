@@ -29,6 +29,8 @@ import time
 import pyarrow as pa
 from dbt.cli.main import dbtRunner
 
+from plots import BASELINE, FLOOR, PAIMON, save_bars  # same folder: run as a script
+
 MODEL_ROWS = """
 select cast(id % {keys} as bigint) as k,
        cast(id as bigint) as v_long,
@@ -198,25 +200,13 @@ def main() -> int:
     print(f"floor read / parquet read    = {read_floor / read_parquet:.2f}x (no merge, no files: "
           f"Spark's Python data source alone)")
     print(f"write throughput vs pypaimon = {paimon_rate / pypaimon_rate:.1f}x (goal >= 10x)")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        labels = ["merge-write", "parquet write", "merged read", "parquet read", "py-source floor"]
-        values = [write["pk_model"], write["parquet_model"], read_pk, read_parquet, read_floor]
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        ax.bar(labels, values, color=["#3b6ea8", "#9aa5b1", "#3b6ea8", "#9aa5b1", "#d9a441"])
-        ax.set_ylabel("seconds")
-        ax.set_title(f"dbt run: {args.rows:,} rows, {args.keys:,} keys, {args.commits} commits")
-        out = os.path.join(os.path.dirname(__file__), "results", "e2e_merge.png")
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        fig.tight_layout()
-        fig.savefig(out, dpi=100)
-        print(f"plot: {out}")
-    except ImportError:
-        pass
+    path = save_bars(
+        "e2e_merge", ["merge-write", "parquet write", "merged read", "parquet read",
+                      "py-source floor"],
+        [write["pk_model"], write["parquet_model"], read_pk, read_parquet, read_floor],
+        f"dbt run: {args.rows:,} rows, {args.keys:,} keys, {args.commits} commits",
+        colors=[PAIMON, BASELINE, PAIMON, BASELINE, FLOOR])
+    print(f"plot: {path}")
     return 0
 
 

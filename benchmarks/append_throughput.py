@@ -22,6 +22,7 @@ import tempfile
 from dbt.cli.main import dbtRunner
 
 from e2e_merge import model_seconds  # same folder: run as a script
+from bench_project import write_bench_project
 from plots import BASELINE, PAIMON, save_bars
 
 MODEL_ROWS = """
@@ -35,20 +36,11 @@ from range({rows})
 
 
 def write_project(root: str, rows: int) -> None:
-    os.makedirs(os.path.join(root, "models"))
-    with open(os.path.join(root, "dbt_project.yml"), "w") as f:
-        f.write("name: bench\nversion: '1.0'\nconfig-version: 2\nprofile: bench\n")
-    with open(os.path.join(root, "profiles.yml"), "w") as f:
-        f.write(
-            "bench:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
-            "      schema: bench\n      spark_master: 'local[2]'\n      spark_conf:\n"
-            "        spark.sql.shuffle.partitions: '4'\n        spark.driver.memory: '4g'\n"
-        )
     body = MODEL_ROWS.format(rows=rows)
-    with open(os.path.join(root, "models", "append_model.sql"), "w") as f:
-        f.write("{{ config(materialized='paimon_append') }}\n" + body)
-    with open(os.path.join(root, "models", "parquet_model.sql"), "w") as f:
-        f.write("{{ config(materialized='table', file_format='parquet') }}\n" + body)
+    write_bench_project(root, {
+        "append_model.sql": "{{ config(materialized='paimon_append') }}\n" + body,
+        "parquet_model.sql": "{{ config(materialized='table', file_format='parquet') }}\n" + body,
+    })
 
 
 def main() -> int:

@@ -29,7 +29,8 @@ import time
 import pyarrow as pa
 from dbt.cli.main import dbtRunner
 
-from plots import BASELINE, FLOOR, PAIMON, save_bars  # same folder: run as a script
+from bench_project import write_bench_project  # same folder: run as a script
+from plots import BASELINE, FLOOR, PAIMON, save_bars
 
 MODEL_ROWS = """
 select cast(id % {keys} as bigint) as k,
@@ -41,21 +42,12 @@ from range({{{{ var('batch') }}}} * {per_commit}, ({{{{ var('batch') }}}} + 1) *
 
 
 def write_project(root: str, rows: int, keys: int, commits: int) -> None:
-    per_commit = rows // commits
-    os.makedirs(os.path.join(root, "models"))
-    with open(os.path.join(root, "dbt_project.yml"), "w") as f:
-        f.write("name: bench\nversion: '1.0'\nconfig-version: 2\nprofile: bench\n")
-    with open(os.path.join(root, "profiles.yml"), "w") as f:
-        f.write(
-            "bench:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
-            "      schema: bench\n      spark_master: 'local[2]'\n      spark_conf:\n"
-            "        spark.sql.shuffle.partitions: '4'\n        spark.driver.memory: '4g'\n"
-        )
-    body = MODEL_ROWS.format(keys=keys, per_commit=per_commit)
-    with open(os.path.join(root, "models", "pk_model.sql"), "w") as f:
-        f.write("{{ config(materialized='paimon_pk', primary_key='k', buckets=4) }}\n" + body)
-    with open(os.path.join(root, "models", "parquet_model.sql"), "w") as f:
-        f.write("{{ config(materialized='table', file_format='parquet') }}\n" + body)
+    body = MODEL_ROWS.format(keys=keys, per_commit=rows // commits)
+    write_bench_project(root, {
+        "pk_model.sql": "{{ config(materialized='paimon_pk', primary_key='k', buckets=4) }}\n"
+                        + body,
+        "parquet_model.sql": "{{ config(materialized='table', file_format='parquet') }}\n" + body,
+    })
 
 
 def model_seconds(result) -> dict:

@@ -326,17 +326,21 @@ def test_bucket_assignment_matches_java(spark, tmp_path, paimon_java, case):
     assert len({r["_bucket"] for r in rows}) > 1
 
 
+def engine_table(tmp_path, engine, buckets="2", prefix=""):
+    """A KV table with ``engine`` (aggregation: amount sum, score max), named after it."""
+    options = {"bucket": buckets, "merge-engine": engine}
+    if engine == "aggregation":
+        options.update({"fields.amount.aggregate-function": "sum",
+                        "fields.score.aggregate-function": "max"})
+    return make_table(tmp_path, prefix + engine.replace("-", "_"), KV, ["id"], options=options)
+
+
 # --------------------------------------------------------------------------- our maintenance
 
 
 @pytest.mark.parametrize("engine", ["deduplicate", "aggregation", "partial-update"])
 def test_after_our_compaction_and_rescale(spark, tmp_path, java_read, paimon_java, engine):
-    options = {"bucket": "2", "merge-engine": engine}
-    if engine == "aggregation":
-        options.update({"fields.amount.aggregate-function": "sum",
-                        "fields.score.aggregate-function": "max"})
-    location = make_table(tmp_path, "m_" + engine.replace("-", "_"), KV, ["id"],
-                          options=options)
+    location = engine_table(tmp_path, engine, prefix="m_")
     kinds = "op" if engine == "deduplicate" else None
     runs = [_kv(list(range(30)), kinds=["+I"] * 30),
             _kv(list(range(20, 45)), amounts=list(range(100, 125)),

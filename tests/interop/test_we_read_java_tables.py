@@ -17,22 +17,14 @@ import os
 import pyarrow as pa
 import pytest
 
-from test_java_reads_our_tables import (KV, _kv, assert_same, java_rows, make_table, ordered,
-                                        ours, write_run)
+from test_java_reads_our_tables import (KV, _kv, assert_same, engine_table, java_rows,
+                                        make_table, ordered, ours, write_run)
 
 from dbt.adapters.paimon.format import splits as splits_mod
 
 
 def _commit_kinds(location):
     return [s.commit_kind for s in splits_mod.list_snapshots(location.open())]
-
-
-def _engine_table(tmp_path, engine, buckets="2", prefix=""):
-    options = {"bucket": buckets, "merge-engine": engine}
-    if engine == "aggregation":
-        options.update({"fields.amount.aggregate-function": "sum",
-                        "fields.score.aggregate-function": "max"})
-    return make_table(tmp_path, prefix + engine.replace("-", "_"), KV, ["id"], options=options)
 
 
 def _our_runs(spark, location, engine):
@@ -47,7 +39,7 @@ def _our_runs(spark, location, engine):
 @pytest.mark.parametrize("engine", ["deduplicate", "first-row", "aggregation", "partial-update"])
 def test_java_compaction_of_our_files(spark, tmp_path, java_read, paimon_java, engine):
     """Paimon Java's full compaction of files we wrote: Java then reads what we read before."""
-    location = _engine_table(tmp_path, engine)
+    location = engine_table(tmp_path, engine)
     _our_runs(spark, location, engine)
     before = ordered(ours(location), ["id"])
     paimon_java.compact(location.warehouse, location.name)
@@ -61,7 +53,7 @@ def test_java_compaction_of_our_files(spark, tmp_path, java_read, paimon_java, e
 
 @pytest.mark.parametrize("engine", ["deduplicate", "aggregation"])
 def test_we_read_after_java_compaction(spark, tmp_path, java_read, paimon_java, engine):
-    location = _engine_table(tmp_path, engine)
+    location = engine_table(tmp_path, engine)
     _our_runs(spark, location, engine)
     before = ordered(ours(location), ["id"])
     paimon_java.compact(location.warehouse, location.name)
@@ -76,12 +68,7 @@ def _java_row(i, kind, amount, name=None):
 
 @pytest.mark.parametrize("engine", ["deduplicate", "aggregation", "partial-update"])
 def test_java_written_tables_then_our_runs(spark, tmp_path, java_read, paimon_java, engine):
-    options = {"bucket": "3", "merge-engine": engine}
-    if engine == "aggregation":
-        options.update({"fields.amount.aggregate-function": "sum",
-                        "fields.score.aggregate-function": "max"})
-    location = make_table(tmp_path, "j_" + engine.replace("-", "_"), KV, ["id"],
-                          options=options)
+    location = engine_table(tmp_path, engine, buckets="3", prefix="j_")
     deletes = engine == "deduplicate"
     batches = [
         [_java_row(i, "+I", i) for i in range(20)],

@@ -52,6 +52,12 @@ def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "8",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
+        # Rows reach the paimon data source's writers (and Python models' Arrow UDFs) in Arrow
+        # batches; Spark's default of 10,000 rows made a 5M-row append cost 500 round trips per
+        # task (benchmarks/append_throughput.py: 100,000 rows per batch is ~20% faster). The
+        # byte limit keeps wide rows from making huge batches.
+        "spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
+        "spark.sql.execution.arrow.maxBytesPerBatch": str(64 * 1024 * 1024),
     }
 
 

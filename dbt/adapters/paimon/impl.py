@@ -98,7 +98,8 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.format import warehouse as wh
 
         registry = self._registry
-        wh.drop_table(registry.warehouse, relation.schema, relation.identifier)
+        wh.drop_table(registry.warehouse, relation.schema, relation.identifier,
+                      catalog_options=registry.catalog_options)
         registry.forget(relation.schema, relation.identifier)
 
     @available
@@ -112,6 +113,7 @@ class PaimonAdapter(SparkAdapter):
             from_relation.identifier,
             to_relation.identifier,
             new_database=to_relation.schema,
+            catalog_options=registry.catalog_options,
         )
         registry.forget(from_relation.schema, from_relation.identifier)
         registry.expose(to_relation.schema, to_relation.identifier)
@@ -120,7 +122,9 @@ class PaimonAdapter(SparkAdapter):
     def create_paimon_database(self, schema: str) -> None:
         from dbt.adapters.paimon.format import warehouse as wh
 
-        wh.create_database(self._registry.warehouse, _checked_name("schema", schema, schema))
+        registry = self._registry
+        wh.create_database(registry.warehouse, _checked_name("schema", schema, schema),
+                           catalog_options=registry.catalog_options)
 
     @available
     def drop_paimon_database(self, schema: str) -> None:
@@ -128,10 +132,11 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.format import warehouse as wh
 
         registry = self._registry
-        for table in wh.list_tables(registry.warehouse, schema):
-            wh.drop_table(registry.warehouse, schema, table)
+        options = registry.catalog_options
+        for table in wh.list_tables(registry.warehouse, schema, catalog_options=options):
+            wh.drop_table(registry.warehouse, schema, table, catalog_options=options)
             registry.forget(schema, table)
-        wh.open_catalog(registry.warehouse).drop_database(schema, ignore_if_not_exists=True, cascade=True)
+        wh.drop_database(registry.warehouse, schema, catalog_options=options)
 
     @available
     def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any) -> str:
@@ -169,9 +174,11 @@ class PaimonAdapter(SparkAdapter):
         """A temporary view of the paimon data source (or ``source``, e.g. paimon_row_tracking)
         reading ``relation`` with ``read_options``."""
         registry = self._registry
-        options = {"warehouse": registry.warehouse, "table": f"{relation.schema}.{relation.identifier}"}
+        from dbt.adapters.paimon.datasource.source import TableLocation
+
+        options = TableLocation(registry.warehouse, relation.schema, relation.identifier,
+                                registry.catalog_options).source_options()
         options.update(read_options)
-        options.update({f"catalog.{k}": v for k, v in registry.catalog_options.items()})
         rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
         registry.activate().sql(
             f"create or replace temporary view `{view}` using {source} options ({rendered})"

@@ -166,19 +166,22 @@ class ModelBuilder:
             primary_keys=definition.primary_keys,
             partition_keys=definition.partition_keys,
             options=definition.options,
+            catalog_options=self.registry.catalog_options,
         )
 
     def _rebuild(self, definition, database, table, schema, df) -> BuildResult:
         staging = f"{table}__dbt_rebuild_{uuid.uuid4().hex[:8]}"
         self._create(definition, database, staging, schema)
+        options = self.registry.catalog_options
         try:
             result = self._write(definition, database, staging, df)
         except Exception:
-            wh.drop_table(self.registry.warehouse, database, staging)
+            wh.drop_table(self.registry.warehouse, database, staging, catalog_options=options)
             raise
         # The old table stays readable until its replacement is committed and complete.
-        wh.drop_table(self.registry.warehouse, database, table)
-        wh.rename_table(self.registry.warehouse, database, staging, table)
+        wh.drop_table(self.registry.warehouse, database, table, catalog_options=options)
+        wh.rename_table(self.registry.warehouse, database, staging, table,
+                        catalog_options=options)
         self.registry.expose(database, table)
         return BuildResult(result.message, result.rows, result.snapshot_id, True)
 
@@ -244,13 +247,7 @@ class ModelBuilder:
         from dbt.adapters.paimon.format.splits import current_snapshot_id
 
         before = current_snapshot_id(location.open())
-        writer = (
-            df.write.format("paimon")
-            .option("warehouse", location.warehouse)
-            .option("table", location.name)
-        )
-        for key, value in location.catalog_options.items():
-            writer = writer.option(f"catalog.{key}", value)
+        writer = df.write.format("paimon").options(**location.source_options())
         if overwrite_partitions:
             writer = writer.option("overwrite", "partitions").mode("overwrite")
         else:

@@ -76,7 +76,8 @@ class PaimonTableRegistry:
 
     # -- queries -------------------------------------------------------------------------
     def is_paimon_table(self, database: str, table: str) -> bool:
-        return wh.table_exists(self.warehouse, database.lower(), table.lower())
+        return wh.table_exists(self.warehouse, database.lower(), table.lower(),
+                               self.catalog_options)
 
     def open_table(self, database: str, table: str):
         return wh.open_table(self.warehouse, database, table, self.catalog_options)
@@ -92,14 +93,16 @@ class PaimonTableRegistry:
 
     def sync(self, databases: Optional[List[str]] = None) -> None:
         """Bring Spark's catalog in line with the warehouse (all databases by default)."""
-        for database in databases if databases is not None else wh.list_databases(self.warehouse):
+        if databases is None:
+            databases = wh.list_databases(self.warehouse, self.catalog_options)
+        for database in databases:
             self.sync_database(database)
 
     def sync_database(self, database: str) -> None:
         if not self.spark.catalog.databaseExists(database):
             self.spark.sql(f"create database if not exists {quote_identifier(database)}")
         entries = self._catalog_entries(database)
-        paimon_tables = set(wh.list_tables(self.warehouse, database))
+        paimon_tables = set(wh.list_tables(self.warehouse, database, self.catalog_options))
         for table in sorted(paimon_tables):
             self.expose(database, table, entries.get(table))
         for table, entry in entries.items():

@@ -2,8 +2,10 @@
 
 Two ways in:
 - ``spark.read.format("paimon").option("warehouse", w).option("table", "db.t")`` with optional
-  ``snapshot_id`` (time travel) and ``columns`` (projection: Spark's Python data source API has
-  no column pruning, so SQL reads prune after the scan);
+  ``snapshot_id`` (time travel), ``columns`` (projection: Spark's Python data source API has
+  no column pruning, so SQL reads prune after the scan) and ``catalog_options`` (a JSON object:
+  Spark lower-cases option names, and FileIO options such as ``fs.s3.accessKeyId`` are
+  case-sensitive; ``TableLocation.source_options`` writes all of them);
 - a catalog table ``USING paimon.<db>.<table>`` (see registry.py), whose per-table subclass
   carries the table's identity because Spark hands catalog tables no options.
 
@@ -13,6 +15,7 @@ Primary-key tables are always read merged: every file of a split goes through th
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -49,6 +52,11 @@ class TableLocation:
     def name(self) -> str:
         return f"{self.database}.{self.table}"
 
+    def source_options(self) -> Dict[str, str]:
+        """The paimon data source's options naming this table (see the module docstring)."""
+        return {"warehouse": self.warehouse, "table": self.name,
+                "catalog_options": json.dumps(self.catalog_options)}
+
 
 def arrow_schema_of(table) -> pa.Schema:
     """The table's columns as Arrow (pypaimon's own Paimon -> Arrow mapping)."""
@@ -77,11 +85,7 @@ class PaimonDataSource(DataSource):
                 "The paimon data source needs option 'warehouse' and option 'table' as "
                 "'<database>.<table>'."
             ) from None
-        catalog_options = {
-            key[len("catalog.") :]: value
-            for key, value in self.options.items()
-            if key.startswith("catalog.")
-        }
+        catalog_options = json.loads(self.options.get("catalog_options") or "{}")
         return TableLocation(warehouse, database, table, catalog_options)
 
     def _columns(self) -> Optional[List[str]]:

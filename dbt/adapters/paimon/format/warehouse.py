@@ -21,13 +21,20 @@ from dbt.adapters.paimon.format.errors import TableAlreadyExistsError, TableNotF
 TableSchemaSpec = Union[pa.Schema, Sequence[Tuple[str, str]]]
 
 
-def open_catalog(warehouse: str, options: Optional[Dict[str, str]] = None):
-    """pypaimon's filesystem catalog over ``warehouse`` (extra catalog/FileIO ``options``)."""
+CatalogOptions = Optional[Dict[str, str]]
+
+
+def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
+    """pypaimon's filesystem catalog over ``warehouse``.
+
+    ``catalog_options`` are the profile's catalog/FileIO options (``fs.s3.accessKeyId``,
+    ``fs.oss.endpoint``, ...): every function of this module takes them, because a remote
+    warehouse is unreachable without them (each catalog builds its own file system client)."""
     if not warehouse:
         raise ValueError("warehouse must be a folder path or a URI, got an empty value")
-    catalog_options = dict(options or {})
-    catalog_options["warehouse"] = str(warehouse)
-    return CatalogFactory.create(catalog_options)
+    options = dict(catalog_options or {})
+    options["warehouse"] = str(warehouse)
+    return CatalogFactory.create(options)
 
 
 def _identifier(database: str, table: str) -> str:
@@ -49,10 +56,9 @@ def check_path_name(kind: str, name: str) -> str:
     return name
 
 
-def open_table(warehouse: str, database: str, table: str,
-               options: Optional[Dict[str, str]] = None):
+def open_table(warehouse: str, database: str, table: str, catalog_options: CatalogOptions = None):
     """The pypaimon ``FileStoreTable`` at its latest schema; TableNotFoundError if absent."""
-    catalog = open_catalog(warehouse, options)
+    catalog = open_catalog(warehouse, catalog_options)
     try:
         return java_compatible(catalog.get_table(_identifier(database, table)))
     except (TableNotExistException, DatabaseNotExistException) as exc:
@@ -95,34 +101,41 @@ def dictionary_columns(schema: pa.Schema) -> List[str]:
             pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
 
 
-def table_exists(warehouse: str, database: str, table: str) -> bool:
+def table_exists(warehouse: str, database: str, table: str,
+                 catalog_options: CatalogOptions = None) -> bool:
     try:
-        open_table(warehouse, database, table)
+        open_table(warehouse, database, table, catalog_options)
     except TableNotFoundError:
         return False
     return True
 
 
-def list_databases(warehouse: str) -> List[str]:
+def list_databases(warehouse: str, catalog_options: CatalogOptions = None) -> List[str]:
     """Database names, sorted; [] for a warehouse folder that does not exist yet."""
-    catalog = open_catalog(warehouse)
+    catalog = open_catalog(warehouse, catalog_options)
     if not catalog.file_io.exists(catalog.warehouse):
         return []
     return catalog.list_databases()
 
 
-def list_tables(warehouse: str, database: str) -> List[str]:
+def list_tables(warehouse: str, database: str, catalog_options: CatalogOptions = None) -> List[str]:
     """Table names of ``database``, sorted; [] when the database does not exist."""
     try:
-        return open_catalog(warehouse).list_tables(database)
+        return open_catalog(warehouse, catalog_options).list_tables(database)
     except DatabaseNotExistException:
         return []
 
 
-def create_database(warehouse: str, database: str) -> None:
+def create_database(warehouse: str, database: str, catalog_options: CatalogOptions = None) -> None:
     """Create ``database`` unless it exists."""
-    open_catalog(warehouse).create_database(check_path_name("database", database),
-                                            ignore_if_exists=True)
+    open_catalog(warehouse, catalog_options).create_database(
+        check_path_name("database", database), ignore_if_exists=True)
+
+
+def drop_database(warehouse: str, database: str, catalog_options: CatalogOptions = None) -> None:
+    """Drop ``database`` with every table in it; nothing happens when it does not exist."""
+    open_catalog(warehouse, catalog_options).drop_database(
+        check_path_name("database", database), ignore_if_not_exists=True, cascade=True)
 
 
 def paimon_schema(schema: TableSchemaSpec, primary_keys: Sequence[str] = (),
@@ -156,14 +169,14 @@ def paimon_schema(schema: TableSchemaSpec, primary_keys: Sequence[str] = (),
 def create_table(warehouse: str, database: str, table: str, schema: TableSchemaSpec,
                  primary_keys: Sequence[str] = (), partition_keys: Sequence[str] = (),
                  options: Optional[Dict[str, str]] = None, comment: Optional[str] = None,
-                 exist_ok: bool = False):
+                 exist_ok: bool = False, catalog_options: CatalogOptions = None):
     """Create the table (and its database if needed); returns the opened table.
 
     ``options`` are Paimon table options with string values, e.g. ``{"bucket": "4",
     "merge-engine": "partial-update"}``. TableAlreadyExistsError unless ``exist_ok``.
     """
     identifier = _identifier(database, table)  # checks both names before any folder is made
-    catalog = open_catalog(warehouse)
+    catalog = open_catalog(warehouse, catalog_options)
     catalog.create_database(database, ignore_if_exists=True)
     spec = paimon_schema(schema, primary_keys, partition_keys, options, comment)
     try:
@@ -174,10 +187,11 @@ def create_table(warehouse: str, database: str, table: str, schema: TableSchemaS
     return java_compatible(catalog.get_table(_identifier(database, table)))
 
 
-def drop_table(warehouse: str, database: str, table: str, missing_ok: bool = True) -> None:
+def drop_table(warehouse: str, database: str, table: str, missing_ok: bool = True,
+               catalog_options: CatalogOptions = None) -> None:
     """Delete the table folder (all snapshots and data files)."""
     try:
-        open_catalog(warehouse).drop_table(_identifier(database, table),
+        open_catalog(warehouse, catalog_options).drop_table(_identifier(database, table),
                                            ignore_if_not_exists=missing_ok)
     except (TableNotExistException, DatabaseNotExistException) as exc:
         raise TableNotFoundError(
@@ -186,10 +200,10 @@ def drop_table(warehouse: str, database: str, table: str, missing_ok: bool = Tru
 
 
 def rename_table(warehouse: str, database: str, table: str, new_table: str,
-                 new_database: Optional[str] = None) -> None:
+                 new_database: Optional[str] = None, catalog_options: CatalogOptions = None) -> None:
     """Rename (move) the table folder; the target must not exist."""
     new_database = new_database or database
-    catalog = open_catalog(warehouse)
+    catalog = open_catalog(warehouse, catalog_options)
     try:
         catalog.rename_table(_identifier(database, table), _identifier(new_database, new_table))
     except TableAlreadyExistException as exc:

@@ -66,17 +66,11 @@ def _spark_errors_as_value_errors(operation):
     return run
 
 
-def _source_options(location: TableLocation) -> Dict[str, str]:
-    options = {"warehouse": location.warehouse, "table": location.name}
-    options.update({f"catalog.{k}": v for k, v in location.catalog_options.items()})
-    return options
-
-
 def tracked_rows(spark: SparkSession, location: TableLocation,
                  snapshot_id: Optional[int] = None, with_source_file: bool = False) -> DataFrame:
     """The table's rows with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` (and their data file)."""
     register(spark)
-    reader = spark.read.format(NAME).options(**_source_options(location))
+    reader = spark.read.format(NAME).options(**location.source_options())
     if snapshot_id is not None:
         reader = reader.option("snapshot_id", str(snapshot_id))
     if with_source_file:
@@ -111,7 +105,7 @@ def _write(spark, location, rows: DataFrame, rewrite_files: List[str], base: Opt
            ) -> Optional[int]:
     from dbt.adapters.paimon.format.splits import current_snapshot_id
 
-    (rows.write.format(NAME).options(**_source_options(location))
+    (rows.write.format(NAME).options(**location.source_options())
      .option("rewrite_files", json.dumps(sorted(rewrite_files)))
      .option("base_snapshot", "" if base is None else str(base))
      .mode("append").save())

@@ -4,8 +4,8 @@ expire_snapshots | remove_orphan_files | paimon_table_info` on tables built by p
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 
-from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import splits
+from tests.functional.paimon_tables import commit_kinds, location
 
 ORDERS = """
 {{ config(materialized='paimon_pk', primary_key=['dt', 'id'], partition_by='dt', buckets=2) }}
@@ -24,15 +24,6 @@ DYNAMIC = """
 {{ config(materialized='paimon_pk', primary_key='id', buckets=-1) }}
 select cast(id as bigint) as id from range(0, 5)
 """
-
-
-def location(project, table):
-    return TableLocation(project.adapter.config.credentials.warehouse, project.test_schema,
-                         table, {})
-
-
-def kinds(project, table):
-    return [s.commit_kind for s in splits.list_snapshots(location(project, table).open())]
 
 
 def files(project, table):
@@ -61,7 +52,7 @@ class TestOperations:
 
         _, out = operation("compact", '{model: orders, partitions: [{dt: "2024-03-12"}], full: true}')
         assert "full compaction" in out and "data files 6 -> 2" in out
-        assert kinds(project, "orders") == ["APPEND"] * 3 + ["COMPACT"]
+        assert commit_kinds(project, "orders") == ["APPEND"] * 3 + ["COMPACT"]
         assert rows(project, "orders") == before
         levels = {(f.level) for s in splits.plan_splits(location(project, "orders").open(),
                                                         partition_filter={"dt": "2024-03-12"})
@@ -76,7 +67,7 @@ class TestOperations:
 
         _, out = operation("rescale_buckets", "{model: orders, buckets: 3}")
         assert "from 2 to 3 buckets" in out
-        assert kinds(project, "orders")[-1] == "OVERWRITE"
+        assert commit_kinds(project, "orders")[-1] == "OVERWRITE"
         assert location(project, "orders").open().table_schema.options["bucket"] == "3"
         assert rows(project, "orders") == before
         # the model says buckets=3 too from now on; its next run writes into the new buckets

@@ -3,8 +3,8 @@
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from tests.functional.paimon_tables import commit_kinds
+
 
 EVENTS = """
 {{ config(materialized='paimon_append', partition_by='dt',
@@ -16,12 +16,6 @@ from values {{ var('rows', "(1, 'a', 'd1'), (2, 'b', 'd2')") }} as t(id, name, d
 
 def rows(project, sql):
     return sorted(tuple(r) for r in project.run_sql(sql, fetch="all"))
-
-
-def commit_kinds(project, table):
-    paimon_table = wh.open_table(project.adapter.config.credentials.warehouse,
-                                 project.test_schema, table)
-    return [s.commit_kind for s in splits.list_snapshots(paimon_table)]
 
 
 class TestPaimonAppend:

@@ -8,7 +8,7 @@ import os
 import pytest
 from dbt.tests.util import run_dbt
 
-from dbt.adapters.paimon.format import warehouse as wh
+from tests.functional.paimon_tables import open_table
 
 EVENTS = """batch,order_id,status,amount,op
 1,1,new,10,+I
@@ -51,8 +51,7 @@ def log(project, batch=None):
 
 
 def consumer(project):
-    table = wh.open_table(project.adapter.config.credentials.warehouse, project.test_schema,
-                          "orders")
+    table = open_table(project, "orders")
     path = os.path.join(table.table_path,
                         f"consumer/consumer-dbt-{project.test_schema}.order_changes_log")
     with open(path) as handle:

@@ -5,17 +5,12 @@ run is one INSERT statement of the seed documents' examples."""
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from dbt.adapters.paimon.format import splits
 from dbt.adapters.paimon.format import warehouse as wh
+from tests.functional.paimon_tables import snapshots
 
 
 def rows(project, sql):
     return [tuple(r) for r in project.run_sql(sql, fetch="all")]
-
-
-def snapshots(project, table):
-    paimon_table = wh.open_table(project.adapter.config.credentials.warehouse, project.test_schema, table)
-    return splits.list_snapshots(paimon_table)
 
 
 def snapshot_ids(project, table):

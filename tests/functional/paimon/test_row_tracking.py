@@ -4,8 +4,8 @@ delete), the paimon_row_tracking() columns, incremental_strategy='merge', then `
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from tests.functional.paimon_tables import commit_kinds
+
 
 T = """
 {{ config(materialized='paimon_append', row_tracking=true) }}
@@ -45,12 +45,6 @@ def operation(name, args):
     run_dbt(["run-operation", name, "--args", args])
 
 
-def snapshot_kinds(project, table):
-    paimon_table = wh.open_table(project.adapter.config.credentials.warehouse,
-                                 project.test_schema, table)
-    return [s.commit_kind for s in splits.list_snapshots(paimon_table)]
-
-
 class TestRowTracking:
     @pytest.fixture(scope="class")
     def models(self):
@@ -76,7 +70,7 @@ class TestRowTracking:
         # DELETE FROM t WHERE _ROW_ID = 0  (the seed's alternative to WHERE id = 11)
         operation("delete_rows", '{model: t, where: "_ROW_ID = 0"}')
         assert show("t") == [(22, "new-data-merge", 1, 3), (33, "c", 2, 3)]
-        assert snapshot_kinds(project, "t") == ["APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE"]
+        assert commit_kinds(project, "t") == ["APPEND", "OVERWRITE", "OVERWRITE", "OVERWRITE"]
 
         # incremental_strategy='merge': MERGE INTO on unique_key in a normal dbt run
         run_dbt(["run", "-s", "merged"])

@@ -173,9 +173,9 @@ class PaimonAdapter(SparkAdapter):
                             source: str = "paimon") -> str:
         """A temporary view of the paimon data source (or ``source``, e.g. paimon_row_tracking)
         reading ``relation`` with ``read_options``."""
-        registry = self._registry
         from dbt.adapters.paimon.datasource.source import TableLocation
 
+        registry = self._registry
         options = TableLocation(registry.warehouse, relation.schema, relation.identifier,
                                 registry.catalog_options).source_options()
         options.update(read_options)

@@ -192,7 +192,7 @@ def drop_table(warehouse: str, database: str, table: str, missing_ok: bool = Tru
     """Delete the table folder (all snapshots and data files)."""
     try:
         open_catalog(warehouse, catalog_options).drop_table(_identifier(database, table),
-                                           ignore_if_not_exists=missing_ok)
+                                                            ignore_if_not_exists=missing_ok)
     except (TableNotExistException, DatabaseNotExistException) as exc:
         raise TableNotFoundError(
             f"cannot drop Paimon table {database}.{table}: it does not exist in "

@@ -142,7 +142,7 @@ def test_dbt_builds_and_tests_models_in_an_s3_warehouse(s3_project_run, catalog_
                     for row in _rows(read_merged_split(orders, s, ["order_id", "status"])))
     assert merged == [(1, "created"), (2, "shipped"), (3, "created"), (4, "created")]
     # the compaction was a commit of its own, after the two runs' appends
-    kinds = [s.commit_kind for s in _snapshots(orders)]
+    kinds = [s.commit_kind for s in splits.list_snapshots(orders)]
     assert kinds[:2] == ["APPEND", "APPEND"] and "COMPACT" in kinds[2:], kinds
 
     events = wh.open_table(WAREHOUSE, "shop", "order_events", catalog_options)
@@ -158,9 +158,3 @@ def test_dbt_builds_and_tests_models_in_an_s3_warehouse(s3_project_run, catalog_
 
 def _rows(data):
     return [tuple(r.values()) for r in data.to_pylist()]
-
-
-def _snapshots(table):
-    manager = table.snapshot_manager()
-    latest = manager.get_latest_snapshot()
-    return [manager.get_snapshot_by_id(i) for i in range(1, latest.id + 1)]

@@ -64,6 +64,14 @@ def test_value_that_does_not_fit(spark, seeded):
            ["column 'qty'", "do not fit", "too-big", str(2**40)])
 
 
+def test_key_that_does_not_fit(spark, seeded):
+    # fixed buckets compute the bucket from the key columns before the shuffle: a key that does
+    # not cast must still fail the run (in the writing task) with its row, and write nothing
+    rows = [("d1", str(i), i, "ok") for i in range(40)] + [("d1", "x7", 1, "bad-key")]
+    _fails(spark, seeded, rows, "dt string, id string, qty int, name string",
+           ["column 'id'", "do not fit", "bad-key", "'x7'"])
+
+
 def test_missing_or_unknown_columns(spark, seeded):
     _fails(spark, seeded, [("d1", 1, 1)], "dt string, id long, qty int",
            ["missing ['name']"])

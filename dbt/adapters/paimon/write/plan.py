@@ -120,14 +120,12 @@ class WritePlan:
         return pa.schema(fields + [pa.field(OLD_BUCKET, pa.int32(), nullable=False)])
 
     def routed_schema(self) -> pa.Schema:
-        """Arrow schema of the rows leaving the routing stage (before the first shuffle)."""
+        """Dynamic mode: rows leaving the routing stage (before the first shuffle). Fixed
+        buckets have no such stage: an Arrow UDF adds ``_bucket`` to the model's rows."""
         fields = list(self.arrow_schema) + [pa.field(ROW_KIND, pa.string(), nullable=False),
-                                            pa.field(SEQ, pa.int64(), nullable=False)]
-        if self.mode == FIXED:
-            fields.append(pa.field(BUCKET, pa.int32(), nullable=False))
-        else:
-            fields += [pa.field(KEY_HASH, pa.int32(), nullable=False),
-                       pa.field(ASSIGNER, pa.int32(), nullable=False)]
+                                            pa.field(SEQ, pa.int64(), nullable=False),
+                                            pa.field(KEY_HASH, pa.int32(), nullable=False),
+                                            pa.field(ASSIGNER, pa.int32(), nullable=False)]
         if self.cross_partition:
             fields.append(pa.field(MOVE_BUCKET, pa.int32()))
         return pa.schema(fields)

@@ -1,10 +1,12 @@
 """The driver side of a primary-key write: plan, run the Spark stages, make one commit.
 
-    rows --select + _seq--> route_task --shuffle (partition, bucket)--> write_task --collect-->
+    rows --select + _seq--> + bucket_udf --shuffle (partition, bucket)--> write_task --collect-->
          messages --> commit_append (one APPEND snapshot) | abort (delete every file written)
 
-Dynamic bucket mode adds ``--shuffle (partition, assigner)--> assign_task`` before the writing
-shuffle. ``_seq`` is numbered (``monotonically_increasing_id``) in the stage that produces the
+Fixed buckets: only the bucket-key columns make a trip through Python before the shuffle (an
+Arrow UDF adds ``_bucket``); the writing task validates the rows. Dynamic bucket mode validates
+in ``route_task`` (key hash and assigner) and adds ``--shuffle (partition, assigner)-->
+assign_task`` before the writing shuffle. ``_seq`` is numbered (``monotonically_increasing_id``) in the stage that produces the
 model's rows, before any shuffle, so it is the order the model's query returns them. The driver
 only ever holds commit messages (one small row per writing task).
 """
@@ -22,9 +24,9 @@ from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKET
                                             DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
                                             INTERNAL_COLUMNS, ROW_KIND, SEQ, WritePlan,
                                             spark_names_for)
-from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, existing_keys_task,
-                                             locate_task, route_task, validate_task,
-                                             write_task)
+from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, bucket_udf,
+                                             existing_keys_task, locate_task, route_task,
+                                             validate_task, write_task)
 
 # seed 002/003: what each merge engine does when a key moves to another partition
 CROSS_PARTITION_RULES = {
@@ -56,6 +58,9 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
     frame = _select_input(df, plan, row_kind_column)
     if plan.cross_partition:
         routed = _locate_keys(spark, table, plan, frame)
+    elif plan.mode == FIXED:
+        keys = [_column(plan.spark_name(k)) for k in plan.bucket_keys]
+        routed = frame.withColumn(BUCKET, bucket_udf(plan)(*keys))
     else:
         routed = frame.mapInArrow(functools.partial(route_task, plan),
                                   _struct(plan, plan.routed_schema()))
@@ -202,11 +207,11 @@ def _select_input(df, plan: WritePlan, row_kind_column: Optional[str]):
         raise PaimonDataError(
             f"Model '{plan.model_name}': its columns {columns} do not match Paimon table "
             f"{plan.table_name} {plan.names}: missing {missing}, unknown {extra}")
-    kind = (F.col(quote_identifier(row_kind_column)).cast("string") if row_kind_column
-            else F.lit("+I"))
+    # without a row_kind_column every row is +I: no column to carry through the shuffle
+    kind = ([F.col(quote_identifier(row_kind_column)).cast("string").alias(ROW_KIND)]
+            if row_kind_column else [])
     return df.select(*[F.col(quote_identifier(c)).alias(plan.spark_name(c)) for c in plan.names],
-                     kind.alias(ROW_KIND),
-                     F.monotonically_increasing_id().alias(SEQ))
+                     *kind, F.monotonically_increasing_id().alias(SEQ))
 
 
 # --------------------------------------------------------------------------- cross-partition

@@ -1,8 +1,10 @@
 """What the Spark tasks run (``mapInArrow`` functions; every argument but the batches is the
 pickled ``WritePlan``).
 
-1. ``route_task`` (before any shuffle, where ``_seq`` was numbered): validate and cast the rows,
-   then the fixed bucket (``_bucket``) or, in dynamic mode, the key hash and assigner.
+1. Before any shuffle, where ``_seq`` was numbered. Fixed buckets: ``bucket_udf``, an Arrow UDF
+   over the bucket-key columns only (the other columns stay in the JVM until the writing task,
+   which validates them). Dynamic buckets: ``route_task`` validates and casts the rows and adds
+   the key hash and assigner.
 2. ``assign_task`` (dynamic mode, one task per (partition, assigner)): the bucket of every key.
 3. ``write_task`` (one task per (partition, bucket)): pre-merge each bucket's rows with the merge
    runtime and write sorted level-0 files (and the bucket's HASH index); returns one row with the
@@ -10,7 +12,7 @@ pickled ``WritePlan``).
    deleted its own files, so the driver still sees every other task's files and can delete them.
 
 Stages 1 and 2 write nothing, so they may raise (``TaskFailure`` keeps the exception for the
-driver).
+driver). A bad row found in stage 3 fails its task before that task writes a file.
 """
 from __future__ import annotations
 
@@ -70,12 +72,16 @@ def _carry_errors(task):
 
 # --------------------------------------------------------------------------- 1. route
 
+def _not_null(plan: WritePlan) -> Tuple[str, ...]:
+    return tuple(f.name for f in plan.arrow_schema if not f.nullable or
+                 f.name in plan.primary_keys)
+
+
 def _validated(plan: WritePlan, batches) -> Iterator[pa.Table]:
     """The rows cast exactly to the table's types; bad rows raise once the task has seen all
     of its rows (the error counts every kind of problem)."""
     problems = Problems(plan)
-    not_null = tuple(f.name for f in plan.arrow_schema if not f.nullable or
-                     f.name in plan.primary_keys)
+    not_null = _not_null(plan)
     for batch in batches:
         if batch.num_rows == 0:
             continue
@@ -94,20 +100,41 @@ def validate_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
         yield from _emit(plan, rows, out_schema)
 
 
+def bucket_udf(plan: WritePlan):
+    """Fixed buckets: an Arrow UDF giving each row's bucket from its bucket-key columns (cast
+    to the table's types exactly as the writing task's validation casts them, so a row lands in
+    the bucket of the key it is stored with). A batch holding a NULL key or a key that does not
+    cast goes to bucket 0 whole: the writing task's validation then fails the run with the
+    offending rows, before it writes any file."""
+    from pyspark.sql.functions import arrow_udf
+    from pyspark.sql.types import IntegerType
+
+    types = [plan.arrow_schema.field(k).type for k in plan.bucket_keys]
+
+    def bucket(*keys: pa.Array) -> pa.Array:
+        try:
+            arrays = [cast_column(a, t) for a, t in zip(keys, types)]
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
+            arrays = None
+        if arrays is None or any(a.null_count for a in arrays):
+            return pa.array(np.zeros(len(keys[0]), np.int32))
+        rows = pa.Table.from_arrays(arrays, names=list(plan.bucket_keys))
+        return pa.array(bucket_ids(rows, plan.num_buckets), pa.int32())
+
+    return arrow_udf(bucket, IntegerType())
+
+
 @_carry_errors
 def route_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
+    """Dynamic buckets: the validated rows with their key hash and assigner."""
     out_schema = _spark_schema(plan, plan.routed_schema())
     for rows in _validated(plan, batches):
         yield from _emit(plan, _with_route(plan, rows), out_schema)
 
 
 def _with_route(plan: WritePlan, rows: pa.Table) -> pa.Table:
-    """Fixed mode: ``_bucket``; dynamic mode: ``_key_hash`` and ``_assigner``."""
-    keys = list(plan.bucket_keys)
-    if plan.mode == FIXED:
-        buckets = bucket_ids(rows.select(keys), plan.num_buckets)
-        return rows.append_column(BUCKET, pa.array(buckets, pa.int32()))
-    key_hashes = hash_codes(rows.select(keys))
+    """Dynamic mode: ``_key_hash`` and ``_assigner``."""
+    key_hashes = hash_codes(rows.select(list(plan.bucket_keys)))
     # an unpartitioned table hashes the empty row, as Java and pypaimon do
     partition_hashes = hash_codes(rows.select(list(plan.partition_keys)))
     assigners = dynamic_index.assigner_ids(partition_hashes, key_hashes, plan.num_channels,
@@ -374,10 +401,12 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
     data = _collect(plan, batches)
     if data is None:
         return 0
-    extra = {ROW_KIND: pa.string(), SEQ: pa.int64(), BUCKET: pa.int32()}
-    if plan.mode == DYNAMIC:
-        extra.update({KEY_HASH: pa.int32(), NEW_KEY: pa.bool_()})
-    data = _conform(plan, data, extra)
+    if plan.mode == FIXED:
+        data = _checked_here(plan, data)
+    else:
+        data = _conform(plan, data, {ROW_KIND: pa.string(), SEQ: pa.int64(),
+                                     BUCKET: pa.int32(), KEY_HASH: pa.int32(),
+                                     NEW_KEY: pa.bool_()})
     spec = plan.merge_spec()
     groups = list(split_groups(data, plan.group_columns))
     existing = _existing_splits(plan, table, sorted({g[:-1] for g, _ in groups}, key=repr))
@@ -422,6 +451,16 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
                 message.index_adds.append(dynamic_index.write_hash_index(
                     table, partition, bucket, np.concatenate([old, new_hashes])))
     return data.num_rows
+
+
+def _checked_here(plan: WritePlan, data: pa.Table) -> pa.Table:
+    """Fixed buckets (routed by ``bucket_udf``, unvalidated): the rows cast exactly to the
+    table's types, or the run's data error for this task's bad rows."""
+    problems = Problems(plan)
+    rows = conform_and_check(plan, data, problems, _not_null(plan))
+    if problems:
+        raise problems.error()
+    return rows.append_column(BUCKET, data.column(BUCKET).cast(pa.int32()))
 
 
 def _lookup_changelog(spec, table, split, rows: pa.Table, written: pa.Table) -> pa.Table:

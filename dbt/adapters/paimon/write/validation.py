@@ -149,10 +149,13 @@ def conform_and_check(plan: WritePlan, batch: pa.Table, problems: Problems,
             role = "primary key" if name in plan.primary_keys else "NOT NULL column"
             problems.add("null", name, f"NULL in a {role}; Paimon {role}s are NOT NULL",
                          batch, _true_rows(pc.is_null(column)))
-    kinds = batch.column(ROW_KIND)
-    if isinstance(kinds, pa.ChunkedArray):
-        kinds = kinds.combine_chunks()
-    kinds = kinds.cast(pa.string())
+    if ROW_KIND in batch.column_names:
+        kinds = batch.column(ROW_KIND)
+        if isinstance(kinds, pa.ChunkedArray):
+            kinds = kinds.combine_chunks()
+        kinds = kinds.cast(pa.string())
+    else:  # the model has no row_kind_column: every row is an insert
+        kinds = pa.repeat(pa.scalar("+I", pa.string()), n)
     unknown = pc.invert(pc.fill_null(pc.is_in(kinds, value_set=_ROW_KIND_SET), False))
     if pc.any(unknown).as_py():
         rows = _true_rows(unknown)

@@ -120,6 +120,7 @@ class PaimonConnectionManager(SparkConnectionManager):
             catalog_options=creds.catalog_options,
         )
         registry.sync_once(get_invocation_id())
+        session.warm_up_python_workers_once()
         connection.handle = SessionConnection(registry.activate())
         connection.state = ConnectionState.OPEN
         return connection

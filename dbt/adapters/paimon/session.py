@@ -21,11 +21,14 @@ from typing import Dict, Optional
 
 from pyspark.sql import SparkSession
 
+from dbt.adapters.paimon import worker_warm_up
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 
 LOG4J_CONFIG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
 _lock = threading.Lock()
 _registry: Optional[PaimonTableRegistry] = None
+_session_conf: Dict[str, str] = {}
+_warm_up_started = False
 
 
 def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
@@ -119,7 +122,20 @@ def start_session(
             logging.getLogger(name).setLevel(logging.CRITICAL)
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
+        _session_conf.update(conf)
         return registry
+
+
+def warm_up_python_workers_once() -> None:
+    """Start Spark's Python processes in the background (``worker_warm_up``), once per session.
+    Called after the first registry sync: started with the session, the warm-up competed with
+    the JVM's own start-up (Hive metastore) on a 2-core machine."""
+    global _warm_up_started
+    with _lock:
+        if _warm_up_started or _registry is None:
+            return
+        _warm_up_started = True
+        worker_warm_up.start_in_background(_registry.spark, _session_conf)
 
 
 def current_registry() -> PaimonTableRegistry:

@@ -210,8 +210,8 @@ def main() -> int:
     print(f"{'  of which fixed per query':32}{read_fixed:>10.2f}  (one row per partition)")
     print(f"{'pypaimon PK write':32}{pypaimon_rows / pypaimon_rate:>10.1f}"
           f"{pypaimon_rate:>14,.0f}  ({pypaimon_rows:,} rows, one commit)")
-    print(f"\nmerge-write / parquet write = {write['pk_model'] / write['parquet_model']:.2f}x over all "
-          f"runs, {warm['pk_model'] / warm['parquet_model']:.2f}x warm (goal <= 2x)")
+    print(f"\nmerge-write / parquet write = {write['pk_model'] / write['parquet_model']:.2f}x over "
+          f"all runs, {warm['pk_model'] / warm['parquet_model']:.2f}x warm (goal <= 2x)")
     print(f"merged read / parquet read   = {read_pk / read_parquet:.2f}x (goal <= 2x)")
     print(f"floor read / parquet read    = {read_floor / read_parquet:.2f}x (no merge, no files: "
           f"Spark's Python data source alone)")

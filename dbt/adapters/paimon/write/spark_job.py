@@ -6,9 +6,9 @@
 Fixed buckets: only the bucket-key columns make a trip through Python before the shuffle (an
 Arrow UDF adds ``_bucket``); the writing task validates the rows. Dynamic bucket mode validates
 in ``route_task`` (key hash and assigner) and adds ``--shuffle (partition, assigner)-->
-assign_task`` before the writing shuffle. ``_seq`` is numbered (``monotonically_increasing_id``) in the stage that produces the
-model's rows, before any shuffle, so it is the order the model's query returns them. The driver
-only ever holds commit messages (one small row per writing task).
+assign_task`` before the writing shuffle. ``_seq`` is numbered (``monotonically_increasing_id``)
+in the stage that produces the model's rows, before any shuffle, so it is the order the model's
+query returns them. The driver only ever holds commit messages (one small row per writing task).
 """
 from __future__ import annotations
 

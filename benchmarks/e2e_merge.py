@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -108,6 +108,7 @@ def python_source_floor_seconds(spark, table_name: str, parts: int = 4):
             return FloorReader(self.options["folder"], self.options["prefix"])
 
     spark.dataSource.register(FloorSource)
+
     def best(prefix):
         reader = (spark.read.format("arrow_floor").option("folder", folder)
                   .option("prefix", prefix).option("schema", frame.schema.json()))

@@ -1,4 +1,4 @@
-"""The background warm-up of Spark's Python processes at session start (worker_warm_up.py)."""
+"""The background warm-up of Spark's Python processes after the session starts (worker_warm_up)."""
 from dbt.adapters.paimon import worker_warm_up
 from dbt.adapters.paimon.worker_warm_up import CONF_KEY, WarmUpSource, start_in_background
 

@@ -4,7 +4,7 @@ from dbt.adapters.paimon.worker_warm_up import CONF_KEY, WarmUpSource, start_in_
 
 
 def test_runs_in_the_background_and_registers_its_source(spark):
-    thread = start_in_background(spark, {})
+    thread = start_in_background(spark)
     assert thread is not None and thread.daemon
     thread.join(timeout=300)
     assert not thread.is_alive()
@@ -14,8 +14,14 @@ def test_runs_in_the_background_and_registers_its_source(spark):
 
 
 def test_profile_can_turn_it_off(spark):
-    assert start_in_background(spark, {CONF_KEY: "false"}) is None
-    assert start_in_background(spark, {CONF_KEY: " False "}) is None
+    # the profile's spark_conf reaches the session's conf, where the warm-up reads it
+    try:
+        spark.conf.set(CONF_KEY, "false")
+        assert start_in_background(spark) is None
+        spark.conf.set(CONF_KEY, " False ")
+        assert start_in_background(spark) is None
+    finally:
+        spark.conf.unset(CONF_KEY)
 
 
 def test_a_failed_warm_up_does_not_raise(caplog):

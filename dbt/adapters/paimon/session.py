@@ -27,7 +27,6 @@ from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 LOG4J_CONFIG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
 _lock = threading.Lock()
 _registry: Optional[PaimonTableRegistry] = None
-_session_conf: Dict[str, str] = {}
 _warm_up_started = False
 
 
@@ -122,7 +121,6 @@ def start_session(
             logging.getLogger(name).setLevel(logging.CRITICAL)
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
-        _session_conf.update(conf)
         return registry
 
 
@@ -135,7 +133,7 @@ def warm_up_python_workers_once() -> None:
         if _warm_up_started or _registry is None:
             return
         _warm_up_started = True
-        worker_warm_up.start_in_background(_registry.spark, _session_conf)
+        worker_warm_up.start_in_background(_registry.spark)
 
 
 def current_registry() -> PaimonTableRegistry:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Dict, Iterator, Optional
+from typing import Iterator, Optional
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -31,8 +31,8 @@ JOB_DESCRIPTION = "dbt-paimon: start Python workers"
 logger = logging.getLogger(__name__)
 
 
-def start_in_background(spark, conf: Dict[str, str]) -> Optional[threading.Thread]:
-    if str(conf.get(CONF_KEY, "true")).strip().lower() != "true":
+def start_in_background(spark) -> Optional[threading.Thread]:
+    if str(spark.conf.get(CONF_KEY, "true")).strip().lower() != "true":
         return None
     thread = threading.Thread(target=warm_up, args=(spark,), daemon=True,
                               name="dbt-paimon-worker-warm-up")

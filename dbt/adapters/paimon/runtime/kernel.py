@@ -115,9 +115,9 @@ def _merge_last_records(spec: MergeSpec, records: pa.Table) -> pa.Table:
         frame = frame.sort([_COMMIT, SEQ], maintain_order=True)
     last = frame.group_by(pk, maintain_order=True).agg(pl.col(_ROW).last(), pl.col(ADD).last())
     rows = last.filter(pl.col(ADD)).sort(pk)[_ROW].to_arrow()
+    # the columns are at the schema's types already (_schema_columns): gather, no cast
     survivors = pa.Table.from_arrays(columns, names=list(spec.names)).take(rows)
-    return pa.Table.from_arrays([_cast(c, f.type) for c, f in zip(survivors.columns, spec.arrow_schema)],
-                                schema=spec.arrow_schema)
+    return pa.Table.from_arrays(survivors.columns, schema=spec.arrow_schema).combine_chunks()
 
 
 def _in_arrival_order(spec: MergeSpec, frame: pl.DataFrame) -> bool:

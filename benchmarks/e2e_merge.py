@@ -188,11 +188,12 @@ def main() -> int:
         read_floor, read_fixed = python_source_floor_seconds(spark, "bench.pk_model")
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    pypaimon_rows = args.pypaimon_rows or args.rows // args.commits
+    run_rows = args.rows // args.commits
+    pypaimon_rows = args.pypaimon_rows or run_rows
     pypaimon_rate = pypaimon_rows_per_second(pypaimon_rows, args.keys)
     paimon_rate = args.rows / write["pk_model"]
     warm = {name: statistics.median(times[1:]) for name, times in per_run.items()}
-    warm_rate = (args.rows // args.commits) / warm["pk_model"]
+    warm_rate = run_rows / warm["pk_model"]
 
     print(f"\n{args.rows:,} rows over {args.keys:,} keys in {args.commits} dbt runs "
           f"(merged table: {pk_rows:,} rows), local[2]")
@@ -204,7 +205,7 @@ def main() -> int:
         print(f"{label:32}" + " ".join(f"{t:.1f}" for t in per_run[name]))
     print(f"{'paimon_pk median warm run':32}{warm['pk_model']:>10.1f}{warm_rate:>14,.0f}")
     print(f"{'parquet median warm run':32}{warm['parquet_model']:>10.1f}"
-          f"{(args.rows // args.commits) / warm['parquet_model']:>14,.0f}")
+          f"{run_rows / warm['parquet_model']:>14,.0f}")
     print(f"{'merged read (Paimon)':32}{read_pk:>10.2f}")
     print(f"{'parquet read':32}{read_parquet:>10.2f}")
     print(f"{'Python data source floor':32}{read_floor:>10.2f}  (same rows from Arrow files)")

@@ -266,17 +266,28 @@ class PaimonAdapter(SparkAdapter):
         full_refresh: bool,
         on_schema_change: str,
         overwrite_partitions: bool = False,
+        standard: Optional[Dict[str, Any]] = None,
     ) -> AdapterResponse:
-        """Write the model's rows into its Paimon table: one atomic commit (or none on error)."""
+        """Write the model's rows into its Paimon table: one atomic commit (or none on error).
+
+        ``standard``: dbt's table/incremental/seed materializations (file_format='paimon'):
+        {strategy: 'replace' or the incremental strategy, config: the model's config,
+        batch_start/batch_end: a microbatch's window}."""
         from dbt.adapters.paimon.build.model_builder import ModelBuilder
+        from dbt.adapters.paimon.build.standard_writes import WriteRequest
         from dbt.adapters.paimon.format.errors import CommitConflictError
         from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
+        request = None
+        if standard is not None:
+            request = WriteRequest.from_config(
+                standard["strategy"], dict(standard.get("config") or {}),
+                standard.get("batch_start"), standard.get("batch_end"))
         builder = ModelBuilder(self._registry)
         try:
             result = builder.build(
                 definition, relation.schema, relation.identifier, sql, full_refresh,
-                on_schema_change or "ignore", overwrite_partitions,
+                on_schema_change or "ignore", overwrite_partitions, request,
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
@@ -299,6 +310,10 @@ class PaimonAdapter(SparkAdapter):
         if result.maintenance:
             message = f"{message}; {result.maintenance}"
         return AdapterResponse(_message=message, rows_affected=result.rows)
+
+    def valid_incremental_strategies(self) -> List[str]:
+        """dbt-spark's strategies, plus delete+insert (Paimon tables: file_format='paimon')."""
+        return ["append", "merge", "insert_overwrite", "microbatch", "delete+insert"]
 
     # -- Python models ---------------------------------------------------------------------
     @property

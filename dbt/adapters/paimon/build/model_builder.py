@@ -1,5 +1,5 @@
-"""One dbt run of a Paimon model (``paimon_pk``, ``partial_update``, ``paimon_append``): one
-atomic Paimon commit.
+"""One dbt run of a Paimon model (``paimon_pk``, ``partial_update``, ``paimon_append``, and
+dbt's ``table``, ``incremental``, ``seed`` with file_format='paimon'): one atomic Paimon commit.
 
 Order of work (nothing is written before every check passed):
 1. analyse the model's query (Spark plans it; no rows are computed) and validate the config;
@@ -24,6 +24,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from dbt.adapters.paimon.build.schema_changes import SchemaPlan, plan_changes
+from dbt.adapters.paimon.build.standard_writes import WriteRequest
 from dbt.adapters.paimon.config import TableDefinition, table_definition
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
@@ -107,9 +108,12 @@ class ModelBuilder:
         full_refresh: bool,
         on_schema_change: str,
         overwrite_partitions: bool = False,
+        request: Optional[WriteRequest] = None,
     ) -> BuildResult:
         """``overwrite_partitions``: append models with incremental_strategy='insert_overwrite'
-        replace the partitions the run writes instead of appending."""
+        replace the partitions the run writes instead of appending. ``request``: how a dbt
+        materialization (table, incremental, seed) writes an existing table
+        (standard_writes.py)."""
         df = self.spark.sql(sql)
         schema = stored_schema(query_schema(df), definition)
         if definition.target:
@@ -129,6 +133,8 @@ class ModelBuilder:
             result = self._write(definition, database, table, df)
             self.registry.expose(database, table)
             return BuildResult(result.message, result.rows, result.snapshot_id, True)
+        if request is not None and (full_refresh or request.strategy == "replace"):
+            return self._replace(definition, database, table, schema, df)
         if full_refresh:
             return self._rebuild(definition, database, table, schema, df)
 
@@ -146,8 +152,13 @@ class ModelBuilder:
         if plan.changes_schema:
             self._alter(database, table, plan)
         try:
+            absent = [c for c, _ in paimon_columns(arrow_schema_of(current))
+                      if c not in df.columns]
             df = self._align(df, database, table, definition, plan)
-            result = self._write(definition, database, table, df, overwrite_partitions)
+            if request is not None:
+                result = self._write_standard(definition, database, table, df, request, absent)
+            else:
+                result = self._write(definition, database, table, df, overwrite_partitions)
         except BaseException:
             if plan.changes_schema:  # a failed run leaves the table exactly as it was
                 wh.retract_schema_changes(current, current.table_schema.id)
@@ -185,6 +196,88 @@ class ModelBuilder:
         self.registry.expose(database, table)
         return BuildResult(result.message, result.rows, result.snapshot_id, True)
 
+    def _replace(self, definition, database, table, schema, df) -> BuildResult:
+        """A new version of the whole table as ONE OVERWRITE commit (table, seed, incremental
+        --full-refresh): readers never see it missing, time travel still reads the previous
+        version. Added or dropped columns evolve the schema first (retracted if the write
+        fails); a change Paimon cannot evolve (keys, partitions, bucket count, merge options,
+        column types or order) rebuilds beside the table and swaps it in (_rebuild)."""
+        current = self.registry.open_table(database, table)
+        wanted = paimon_columns(schema)
+        try:
+            plan = plan_changes(
+                definition,
+                table_primary_keys=current.primary_keys,
+                table_partition_keys=current.partition_keys,
+                table_options=dict(current.table_schema.options),
+                table_columns=paimon_columns(arrow_schema_of(current)),
+                query_columns=wanted,
+                on_schema_change="sync_all_columns",
+                relation=f"{database}.{table}",
+            )
+        except PaimonConfigError:
+            return self._rebuild(definition, database, table, schema, df)
+        stored = [n for n, _ in paimon_columns(arrow_schema_of(current))]
+        evolved = [n for n in stored if n not in plan.drop_columns] + \
+            [n for n, _ in plan.add_columns]
+        if evolved != [n for n, _ in wanted]:
+            return self._rebuild(definition, database, table, schema, df)
+        if plan.changes_schema:
+            self._alter(database, table, plan)
+        try:
+            df = self._align(df, database, table, definition, plan)
+            result = self._write(definition, database, table, df, overwrite="table")
+        except BaseException:
+            if plan.changes_schema:
+                wh.retract_schema_changes(current, current.table_schema.id)
+            raise
+        if plan.changes_schema:
+            self.registry.expose(database, table)
+        return BuildResult(result.message, result.rows, result.snapshot_id, False)
+
+    def _write_standard(self, definition: TableDefinition, database: str, table: str,
+                        df: DataFrame, request: WriteRequest, absent: List[str]) -> BuildResult:
+        """An incremental run of a dbt materialization into its existing table (see
+        standard_writes.py for what each strategy commits)."""
+        from dbt.adapters.paimon.build import standard_writes as sw
+
+        location = TableLocation(
+            self.registry.warehouse, database, table, self.registry.catalog_options
+        )
+        strategy = request.strategy
+        keyed = definition.has_primary_key
+        if strategy == "insert_overwrite":
+            return self._write(definition, database, table, df, overwrite="partitions")
+        if strategy == "merge" and keyed:
+            keys = list(definition.primary_keys)
+            kept = set(absent)
+            if request.merge_update_columns is not None:
+                kept |= {c for c in df.columns if c not in request.merge_update_columns}
+            kept |= set(request.merge_exclude_columns)
+            kept -= set(keys)
+            df = sw.fill_kept_columns(self.spark, location, df, keys,
+                                      [c for c in df.columns if c in kept], request.predicates)
+            return self._write(definition, database, table, df)
+        if strategy == "delete+insert" and not keyed:
+            done = sw.delete_insert(self.spark, location, definition, df, request.unique_key,
+                                    request.predicates)
+            return self._committed("OVERWRITE (delete+insert)", location, done)
+        if strategy == "microbatch" and keyed:
+            rows = sw.microbatch_primary_key(self.spark, location, definition, df, request)
+            return self._merge_write(definition, location, rows, sw.ROW_KIND)
+        if strategy == "microbatch":
+            done = sw.microbatch_append(self.spark, location, definition, df, request)
+            return self._committed("OVERWRITE (microbatch window)", location, done)
+        # append; delete+insert / merge on a primary-key table: a merge by key
+        return self._write(definition, database, table, df)
+
+    def _committed(self, verb: str, location: TableLocation, done: bool) -> BuildResult:
+        from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+        snapshot = current_snapshot_id(location.open()) if done else None
+        return BuildResult(verb + (f" (snapshot {snapshot})" if done else " (no rows)"), -1,
+                           snapshot, False)
+
     def _alter(self, database: str, table: str, plan: SchemaPlan) -> None:
         changes = [SchemaChange.set_option(k, v) for k, v in plan.set_options.items()]
         for name, type_name in plan.add_columns:
@@ -208,24 +301,35 @@ class ModelBuilder:
         return df.select(*columns)
 
     def _write(self, definition: TableDefinition, database: str, table: str, df: DataFrame,
-               overwrite_partitions: bool = False):
+               overwrite_partitions: bool = False, overwrite: Optional[str] = None):
+        """``overwrite``: None writes the rows into the table (merge or append); 'table'
+        replaces the whole table, 'partitions' the partitions the rows write (one OVERWRITE)."""
         location = TableLocation(
             self.registry.warehouse, database, table, self.registry.catalog_options
         )
+        if overwrite is None and overwrite_partitions:
+            overwrite = "partitions"
         if definition.merge_keys:
             return self._merge_rows(location, df, definition.merge_keys)
         if not definition.has_primary_key:
-            return self._append(location, df, overwrite_partitions)
+            return self._append(location, df, overwrite)
+        return self._merge_write(definition, location, df, definition.row_kind_column,
+                                 overwrite)
+
+    def _merge_write(self, definition: TableDefinition, location: TableLocation, df: DataFrame,
+                     row_kind_column: Optional[str], overwrite: Optional[str] = None):
         from dbt.adapters.paimon.write import write_primary_key_run
 
         result = write_primary_key_run(
             self.spark,
             df,
             location,
-            row_kind_column=definition.row_kind_column,
+            row_kind_column=row_kind_column,
             model_name=definition.model,
+            overwrite=overwrite,
         )
-        message = f"MERGE {result.records} rows" + (
+        verb = "MERGE" if overwrite is None else "OVERWRITE"
+        message = f"{verb} {result.records} rows" + (
             f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None else ""
         )
         return BuildResult(message, result.records, result.snapshot_id, False)
@@ -243,18 +347,19 @@ class ModelBuilder:
         return BuildResult(f"MERGE {result.message}", result.updated + result.inserted,
                            result.snapshot_id, False)
 
-    def _append(self, location: TableLocation, df: DataFrame, overwrite_partitions: bool):
+    def _append(self, location: TableLocation, df: DataFrame, overwrite: Optional[str]):
         from dbt.adapters.paimon.format.splits import current_snapshot_id
 
         before = current_snapshot_id(location.open())
         writer = df.write.format("paimon").options(**location.source_options())
-        if overwrite_partitions:
-            writer = writer.option("overwrite", "partitions").mode("overwrite")
+        if overwrite:
+            writer = writer.option("overwrite", overwrite).mode("overwrite")
         else:
             writer = writer.mode("append")
         writer.save()
         after = current_snapshot_id(location.open())
-        verb = "OVERWRITE partitions" if overwrite_partitions else "APPEND"
+        verb = {"partitions": "OVERWRITE partitions", "table": "OVERWRITE"}.get(overwrite,
+                                                                               "APPEND")
         committed = after if after != before else None
         return BuildResult(
             f"{verb}" + (f" (snapshot {committed})" if committed is not None else " (no rows)"),

@@ -7,6 +7,7 @@ key, the value and what to do; all problems are gathered and reported at once.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -30,6 +31,12 @@ CONFIG_TO_OPTION: Dict[str, str] = {
     "row_tracking": "row-tracking.enabled",
 }
 MATERIALIZATIONS = ("paimon_pk", "partial_update", "paimon_append")
+# dbt's own materializations with file_format='paimon': a primary-key table when the model has a
+# key (`primary_key`, or `unique_key` of the merge strategies), an append table otherwise.
+STANDARD_MATERIALIZATIONS = ("table", "incremental", "seed")
+INCREMENTAL_STRATEGIES = ("append", "insert_overwrite", "merge", "delete+insert", "microbatch")
+# strategies that need a `unique_key`; for `merge` it is the table's primary key
+KEYED_STRATEGIES = ("merge", "delete+insert")
 CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
 # Option families whose keys embed a column or format name.
 FIELD_OPTION_SUFFIXES = (
@@ -119,6 +126,8 @@ def table_definition(
     """Validate ``config`` against the query's ``columns`` [(name, Paimon type)]."""
     problems = ConfigProblems(model)
     names = [name for name, _ in columns]
+    if materialization in STANDARD_MATERIALIZATIONS:
+        return _standard_definition(model, materialization, config, columns, problems)
     if materialization not in MATERIALIZATIONS:
         raise PaimonConfigError(f"Model '{model}': unknown materialization {materialization!r}")
 
@@ -179,6 +188,64 @@ def table_definition(
         _check_merge_spec(definition, columns, problems)
     problems.raise_if_any()
     return definition
+
+
+def _standard_definition(model, materialization, config, columns, problems: ConfigProblems
+                         ) -> TableDefinition:
+    """``table``, ``incremental`` and ``seed`` with file_format='paimon': validated as the
+    paimon_pk (a key) or paimon_append (no key) model they build."""
+    config = dict(config)
+    strategy = config.pop("incremental_strategy", None) or "append"
+    unique_key = config.pop("unique_key", None)
+    if materialization == "incremental":
+        if strategy not in INCREMENTAL_STRATEGIES:
+            problems.add(f"incremental_strategy '{strategy}' is not supported with "
+                         f"file_format='paimon'. Expected one of: "
+                         f"{', '.join(INCREMENTAL_STRATEGIES)}.")
+        elif strategy in KEYED_STRATEGIES:
+            if not as_list(unique_key) and config.get("primary_key") is None:
+                problems.add(f"incremental_strategy='{strategy}' needs config `unique_key` (the "
+                             "column or list of columns identifying a row): it becomes the "
+                             "Paimon table's primary key. Set unique_key, or use "
+                             "incremental_strategy='append'.")
+            elif as_list(unique_key) and config.get("primary_key") is not None and \
+                    as_list(unique_key) != as_list(config["primary_key"]):
+                problems.add(f"config `unique_key` {as_list(unique_key)} and `primary_key` "
+                             f"{as_list(config['primary_key'])} differ: the merge key is the "
+                             "table's primary key, keep one of them.")
+            elif strategy == "merge" and as_list(unique_key):
+                config["primary_key"] = unique_key
+            if strategy == "delete+insert":
+                names = [name for name, _ in columns]
+                missing = [c for c in as_list(unique_key) if c not in names]
+                if missing:
+                    problems.add(f"config `unique_key` names {missing}, which the model's "
+                                 f"query does not return (columns: {names}).")
+        if strategy == "microbatch" and not config.get("event_time"):
+            problems.add("incremental_strategy='microbatch' needs config `event_time` (the "
+                         "model's timestamp column each batch replaces), with `batch_size` "
+                         "and `begin`.")
+        update, exclude = config.get("merge_update_columns"), config.get("merge_exclude_columns")
+        if update is not None and exclude is not None:
+            problems.add("configs `merge_update_columns` and `merge_exclude_columns` are both "
+                         "set: keep one of them.")
+        names = [name for name, _ in columns]
+        for key in ("merge_update_columns", "merge_exclude_columns"):
+            missing = [c for c in as_list(config.get(key)) if c not in names]
+            if missing:
+                problems.add(f"config `{key}` names {missing}, which the model's query does not "
+                             f"return (columns: {names}).")
+        if strategy == "microbatch" and config.get("event_time") and \
+                config["event_time"] not in names:
+            problems.add(f"config `event_time` is {config['event_time']!r}, which the model's "
+                         f"query does not return (columns: {names}).")
+    if config.get("target") is not None:
+        problems.add("config `target` (a shared wide table) is only for materialized="
+                     "'partial_update' or 'paimon_pk': remove it.")
+    kind = "paimon_pk" if config.get("primary_key") is not None else "paimon_append"
+    problems.raise_if_any()
+    definition = table_definition(model, kind, config, columns)
+    return dataclasses.replace(definition, materialization=materialization)
 
 
 def _primary_keys(config: Mapping[str, Any], problems: ConfigProblems) -> List[str]:

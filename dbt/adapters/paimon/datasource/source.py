@@ -118,7 +118,24 @@ class PaimonDataSource(DataSource):
         scope = self.options.get("overwrite", "table") if overwrite else None
         if scope not in (None, "table", "partitions"):
             raise ValueError(f"option overwrite must be 'table' or 'partitions', got {scope!r}")
-        return PaimonAppendWriter(self._location(), schema, scope)
+        extra = decode_partitions(self.options.get("overwrite_partitions"))
+        return PaimonAppendWriter(self._location(), schema, scope, extra)
+
+
+def encode_partitions(partitions: Sequence[tuple]) -> str:
+    """Partition value tuples (as pypaimon's splits hold them: dates, decimals...) as the text
+    of a data-source option; options are strings."""
+    import base64
+    import pickle
+
+    return base64.b64encode(pickle.dumps([tuple(p) for p in partitions])).decode("ascii")
+
+
+def decode_partitions(text: Optional[str]) -> List[tuple]:
+    import base64
+    import pickle
+
+    return pickle.loads(base64.b64decode(text)) if text else []
 
 
 def table_source_class(
@@ -256,12 +273,15 @@ class PaimonAppendWriter(DataSourceArrowWriter):
     Primary-key tables are written by the merge write path (materializations), never here.
     """
 
-    def __init__(self, location: TableLocation, schema: StructType, overwrite: Optional[str]):
+    def __init__(self, location: TableLocation, schema: StructType, overwrite: Optional[str],
+                 extra_partitions: Sequence[tuple] = ()):
         """``overwrite``: None appends; 'table' replaces the whole table; 'partitions' replaces
-        the partitions this write touches (INSERT OVERWRITE with dynamic partitions)."""
+        the partitions this write touches (INSERT OVERWRITE with dynamic partitions) plus
+        ``extra_partitions`` (value tuples: partitions that end up empty)."""
         self.location = location
         self.schema = schema
         self.overwrite = overwrite
+        self.extra_partitions = [tuple(p) for p in extra_partitions]
         if location.open().primary_keys:
             raise NotImplementedError(
                 f"{location.name} is a primary-key table: write it with a paimon_pk or "
@@ -306,6 +326,7 @@ class PaimonAppendWriter(DataSourceArrowWriter):
             commit_overwrite(table, written, partitions=None)
         else:
             touched = {tuple(m.partition) for m in written if m.new_files}
+            touched |= set(self.extra_partitions)
             keys = list(table.partition_keys)
             if touched:
                 commit_overwrite(table, written, [dict(zip(keys, p)) for p in sorted(touched)])

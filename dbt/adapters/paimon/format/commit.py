@@ -241,10 +241,16 @@ def commit_overwrite(table, messages: Sequence[CommitMessage],
                                  f"which is not among the overwritten partitions")
     fsc = _file_store_commit(table)
     provider = fsc._overwrite_changes_provider(partition_filter, messages)
+    # dynamic-bucket tables: the replaced partitions' HASH indexes go with their files, the
+    # messages' new indexes come in (as pypaimon's own overwrite does)
+    index_adds = [entry for m in messages for entry in m.index_adds]
+    index_deletes = fsc._overwrite_hash_index_deletes(
+        partition_filter, [entry for m in messages for entry in m.index_deletes])
     return _run(table, "OVERWRITE", lambda: fsc._try_commit(
         commit_kind="OVERWRITE", commit_identifier=BATCH_COMMIT_IDENTIFIER,
         commit_entries_plan=provider.provide, changelog_entries=[],
-        detect_conflicts=True, allow_rollback=False, allow_empty_commit=True))
+        detect_conflicts=True, allow_rollback=False, allow_empty_commit=True,
+        index_adds=index_adds or None, index_deletes=index_deletes or None))
 
 
 def abort(table, messages: Sequence[CommitMessage]) -> None:

@@ -1,8 +1,34 @@
 {#- The one build sequence of every Paimon materialization: validate, pre-hooks, one atomic
-    Paimon commit, docs, post-hooks. -#}
-{% macro paimon_build_model(materialization, overwrite_partitions=false) %}
+    Paimon commit, docs, post-hooks. `standard`: dbt's table/incremental/seed materializations
+    (file_format='paimon'), see paimon_standard_write. -#}
+{% macro paimon_build_model(materialization, overwrite_partitions=false, standard=none) %}
   {#-- 1. validate: config against the query's columns, before anything is written --#}
-  {%- set definition = adapter.paimon_table_definition(model, materialization, compiled_code) -%}
+  {%- set prepared = paimon_prepare_model(materialization, compiled_code) -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {#-- 2. build: one atomic Paimon commit --#}
+  {%- set response = paimon_write_model(prepared, compiled_code, overwrite_partitions, standard) -%}
+  {%- do store_result('main', response=response) -%}
+
+  {#-- a model writing a shared table is a view of it, so ref() and tests see the whole table --#}
+  {%- set model_relation = prepared.target_relation -%}
+  {%- if prepared.definition.target -%}
+    {%- set model_relation = this.incorporate(type='view') -%}
+    {%- call statement('paimon_target_view') -%}
+      create or replace view {{ model_relation }} as select * from {{ prepared.target_relation }}
+    {%- endcall -%}
+  {%- endif -%}
+
+  {% do persist_docs(model_relation, model) %}
+  {{ run_hooks(post_hooks) }}
+  {{ return({'relations': [model_relation]}) }}
+{% endmacro %}
+
+{#- Validate a model's config against its query (`sql`) before anything is written; returns
+    {definition, target_relation}. -#}
+{% macro paimon_prepare_model(materialization, sql) %}
+  {%- set definition = adapter.paimon_table_definition(model, materialization, sql) -%}
   {%- set target_relation = adapter.paimon_target_relation(definition, this) -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- if definition.target and existing_relation is not none and existing_relation.type != 'view' -%}
@@ -10,30 +36,20 @@
         "Model '" ~ model.name ~ "' writes into the shared table " ~ target_relation ~ " (config "
         ~ "`target`), but " ~ this ~ " is still a table from an earlier configuration. Drop it "
         ~ "(e.g. `dbt run-operation paimon_drop_table --args '{relation: " ~ this ~ "}'`), then run again.") -%}
-  {%- elif not definition.target and existing_relation is not none
+  {%- endif -%}
+  {{ return({'definition': definition, 'target_relation': target_relation,
+             'existing_relation': existing_relation}) }}
+{% endmacro %}
+
+{#- Write the rows of `sql` as one Paimon commit; returns the adapter response. -#}
+{% macro paimon_write_model(prepared, sql, overwrite_partitions=false, standard=none) %}
+  {%- set existing_relation = prepared.existing_relation -%}
+  {%- if not prepared.definition.target and existing_relation is not none
         and not adapter.is_paimon_relation(existing_relation) -%}
     {#-- a view or plain table of the same name from an earlier materialization --#}
     {{ adapter.drop_relation(existing_relation) }}
   {%- endif -%}
-
-  {{ run_hooks(pre_hooks) }}
-
-  {#-- 2. build: one atomic Paimon commit --#}
-  {%- set response = adapter.paimon_build_model(
-        definition, target_relation, compiled_code, should_full_refresh(),
-        config.get('on_schema_change', 'ignore'), overwrite_partitions) -%}
-  {%- do store_result('main', response=response) -%}
-
-  {#-- a model writing a shared table is a view of it, so ref() and tests see the whole table --#}
-  {%- set model_relation = target_relation -%}
-  {%- if definition.target -%}
-    {%- set model_relation = this.incorporate(type='view') -%}
-    {%- call statement('paimon_target_view') -%}
-      create or replace view {{ model_relation }} as select * from {{ target_relation }}
-    {%- endcall -%}
-  {%- endif -%}
-
-  {% do persist_docs(model_relation, model) %}
-  {{ run_hooks(post_hooks) }}
-  {{ return({'relations': [model_relation]}) }}
+  {{ return(adapter.paimon_build_model(
+        prepared.definition, prepared.target_relation, sql, should_full_refresh(),
+        config.get('on_schema_change', 'ignore'), overwrite_partitions, standard)) }}
 {% endmacro %}

@@ -1,0 +1,202 @@
+"""How dbt's own materializations (``table``, ``incremental``, ``seed`` with file_format='paimon')
+write a run into an existing Paimon table: each is ONE commit of the shared write paths.
+
+    table, seed, --full-refresh    OVERWRITE of the whole table (replace_table)
+    append                         APPEND (append table) | merge (primary-key table)
+    insert_overwrite               OVERWRITE of the partitions the run writes
+    merge                          merge into the primary-key table on unique_key; columns a
+                                   matched key keeps are filled from its stored row first
+    delete+insert                  OVERWRITE (copy-on-write) of the table or the affected
+                                   partitions: stored rows of the run's keys (and predicates)
+                                   left out, the run's rows added
+    microbatch                     the batch's [event_time_start, event_time_end) replaced:
+                                   copy-on-write as delete+insert (append table), or the
+                                   batch's rows merged with a -D for each stored key of the
+                                   window the batch no longer has (primary-key table)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from dbt.adapters.paimon.config import TableDefinition
+from dbt.adapters.paimon.datasource.source import TableLocation, encode_partitions
+from dbt.adapters.paimon.datasource.spark_types import quote_identifier
+from dbt.adapters.paimon.runtime import PaimonConfigError
+
+# internal columns of these plans (never a model's column: the write path refuses '_'-names
+# of its own, these are checked against the model's columns before use)
+MATCHED = "__dbt_paimon_matched"
+REMOVED = "__dbt_paimon_removed"
+ROW_KIND = "__dbt_paimon_row_kind"
+STORED_PREFIX = "__dbt_paimon_stored_"
+DEST_ALIAS = "DBT_INTERNAL_DEST"  # how dbt's incremental_predicates name the stored rows
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """What the materialization asks for (from the model's config and dbt's run state)."""
+
+    strategy: str                                   # replace, or an incremental strategy
+    unique_key: Tuple[str, ...] = ()
+    merge_update_columns: Optional[Tuple[str, ...]] = None
+    merge_exclude_columns: Tuple[str, ...] = ()
+    predicates: Tuple[str, ...] = ()
+    event_time: Optional[str] = None
+    # microbatch: the batch's window [start, end), as dbt renders it for ref() filters
+    event_time_start: Optional[str] = None
+    event_time_end: Optional[str] = None
+
+    @classmethod
+    def from_config(cls, strategy: str, config: dict, batch_start=None, batch_end=None
+                    ) -> "WriteRequest":
+        from dbt.adapters.paimon.config.model_config import as_list
+
+        predicates = config.get("incremental_predicates") or config.get("predicates") or []
+        if isinstance(predicates, str):
+            predicates = [predicates]
+        update = config.get("merge_update_columns")
+        return cls(
+            strategy=strategy,
+            unique_key=tuple(as_list(config.get("unique_key"))),
+            merge_update_columns=None if update is None else tuple(as_list(update)),
+            merge_exclude_columns=tuple(as_list(config.get("merge_exclude_columns"))),
+            predicates=tuple(str(p) for p in predicates),
+            event_time=config.get("event_time"),
+            event_time_start=None if batch_start is None else str(batch_start),
+            event_time_end=None if batch_end is None else str(batch_end),
+        )
+
+    def window(self) -> Optional[Column]:
+        """The microbatch window as a condition on the stored rows (None: no bound at all)."""
+        column = quote_identifier(self.event_time)
+        bounds = []
+        if self.event_time_start:
+            bounds.append(f"{column} >= '{_literal(self.event_time_start)}'")
+        if self.event_time_end:
+            bounds.append(f"{column} < '{_literal(self.event_time_end)}'")
+        return F.expr(" and ".join(bounds)) if bounds else None
+
+
+def _literal(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def read_table(spark, location: TableLocation) -> DataFrame:
+    """The table's current rows (a merged read), lazily: a write planned from it reads the
+    files of the snapshot it was planned on, which stay on disk after the commit."""
+    return spark.read.format("paimon").options(**location.source_options()).load()
+
+
+def _columns(names: Sequence[str]) -> List[Column]:
+    return [F.col(quote_identifier(n)) for n in names]
+
+
+def fill_kept_columns(spark, location: TableLocation, df: DataFrame, keys: Sequence[str],
+                      kept: Sequence[str], predicates: Sequence[str]) -> DataFrame:
+    """``merge`` with merge_update_columns / merge_exclude_columns (or columns the query lacks):
+    the run's rows where each matched key's ``kept`` columns hold its stored values (NULL
+    included), so a deduplicate merge writes exactly dbt's ``update set <updated columns>``.
+    A stored row is matched when its key is the run row's key and every predicate holds."""
+    if not kept:
+        return df
+    stored = read_table(spark, location).alias(DEST_ALIAS)
+    for predicate in predicates:
+        stored = stored.filter(F.expr(predicate))
+    renamed = [F.col(quote_identifier(c)).alias(f"{STORED_PREFIX}{i}") for i, c in enumerate(kept)]
+    stored = stored.select(*_columns(keys), *renamed, F.lit(True).alias(MATCHED))
+    joined = df.join(stored, on=list(keys), how="left")
+    index = {c: i for i, c in enumerate(kept)}
+    return joined.select(*[
+        F.when(F.col(MATCHED).isNotNull(), F.col(f"{STORED_PREFIX}{index[c]}"))
+        .otherwise(F.col(quote_identifier(c))).alias(c) if c in index
+        else F.col(quote_identifier(c))
+        for c in df.columns
+    ])
+
+
+def copy_on_write(spark, location: TableLocation, definition: TableDefinition, df: DataFrame,
+                  marked: DataFrame) -> bool:
+    """Replace the stored rows ``marked`` (the stored rows plus a boolean REMOVED column) flags
+    by ``df``'s rows, as ONE OVERWRITE commit of the whole table (unpartitioned) or of every
+    partition that loses or gains rows. False when there was nothing to replace."""
+    names = [c for c in marked.columns if c != REMOVED]
+    kept = marked.filter(~F.col(REMOVED)).select(*_columns(names))
+    incoming = df.select(*_columns(names))
+    writer_options = dict(location.source_options())
+    partitions = list(definition.partition_keys)
+    if partitions:
+        # the partitions this run rewrites: those losing rows (even if they end up empty) and
+        # those the run writes; their other rows are written again
+        losing = marked.filter(F.col(REMOVED)).select(*_columns(partitions))
+        affected = losing.union(incoming.select(*_columns(partitions))).distinct().collect()
+        if not affected:
+            return False
+        affected_frame = spark.createDataFrame(affected, schema=losing.schema)
+        condition = None
+        for p in partitions:
+            clause = kept[quote_identifier(p)].eqNullSafe(affected_frame[quote_identifier(p)])
+            condition = clause if condition is None else condition & clause
+        kept = kept.join(affected_frame, on=condition, how="left_semi")
+        writer_options["overwrite"] = "partitions"
+        writer_options["overwrite_partitions"] = encode_partitions([tuple(r) for r in affected])
+    else:
+        writer_options["overwrite"] = "table"
+    kept.unionByName(incoming).write.format("paimon").options(**writer_options) \
+        .mode("overwrite").save()
+    return True
+
+
+def delete_insert(spark, location: TableLocation, definition: TableDefinition, df: DataFrame,
+                  keys: Sequence[str], predicates: Sequence[str]) -> bool:
+    """dbt's delete+insert on an append table, as one copy-on-write commit: stored rows whose
+    key is one of the run's keys and for which every incremental predicate holds are replaced
+    by the run's rows (``delete from dest where key in (select key from source) and
+    <predicates>; insert into dest select * from source``)."""
+    stored = read_table(spark, location)
+    names = list(stored.columns)
+    run_keys = df.select(*_columns(keys)).distinct().withColumn(MATCHED, F.lit(True))
+    condition = F.lit(True)
+    for predicate in predicates:
+        condition = condition & F.expr(predicate)
+    flagged = stored.alias(DEST_ALIAS).withColumn(REMOVED, F.coalesce(condition, F.lit(False)))
+    joined = flagged.join(run_keys, on=list(keys), how="left")
+    removed = (F.col(MATCHED).isNotNull() & F.col(REMOVED)).alias(REMOVED)
+    return copy_on_write(spark, location, definition, df,
+                         joined.select(*_columns(names), removed))
+
+
+def microbatch_append(spark, location: TableLocation, definition: TableDefinition,
+                      df: DataFrame, request: WriteRequest) -> bool:
+    """A batch of an append table: the stored rows of its window replaced by its rows."""
+    window = request.window()
+    stored = read_table(spark, location)
+    flag = F.coalesce(window, F.lit(False)) if window is not None else F.lit(True)
+    return copy_on_write(spark, location, definition, df, stored.withColumn(REMOVED, flag))
+
+
+def microbatch_primary_key(spark, location, definition, df: DataFrame, request: WriteRequest
+                           ) -> DataFrame:
+    """The rows of a primary-key table's microbatch: the batch's rows (+I) and a -D for each
+    stored key in the batch's window that the batch does not bring again; merged as one
+    commit. Only deduplicate tables: a -D means 'delete the key' there."""
+    engine = definition.options.get("merge-engine", "deduplicate")
+    if engine != "deduplicate":
+        raise PaimonConfigError(
+            f"Model '{definition.model}': incremental_strategy='microbatch' on a primary-key "
+            f"table needs merge_engine 'deduplicate' (a batch replaces the rows of its window), "
+            f"not {engine!r}: remove merge_engine, or remove primary_key for an append table.")
+    keys = list(definition.primary_keys)
+    names = list(df.columns)
+    stored = read_table(spark, location)
+    window = request.window()
+    if window is not None:
+        stored = stored.filter(window)
+    gone = stored.select(*_columns(names)).join(df.select(*_columns(keys)), on=keys,
+                                                how="left_anti")
+    return df.withColumn(ROW_KIND, F.lit("+I")).unionByName(
+        gone.withColumn(ROW_KIND, F.lit("-D")))

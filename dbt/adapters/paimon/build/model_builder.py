@@ -115,6 +115,10 @@ class ModelBuilder:
         materialization (table, incremental, seed) writes an existing table
         (standard_writes.py)."""
         df = self.spark.sql(sql)
+        if request is not None and request.strategy == "microbatch" and request.window() is not None:
+            # a batch writes only its window: rows outside it are other batches' (an upstream
+            # model without event_time is not filtered by dbt)
+            df = df.filter(request.window())
         schema = stored_schema(query_schema(df), definition)
         if definition.target:
             if full_refresh:
@@ -193,6 +197,8 @@ class ModelBuilder:
         wh.drop_table(self.registry.warehouse, database, table, catalog_options=options)
         wh.rename_table(self.registry.warehouse, database, staging, table,
                         catalog_options=options)
+        # the new table may have the old one's schema id with other columns: a new entry
+        self.registry.forget(database, table)
         self.registry.expose(database, table)
         return BuildResult(result.message, result.rows, result.snapshot_id, True)
 
@@ -261,13 +267,13 @@ class ModelBuilder:
         if strategy == "delete+insert" and not keyed:
             done = sw.delete_insert(self.spark, location, definition, df, request.unique_key,
                                     request.predicates)
-            return self._committed("OVERWRITE (delete+insert)", location, done)
+            return self._committed("DELETE+INSERT", location, done)
         if strategy == "microbatch" and keyed:
             rows = sw.microbatch_primary_key(self.spark, location, definition, df, request)
             return self._merge_write(definition, location, rows, sw.ROW_KIND)
         if strategy == "microbatch":
             done = sw.microbatch_append(self.spark, location, definition, df, request)
-            return self._committed("OVERWRITE (microbatch window)", location, done)
+            return self._committed("MICROBATCH window replaced", location, done)
         # append; delete+insert / merge on a primary-key table: a merge by key
         return self._write(definition, database, table, df)
 

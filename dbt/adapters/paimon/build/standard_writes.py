@@ -8,7 +8,8 @@ write a run into an existing Paimon table: each is ONE commit of the shared writ
                                    matched key keeps are filled from its stored row first
     delete+insert                  OVERWRITE (copy-on-write) of the table or the affected
                                    partitions: stored rows of the run's keys (and predicates)
-                                   left out, the run's rows added
+                                   left out, the run's rows added (APPEND when an
+                                   unpartitioned table loses no row)
     microbatch                     the batch's [event_time_start, event_time_end) replaced:
                                    copy-on-write as delete+insert (append table), or the
                                    batch's rows merged with a -D for each stored key of the
@@ -144,6 +145,10 @@ def copy_on_write(spark, location: TableLocation, definition: TableDefinition, d
         kept = kept.join(affected_frame, on=condition, how="left_semi")
         writer_options["overwrite"] = "partitions"
         writer_options["overwrite_partitions"] = encode_partitions([tuple(r) for r in affected])
+    elif marked.filter(F.col(REMOVED)).limit(1).count() == 0:
+        # nothing to remove (a batch's first run, new keys): one APPEND, no rewrite
+        incoming.write.format("paimon").options(**writer_options).mode("append").save()
+        return True
     else:
         writer_options["overwrite"] = "table"
     kept.unionByName(incoming).write.format("paimon").options(**writer_options) \

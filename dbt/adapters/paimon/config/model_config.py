@@ -190,13 +190,18 @@ def table_definition(
     return definition
 
 
+def default_strategy(unique_key) -> str:
+    """As dbt-databricks on Delta: a model with a unique_key merges, one without appends."""
+    return "merge" if as_list(unique_key) else "append"
+
+
 def _standard_definition(model, materialization, config, columns, problems: ConfigProblems
                          ) -> TableDefinition:
     """``table``, ``incremental`` and ``seed`` with file_format='paimon': validated as the
     paimon_pk (a key) or paimon_append (no key) model they build."""
     config = dict(config)
-    strategy = config.pop("incremental_strategy", None) or "append"
-    unique_key = config.pop("unique_key", None)
+    unique_key = list(dict.fromkeys(as_list(config.pop("unique_key", None))))  # ['a', 'a']
+    strategy = config.pop("incremental_strategy", None) or default_strategy(unique_key)
     if materialization == "incremental":
         if strategy not in INCREMENTAL_STRATEGIES:
             problems.add(f"incremental_strategy '{strategy}' is not supported with "

@@ -6,7 +6,9 @@
   {%- if paimon_file_format() != 'paimon' -%}
     {{ return(materialization_incremental_spark()) }}
   {%- endif -%}
-  {%- set strategy = config.get('incremental_strategy') or 'append' -%}
+  {#-- as dbt-databricks on Delta: a model with a unique_key merges, one without appends --#}
+  {%- set strategy = config.get('incremental_strategy')
+        or ('merge' if config.get('unique_key') else 'append') -%}
   {%- set batch = model.get('batch') -%}
   {%- set standard = {'strategy': strategy, 'config': model['config']} -%}
   {%- if strategy == 'microbatch' and batch -%}

@@ -109,3 +109,25 @@ def test_links(tmp_path):
     assert len(problems) == 2
     assert "nope.md does not exist" in problems[0] and "#nope" in problems[1]
     assert docs.link_problems("README.md", "`[a](nope.md)` and https://x [b](https://e.com)") == []
+
+
+def test_every_config_of_the_adapter_is_documented():
+    """Each config PaimonConfig adds to dbt-spark's appears, as `name`, in docs/."""
+    import dataclasses
+
+    from dbt.adapters.paimon.impl import PaimonConfig
+    from dbt.adapters.spark.impl import SparkConfig
+
+    own = ({f.name for f in dataclasses.fields(PaimonConfig)}
+           - {f.name for f in dataclasses.fields(SparkConfig)} - {"_extra"})
+    pages = " ".join(docs.read(p) for p in PAGES if p.startswith("docs/"))
+    assert sorted(name for name in own if f"`{name}`" not in pages) == []
+
+
+def test_every_operation_is_documented():
+    """Each run-operation (a macro of operations/ taking a table) appears in docs/operations.md."""
+    operations = [name for name, params in docs.operation_macros().items()
+                  if not name.startswith("paimon__") and "relation" in params
+                  and params[0] in ("model", "relation")]
+    page = docs.read("docs/operations.md")
+    assert operations and [name for name in operations if f"`{name}`" not in page] == []

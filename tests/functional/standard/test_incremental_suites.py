@@ -18,13 +18,55 @@ from dbt.tests.adapter.incremental.test_incremental_on_schema_change import (
 from dbt.tests.adapter.incremental.test_incremental_predicates import BaseIncrementalPredicates
 from dbt.tests.adapter.incremental.test_incremental_unique_id import BaseIncrementalUniqueKey
 
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
 from tests.functional.paimon_tables import open_table
 
 
+def wh_table_exists(project, table: str) -> bool:
+    """Whether the model's Paimon table exists (a failed first run leaves none)."""
+    from dbt.adapters.paimon.format import warehouse as wh
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    credentials = project.adapter.config.credentials
+    if not wh.table_exists(credentials.warehouse, project.test_schema, table,
+                           credentials.catalog_options):
+        return False
+    return current_snapshot_id(open_table(project, table)) is not None
+
+
 class TestIncrementalUniqueKeyPaimon(BaseIncrementalUniqueKey):
+    """A merge model's unique_key is its Paimon table's primary key, fixed when the table is
+    created and never NULL. So a unique_key that is not a column fails the FIRST run (the suite
+    expects that only from the second), and the trinary key, whose `city` is NULL in one seed
+    row, fails with Paimon's NOT NULL rule instead of keeping a row no merge can match."""
+
     @pytest.fixture(scope="class")
     def project_config_update(self):
         return {"seeds": {"+file_format": "parquet"}}
+
+    def first_run_fails(self, model: str) -> str:
+        run_dbt(["seed", "--select", "seed", "--full-refresh"])
+        _, output = run_dbt_and_capture(["run", "--select", model, "--full-refresh"],
+                                        expect_pass=False)
+        return output
+
+    def test__bad_unique_key(self, project):
+        output = self.first_run_fails("not_found_unique_key")
+        assert "Model 'not_found_unique_key'" in output and "thisisnotacolumn" in output
+
+    def test__bad_unique_key_list(self, project):
+        output = self.first_run_fails("not_found_unique_key_list")
+        assert "Model 'not_found_unique_key_list'" in output and "thisisnotacolumn" in output
+
+    def test__trinary_unique_key_list(self, project):
+        output = self.first_run_fails("trinary_unique_key_list")
+        assert "trinary_unique_key_list" in output and "city" in output and "NULL" in output
+        assert not wh_table_exists(project, "trinary_unique_key_list")
+
+    def test__trinary_unique_key_list_no_update(self, project):
+        output = self.first_run_fails("nontyped_trinary_unique_key_list")
+        assert "city" in output and "NULL" in output
 
 
 class TestMergeExcludeColumnsPaimon(BaseMergeExcludeColumns):
@@ -57,8 +99,6 @@ class TestMicrobatchPaimon(BaseMicrobatch):
         return _INPUT_MODEL_PARQUET
 
     def test_microbatch_model_is_paimon(self, project):
-        from dbt.tests.util import run_dbt
-
         from dbt.tests.util import patch_microbatch_end_time
 
         with patch_microbatch_end_time("2020-01-03 13:57:00"):

@@ -134,7 +134,12 @@ class ModelBuilder:
         exists = self.registry.is_paimon_table(database, table)
         if not exists:
             self._create(definition, database, table, schema)
-            result = self._write(definition, database, table, df)
+            try:
+                result = self._write(definition, database, table, df)
+            except BaseException:  # a failed first run leaves no table behind
+                wh.drop_table(self.registry.warehouse, database, table,
+                              catalog_options=self.registry.catalog_options)
+                raise
             self.registry.expose(database, table)
             return BuildResult(result.message, result.rows, result.snapshot_id, True)
         if request is not None and (full_refresh or request.strategy == "replace"):

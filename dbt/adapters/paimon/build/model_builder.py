@@ -251,10 +251,12 @@ class ModelBuilder:
         """An incremental run of a dbt materialization into its existing table (see
         standard_writes.py for what each strategy commits)."""
         from dbt.adapters.paimon.build import standard_writes as sw
+        from dbt.adapters.paimon.format.splits import current_snapshot_id
 
         location = TableLocation(
             self.registry.warehouse, database, table, self.registry.catalog_options
         )
+        before = current_snapshot_id(location.open())
         strategy = request.strategy
         keyed = definition.has_primary_key
         if strategy == "insert_overwrite":
@@ -270,24 +272,26 @@ class ModelBuilder:
                                       [c for c in df.columns if c in kept], request.predicates)
             return self._write(definition, database, table, df)
         if strategy == "delete+insert" and not keyed:
-            done = sw.delete_insert(self.spark, location, definition, df, request.unique_key,
+            sw.delete_insert(self.spark, location, definition, df, request.unique_key,
                                     request.predicates)
-            return self._committed("DELETE+INSERT", location, done)
+            return self._committed("DELETE+INSERT", location, before)
         if strategy == "microbatch" and keyed:
             rows = sw.microbatch_primary_key(self.spark, location, definition, df, request)
             return self._merge_write(definition, location, rows, sw.ROW_KIND)
         if strategy == "microbatch":
-            done = sw.microbatch_append(self.spark, location, definition, df, request)
-            return self._committed("MICROBATCH window replaced", location, done)
+            sw.microbatch_append(self.spark, location, definition, df, request)
+            return self._committed("MICROBATCH window replaced", location, before)
         # append; delete+insert / merge on a primary-key table: a merge by key
         return self._write(definition, database, table, df)
 
-    def _committed(self, verb: str, location: TableLocation, done: bool) -> BuildResult:
+    def _committed(self, verb: str, location: TableLocation, before: Optional[int]
+                   ) -> BuildResult:
         from dbt.adapters.paimon.format.splits import current_snapshot_id
 
-        snapshot = current_snapshot_id(location.open()) if done else None
-        return BuildResult(verb + (f" (snapshot {snapshot})" if done else " (no rows)"), -1,
-                           snapshot, False)
+        after = current_snapshot_id(location.open())
+        snapshot = after if after != before else None
+        return BuildResult(verb + (f" (snapshot {snapshot})" if snapshot else " (no change)"),
+                           -1, snapshot, False)
 
     def _alter(self, database: str, table: str, plan: SchemaPlan) -> None:
         changes = [SchemaChange.set_option(k, v) for k, v in plan.set_options.items()]

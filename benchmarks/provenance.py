@@ -9,10 +9,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def code_version() -> str:
     """The checkout's commit, marked `+local changes` when the work tree differs from it."""
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True).stdout.strip()
+        done = subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True)
+        return done.stdout.strip()
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    return commit + (" +local changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return commit + (" +local changes" if changed else "")
 
 
 def results_header(script: str, setup: str) -> str:

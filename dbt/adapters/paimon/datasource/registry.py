@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
+from dbt.adapters.paimon.datasource.spark_env import is_connect
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_ddl_columns
 from dbt.adapters.paimon.format import warehouse as wh
 
@@ -68,8 +69,11 @@ class PaimonTableRegistry:
 
         dbt runs models in worker threads. Spark resolves Python data sources in
         DataFrameWriter.save() through the thread's *active* session, which a new py4j thread
-        does not have: without this, writes fail with DATA_SOURCE_NOT_FOUND.
+        does not have: without this, writes fail with DATA_SOURCE_NOT_FOUND. A Spark Connect
+        session names itself in every request: nothing to do.
         """
+        if is_connect(self.spark):
+            return self.spark
         jvm = self.spark.sparkContext._jvm
         jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
         return self.spark

@@ -183,15 +183,25 @@ def check_server(spark, url: ConnectUrl) -> None:
             f"The Spark Connect server at {url.redacted} runs Spark {server_spark}; this dbt "
             f"process has pyspark {pyspark.__version__}. Run the server from this installation "
             f"(`dbt-paimon server start`) or install pyspark {server_spark} here.")
-    row = spark.range(1).mapInArrow(
-        probe_server_python, "python string, found string, error string").collect()[0]
-    if row.error or row.found != expected:
-        problem = (f"cannot import dbt-paimon ({row.error})" if row.error
-                   else f"runs {row.found}")
+    try:
+        row = spark.range(1).mapInArrow(
+            probe_server_python, "python string, found string, error string").collect()[0]
+        python, found, error = row.python, row.found, row.error
+    except Exception as exc:  # noqa: BLE001 - e.g. a Python without pyarrow cannot run it
+        python, found, error = "its Python", "", _last_line(exc)
+    if error or found != expected:
+        problem = f"cannot import dbt-paimon ({error})" if error else f"runs {found}"
         raise ConnectSetupError(
             f"The Spark Connect server at {url.redacted} runs its Python tasks with "
-            f"{row.python}, which {problem}; this dbt process runs {expected}. Install this "
+            f"{python}, which {problem}; this dbt process runs {expected}. Install this "
             f"dbt-paimon version into that Python, or restart the server from this "
             f"installation (`dbt-paimon server stop ...`, then `dbt-paimon server start ...`: "
             f"it runs the workers with the Python that runs the command).")
     spark.conf.set(CHECKED_CONF, expected)
+
+
+def _last_line(exc: BaseException) -> str:
+    """A Python worker's failure arrives as the worker's traceback: its last line says what."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    errors = [line for line in lines if "Error:" in line or "Exception:" in line]
+    return (errors or lines or [repr(exc)])[-1]

@@ -98,3 +98,64 @@ def test_shared_session_ids_are_stable_uuids_per_generation():
     first = connect_client.shared_session_id(0)
     assert first == connect_client.shared_session_id(0) != connect_client.shared_session_id(1)
     parse_connect_url(f"sc://h/;session_id={first}")  # a valid session_id
+
+
+class FakeConf(dict):
+    def get(self, key, default=None):
+        return super().get(key, default)
+
+    def set(self, key, value):
+        self[key] = value
+
+
+class FakeServer:
+    """What check_server asks a Spark Connect session, with canned answers."""
+
+    def __init__(self, version, probe):
+        self.conf, self.version, self._probe = FakeConf(), version, probe
+
+    def range(self, n):
+        return self
+
+    def mapInArrow(self, func, schema):
+        return self
+
+    def collect(self):
+        if isinstance(self._probe, Exception):
+            raise self._probe
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(**self._probe)]
+
+
+def test_server_check_passes_once_and_is_remembered_in_the_session():
+    import pyspark
+
+    expected = connect_client.expected_versions()
+    server = FakeServer(pyspark.__version__, {"python": "/p", "found": expected, "error": ""})
+    url = parse_connect_url("sc://h")
+    connect_client.check_server(server, url)
+    assert server.conf[connect_client.CHECKED_CONF] == expected
+    server._probe = RuntimeError("not probed again")
+    connect_client.check_server(server, url)
+
+
+@pytest.mark.parametrize("version, probe, message", [
+    ("3.5.1", None, "runs Spark 3.5.1; this dbt process has pyspark"),
+    (None, {"python": "/usr/bin/python3", "found": "",
+            "error": "ModuleNotFoundError: No module named 'dbt.adapters.paimon'"},
+     "/usr/bin/python3, which cannot import dbt-paimon \\(ModuleNotFoundError"),
+    (None, {"python": "/opt/py", "found": "dbt-paimon 0.0.9, pyspark 4.3.0", "error": ""},
+     "/opt/py, which runs dbt-paimon 0.0.9, pyspark 4.3.0; this dbt process runs dbt-paimon"),
+    (None, RuntimeError("PythonException:\n  Traceback ...\nModuleNotFoundError: No module "
+                        "named 'pyarrow'"),
+     "cannot import dbt-paimon \\(ModuleNotFoundError: No module named 'pyarrow'\\)"),
+])
+def test_server_check_names_the_mismatch_and_the_fix(version, probe, message):
+    import pyspark
+
+    server = FakeServer(version or pyspark.__version__, probe)
+    with pytest.raises(ConnectSetupError, match=message) as error:
+        connect_client.check_server(server, parse_connect_url("sc://h:15002"))
+    assert "dbt-paimon server start" in str(error.value) or version
+    assert connect_client.CHECKED_CONF not in server.conf

@@ -132,11 +132,21 @@ class PaimonTableRegistry:
                 )
             self._drop_entry(database, table)
         columns = spark_ddl_columns(arrow_schema_of(paimon_table))
-        self.spark.sql(
-            f"create table {quote_identifier(database)}.{quote_identifier(table)} ({columns}) "
-            f"using {provider_name(database, table)} "
-            f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}')"
-        )
+        try:
+            self.spark.sql(
+                f"create table {quote_identifier(database)}.{quote_identifier(table)} "
+                f"({columns}) using {provider_name(database, table)} "
+                f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}')"
+            )
+        except Exception as exc:
+            # Another dbt process on the same Spark Connect server (one metastore) created the
+            # entry meanwhile: fine if it is this table's, as of this schema.
+            if "ALREADY_EXISTS" not in str(exc):
+                raise
+            entry = self._catalog_entries(database).get(table)
+            if entry is None or entry.provider != provider_name(database, table) \
+                    or entry.schema_id != schema_id:
+                raise
 
     def forget(self, database: str, table: str) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed."""

@@ -203,6 +203,9 @@ def _join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str,
         try:
             spark = builder.create()
             spark.conf.get(connect_client.WAREHOUSE_CONF, None)  # the session is usable
+            # code that asks pyspark for "the" session (pandas-on-Spark in Python models)
+            # finds this one: the default session of this URL
+            os.environ["SPARK_REMOTE"] = str(target)
             return spark
         except Exception as exc:  # noqa: BLE001 - classified below
             last_error = exc

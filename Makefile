@@ -8,10 +8,7 @@ PIP    := $(PY) -m pip -q
 # only find this repository's dbt/ folder that way.
 EDITABLE := --config-settings editable_mode=compat -e
 
-.PHONY: demo test unit functional bench clean
-
-# functional tests that run over Spark Connect too (`make test`'s last process)
-CONNECT_TESTS := tests/functional/paimon tests/functional/operations tests/connect
+.PHONY: demo test unit functional connect bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,18 +30,20 @@ demo: $(VENV)/.installed
 # tests/reliability runs with it: its dbt-level test uses the adapter's session, the others
 # start their own dbt / Spark processes (crash, concurrency) or need no Spark.
 # tests/cluster starts a standalone Spark cluster (master + 2 workers) and drives it from a third.
-# The last process runs the Paimon functional tests again through a Spark Connect server.
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/integration tests/interop
 	$(PY) -m pytest tests/functional tests/reliability
 	$(PY) -m pytest tests/cluster
-	$(PY) -m pytest --profile connect $(CONNECT_TESTS)
 
 unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit
 
 functional: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/functional
+
+# the Paimon functional tests through a Spark Connect server (started for the pytest process)
+connect: $(VENV)/.installed-dev
+	$(PY) -m pytest --profile connect tests/functional/paimon tests/functional/operations tests/connect
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py

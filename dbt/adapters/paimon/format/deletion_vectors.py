@@ -166,7 +166,8 @@ def deletion_files_by_bucket(table, snapshot) -> Dict[Tuple[Tuple, int], Dict[st
     return {key: files for key, (files, _) in bucket_deletion_index(table, snapshot).items()}
 
 
-def bucket_deletion_index(table, snapshot) -> Dict[Tuple[Tuple, int], Tuple[Dict[str, DeletionFile], list]]:
+def bucket_deletion_index(table, snapshot
+                          ) -> Dict[Tuple[Tuple, int], Tuple[Dict[str, DeletionFile], list]]:
     """(partition values, bucket) -> ({data file name: DeletionFile}, the bucket's
     DELETION_VECTORS index file metas) at ``snapshot``."""
     out: Dict[Tuple[Tuple, int], Tuple[Dict[str, DeletionFile], list]] = {}

@@ -9,7 +9,8 @@ its deletion vector deletes. Append tables get their deletion vectors from Paimo
 
 Paimon 1.0 refuses first-row tables with deletion vectors (``First row merge engine does not
 need deletion vectors``), and writes only the 32-bit bitmap (``deletion-vectors.bitmap64``
-arrived in Paimon 1.1; its encoding is covered by tests/unit/test_deletion_vectors.py).
+arrived in Paimon 1.1; its encoding is covered by
+tests/unit/format/test_deletion_vector_encoding.py).
 """
 from __future__ import annotations
 

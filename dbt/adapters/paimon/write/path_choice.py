@@ -8,7 +8,9 @@ estimate (e.g. a scan of a Python data source), is written by Spark tasks.
 
 Settings, most specific first: model config ``write_path`` / ``in_process_max_bytes``, then the
 session conf (a profile's ``spark_conf``) ``spark.dbt.paimon.writePath`` /
-``spark.dbt.paimon.inProcessMaxBytes``, then ``auto`` and 256 MiB.
+``spark.dbt.paimon.inProcessMaxBytes``, then ``auto`` and 64 MiB of Spark's estimate (the Arrow
+in this process is about 1-2x the estimate, and validation, sorting and merging hold a few
+copies of it: the budget bounds the dbt process's memory).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Optional
 from dbt.adapters.paimon.config.model_config import WRITE_PATHS
 
 AUTO, IN_PROCESS, DISTRIBUTED = WRITE_PATHS
-DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 CONF_WRITE_PATH = "spark.dbt.paimon.writePath"
 CONF_MAX_BYTES = "spark.dbt.paimon.inProcessMaxBytes"
 

@@ -7,6 +7,7 @@ and that the run reports its path.
 from __future__ import annotations
 
 import math
+import re
 import uuid
 
 import pyarrow as pa
@@ -115,7 +116,11 @@ def test_both_paths_write_the_same_table(spark, tmp_path, layout, stream):
                 outcome[path] = ("ok", result.snapshot_id, result.records, result.files,
                                  result.buckets)
             except PaimonDataError as exc:
-                outcome[path] = ("refused", str(exc).splitlines()[0])
+                # a merge refusal names the bucket that failed first, on either path one of
+                # several: its count of retractions differs, not the refusal
+                first_line = str(exc).splitlines()[0]
+                outcome[path] = ("refused", re.sub(r"\d+ retraction", "N retraction",
+                                                   first_line))
         assert outcome["distributed"] == outcome["in_process"]
     a, b = tables["distributed"], tables["in_process"]
     assert _files(a) == _files(b)

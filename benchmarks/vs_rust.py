@@ -44,11 +44,11 @@ from range({{{{ var('batch') }}}} * {rows}, ({{{{ var('batch') }}}} + 1) * {rows
 """
 
 
-def write_project(root: str, rows: int, write_path: str) -> None:
+def write_project(root: str, rows: int) -> None:
     body = MODEL_ROWS.format(rows=rows)
     write_bench_project(root, {
         "pk_model.sql": "{{ config(materialized='paimon_pk', primary_key='k', buckets=4, "
-                        f"write_path='{write_path}') }}}}\n" + body,
+                        "write_path=var('write_path', 'auto')) }}\n" + body,
         "parquet_model.sql": "{{ config(materialized='table', file_format='parquet') }}\n" + body,
     })
 
@@ -65,7 +65,7 @@ def _results(root: str) -> dict:
 def fresh_runs(rows: int, runs: int):
     """``runs`` dbt processes; per run: (process seconds, {model: (seconds, message)})."""
     root = tempfile.mkdtemp(prefix="bench-rust-fresh-")
-    write_project(root, rows, "auto")
+    write_project(root, rows)
     dbt = os.path.join(os.path.dirname(sys.executable), "dbt")
     out = []
     try:
@@ -79,26 +79,23 @@ def fresh_runs(rows: int, runs: int):
     return out
 
 
-def warm_runs(rows: int, runs: int, write_path: str):
-    """``runs`` + 1 dbt runs in this process: {model: [(seconds, message)]}."""
+def warm_runs(root: str, rows: int, runs: int, write_path: str):
+    """``runs`` + 1 dbt runs in this process into the project at ``root`` (one dbt process
+    serves one warehouse): {model: [(seconds, message)]}."""
     from dbt.cli.main import dbtRunner
 
-    root = tempfile.mkdtemp(prefix=f"bench-rust-warm-{write_path}-")
-    write_project(root, rows, write_path)
     runner = dbtRunner()
     per_model = {}
-    try:
-        for batch in range(runs + 1):
-            result = runner.invoke(["run", "--project-dir", root, "--profiles-dir", root,
-                                    "--vars", f"{{batch: {batch}}}", "--quiet"])
-            if not result.success:
-                raise RuntimeError(result.exception)
-            for r in result.result.results:
-                message = getattr(r.adapter_response, "get", lambda k: None)("_message") \
-                    or r.message or ""
-                per_model.setdefault(r.node.name, []).append((r.execution_time, message))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    for batch in range(runs + 1):
+        result = runner.invoke(["run", "--project-dir", root, "--profiles-dir", root,
+                                "--vars", f"{{batch: {batch}, write_path: {write_path}}}",
+                                "--quiet"])
+        if not result.success:
+            raise RuntimeError(result.exception)
+        for r in result.result.results:
+            message = getattr(r.adapter_response, "get", lambda k: None)("_message") \
+                or r.message or ""
+            per_model.setdefault(r.node.name, []).append((r.execution_time, message))
     return per_model
 
 
@@ -176,8 +173,10 @@ def main() -> int:
         rust_warm = statistics.median(rust[1:]) if len(rust) > 1 else rust[0]
         print(f"pypaimon-rust commits    {' '.join(f'{t:.2f}' for t in rust)}  "
               f"median warm {rust_warm:.2f} s")
+    warm_root = tempfile.mkdtemp(prefix="bench-rust-warm-")
+    write_project(warm_root, args.rows)
     for write_path in args.write_paths.split(","):
-        warm = warm_runs(args.rows, args.runs, write_path)
+        warm = warm_runs(warm_root, args.rows, args.runs, write_path)
         pk = [t for t, _ in warm["pk_model"]]
         parquet = [t for t, _ in warm["parquet_model"]]
         pk_warm, parquet_warm = statistics.median(pk[1:]), statistics.median(parquet[1:])
@@ -192,6 +191,7 @@ def main() -> int:
         bars += [pk_warm, parquet_warm]
         labels += [f"pk warm {write_path}", "parquet warm"]
         colors += [PAIMON, BASELINE]
+    shutil.rmtree(warm_root, ignore_errors=True)
     print(f"peak RSS of this (dbt) process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     if rust:

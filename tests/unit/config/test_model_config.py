@@ -122,3 +122,14 @@ def test_row_tracking_needs_an_unbucketed_append_table():
     assert "unbucketed" in error_of({"row_tracking": True, "buckets": 2}, "paimon_append")
     assert "only for materialized='paimon_append'" in error_of(
         {"primary_key": "order_id", "row_tracking": True})
+
+
+def test_deletion_vectors_config():
+    d = define({"primary_key": "order_id", "deletion_vectors": True})
+    assert d.options == {"deletion-vectors.enabled": "true"}
+    assert "given two ways" in error_of({"primary_key": "order_id", "deletion_vectors": True,
+                                         "table_options": {"deletion-vectors.enabled": "true"}})
+    for config in ({"deletion_vectors": True},
+                   {"table_options": {"deletion-vectors.enabled": "true"}}):
+        assert "Paimon refuses it" in error_of({"primary_key": "order_id",
+                                                "merge_engine": "first-row", **config})

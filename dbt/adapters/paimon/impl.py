@@ -44,6 +44,7 @@ class PaimonConfig(SparkConfig):
     ignore_delete: Optional[bool] = None
     changelog_producer: Optional[str] = None
     row_tracking: Optional[bool] = None
+    deletion_vectors: Optional[bool] = None
     row_kind_column: Optional[str] = None
     table_options: Optional[Dict[str, Any]] = None
     target: Optional[str] = None

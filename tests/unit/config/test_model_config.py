@@ -133,3 +133,14 @@ def test_write_path_configs_are_checked_and_kept():
                         "in_process_max_bytes": "1GB"})
     assert "`write_path` is 'local'" in message and "'distributed'" in message
     assert "`in_process_max_bytes` is '1GB'" in message
+
+
+def test_deletion_vectors_config():
+    d = define({"primary_key": "order_id", "deletion_vectors": True})
+    assert d.options == {"deletion-vectors.enabled": "true"}
+    assert "given two ways" in error_of({"primary_key": "order_id", "deletion_vectors": True,
+                                         "table_options": {"deletion-vectors.enabled": "true"}})
+    for config in ({"deletion_vectors": True},
+                   {"table_options": {"deletion-vectors.enabled": "true"}}):
+        assert "Paimon refuses it" in error_of({"primary_key": "order_id",
+                                                "merge_engine": "first-row", **config})

@@ -28,6 +28,7 @@ CONFIG_TO_OPTION: Dict[str, str] = {
     "ignore_delete": "ignore-delete",
     "changelog_producer": "changelog-producer",
     "row_tracking": "row-tracking.enabled",
+    "deletion_vectors": "deletion-vectors.enabled",
 }
 MATERIALIZATIONS = ("paimon_pk", "partial_update", "paimon_append")
 CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
@@ -163,6 +164,12 @@ def table_definition(
                          "row_tracking=true (MERGE INTO keeps the row ids of a row-tracking "
                          "table); or use materialized='paimon_pk' with primary_key.")
 
+    if options.get("deletion-vectors.enabled") == "true" and \
+            options.get("merge-engine") == "first-row":
+        # Paimon's SchemaValidation refuses the table
+        problems.add("config `deletion_vectors` with merge_engine 'first-row': Paimon refuses it "
+                     "(first-row never deletes old data, so it needs no deletion vectors); "
+                     "remove deletion_vectors.")
     _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
     write_path, max_bytes = _write_path(config, problems)
     missing_keys = [c for c in merge_keys if c not in names]

@@ -14,7 +14,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import session
+from dbt.adapters.paimon import error_messages, session
 
 logger = AdapterLogger("Paimon")
 
@@ -102,8 +102,7 @@ class PaimonConnectionManager(SparkConnectionManager):
             raise
         except Exception as exc:
             logger.debug(f"Error while running:\n{sql}")
-            logger.debug(exc)
-            raise DbtRuntimeError(str(exc)) from exc
+            raise DbtRuntimeError(error_messages.spark_failure(exc)) from exc
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:

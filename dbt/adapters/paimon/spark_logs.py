@@ -9,8 +9,9 @@ file instead (``<spark_state_dir>/logs/spark.log``); the dbt process's own stdou
 never touched. pyspark's and py4j's Python loggers write to the same file.
 
 In cluster mode the executors' output stays on the workers (Spark's work folders) and the
-driver's output lands here. A Spark Connect server keeps its own log (``SPARK_LOG_DIR``): the
-client has no JVM of its own, so ``launch_jvm`` is not called for it.
+driver's output lands here. A Spark Connect server keeps its own log (``SPARK_LOG_DIR``); the
+client has no JVM of its own and calls ``use_log_file`` only (its Python loggers, and the full
+traces ``error_messages`` writes).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def log_path(state_dir: str) -> str:
 
 
 def current_log_path() -> Optional[str]:
-    """The log file of this process's Spark session; None before it started (or over Connect)."""
+    """The log file of this process's Spark session; None before it started."""
     return _path
 
 
@@ -50,10 +51,8 @@ def launch_jvm(conf: Dict[str, str], path: str) -> None:
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
 
-    global _path
+    use_log_file(path)
     with _lock:
-        _path = path
-        _route_python_loggers(path)
         if SparkContext._gateway is not None:  # started by someone else: its output stays put
             return
         spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
@@ -79,6 +78,16 @@ def _jvm_start_failure(path: str, start: int, exc: BaseException) -> str:
     return (f"Spark's JVM did not start ({exc}). It printed:\n{said}\n"
             "Spark needs Java 17 or later: `java` on the PATH, or JAVA_HOME set to a JDK. "
             f"Spark's log: {path}")
+
+
+def use_log_file(path: str) -> None:
+    """Send pyspark's and py4j's Python loggers to ``path`` and make it the file ``record``
+    writes to. ``launch_jvm`` calls it; a Spark Connect session (no JVM of its own) calls it
+    alone."""
+    global _path
+    with _lock:
+        _path = path
+        _route_python_loggers(path)
 
 
 def record(title: str, text: str) -> Optional[str]:

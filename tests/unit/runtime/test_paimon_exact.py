@@ -1,0 +1,238 @@
+"""Corner cases where the runtime follows Apache Paimon's Java merge code exactly; each test
+names the Java source (paimon-core/src/main/java/org/apache/paimon/mergetree/compact/...)."""
+import pytest
+
+from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+AGG = {"merge-engine": "aggregation"}
+
+
+# ---- options on primary keys -------------------------------------------------------------------
+@pytest.mark.parametrize("engine", ["deduplicate", "first-row", "aggregation", "partial-update"])
+def test_options_on_primary_keys_are_ignored_in_every_engine(rt, engine):
+    """AggregateMergeFunction.getAggFuncName / PartialUpdateMergeFunction.getAggFuncName return
+    ``primary-key`` for a key before they read its options: a key never aggregates."""
+    s = rt.spec("k STRING, j INT, v INT", "k,j", **{
+        "merge-engine": engine, "fields.k.aggregate-function": "sum", "fields.j.aggregate-function": "listagg",
+        "fields.k.ignore-retract": "true", "fields.k.distinct": "true", "fields.j.nested-key": "x",
+        "fields.k.list-agg-delimiter": ";",
+    })
+    assert rt.merge(s, [("a", 1, 5), ("a", 1, 7), ("b", 2, 1)]) in (
+        [("a", 1, 5), ("b", 2, 1)],  # first-row
+        [("a", 1, 7), ("b", 2, 1)],
+    )
+
+
+def test_default_aggregate_function_does_not_reach_keys(rt):
+    s = rt.spec("k STRING, v INT", **dict(AGG, **{"fields.default-aggregate-function": "sum"}))
+    assert rt.merge(s, [("a", 1), ("a", 2), ("a", None)]) == [("a", 3)]
+
+
+def test_unknown_function_on_a_key_is_still_an_error(rt):
+    """SchemaValidation.validateMergeFunctionFactory discovers every field's function by name."""
+    with pytest.raises(PaimonConfigError, match="Unknown aggregate function 'summ'"):
+        rt.spec("k INT, v INT", **dict(AGG, **{"fields.k.aggregate-function": "summ"}))
+
+
+def test_key_ignore_retract_still_conflicts_with_remove_record_on_delete(rt):
+    """FieldAggregatorFactory.create checks the conflict for every field, keys included."""
+    with pytest.raises(PaimonConfigError, match="conflicting"):
+        rt.spec("k INT, v INT", **dict(AGG, **{"fields.k.ignore-retract": "true",
+                                                "aggregation.remove-record-on-delete": "true"}))
+
+
+def test_primary_key_function_on_a_value_field(rt):
+    """FieldPrimaryKeyAgg: agg and retract both return the input (NULL included)."""
+    s = rt.spec("k INT, v INT", **dict(AGG, **{"fields.v.aggregate-function": "primary-key"}))
+    assert rt.merge(s, [(1, 1), (1, None)], [(2, 1), ("-U", 2, 9)]) == [(1, None), (2, 9)]
+
+
+def test_ignore_retract_on_an_aggregation_sequence_field(rt):
+    """AggregateMergeFunction gives sequence fields last_value, which FieldAggregatorFactory wraps in
+    FieldIgnoreRetractAgg when the field has ignore-retract: a retraction keeps the value."""
+    options = dict(AGG, **{"sequence.field": "t", "fields.v.aggregate-function": "sum"})
+    plain = rt.spec("k INT, t INT, v INT", **options)
+    kept = rt.spec("k INT, t INT, v INT", **dict(options, **{"fields.t.ignore-retract": "true"}))
+    commit = [(1, 1, 5), ("-U", 1, 2, 1)]
+    assert rt.merge(plain, commit) == [(1, None, 4)]
+    assert rt.merge(kept, commit) == [(1, 1, 4)]
+
+
+# ---- max / min on BOOLEAN ----------------------------------------------------------------------
+def test_max_min_on_boolean(rt):
+    """FieldMaxAgg/FieldMinAgg compare with InternalRowUtils.compare: Boolean.compare (false < true);
+    a NULL input or accumulator is skipped."""
+    s = rt.spec("k INT, hi BOOLEAN, lo BOOLEAN", **dict(AGG, **{
+        "fields.hi.aggregate-function": "max", "fields.lo.aggregate-function": "min"}))
+    commit = [(1, False, True), (1, None, None), (1, True, False), (2, None, True), (2, False, None),
+              (3, None, None), (3, None, None)]
+    assert rt.merge(s, commit) == [(1, True, False), (2, False, True), (3, None, None)]
+
+
+# ---- product retraction ------------------------------------------------------------------------
+def _product(rt, type_):
+    return rt.spec(f"k INT, v {type_}", **dict(AGG, **{"fields.v.aggregate-function": "product"}))
+
+
+def test_product_retraction_on_a_null_accumulator_stays_null(rt):
+    """FieldProductAgg.retract: ``accumulator == null`` returns the accumulator (sum would negate)."""
+    s = _product(rt, "INT")
+    assert rt.merge(s, [(1, 2), ("-D", 1, 5)], [("-D", 2, 5), (2, 3)], [(3, 4), ("-U", 3, None)]) == [
+        (1, 0), (2, 3), (3, 4)]
+
+
+def test_integer_product_retraction_divides_step_by_step(rt):
+    """FieldProductAgg.retract truncates at every step (Java integer division): 6 / 4 = 1, then * 4."""
+    s = _product(rt, "INT")
+    assert rt.merge(s, [(1, 6), ("-U", 1, 4), (1, 4), (2, -7), ("-D", 2, 2), (3, 7), ("-U", 3, 2), (3, 3)]) == [
+        (1, 4), (2, -3), (3, 9)]
+    double = _product(rt, "DOUBLE")
+    assert rt.merge(double, [(1, 6.0), ("-U", 1, 4.0), (1, 4.0)]) == [(1, 6.0)]
+
+
+@pytest.mark.parametrize("type_, commit, message", [
+    ("INT", [(1, 5), ("-U", 1, 0)], "Division by zero"),
+    ("TINYINT", [(1, 100), ("-U", 1, 1), (1, 2)], "tinyint overflow"),
+    ("INT", [(1, -(2**31)), ("-U", 1, -1)], "int overflow"),
+    ("BIGINT", [(1, 2**62), ("-U", 1, 1), (1, 2)], "bigint overflow"),
+])
+def test_product_retraction_raises_where_java_does(rt, type_, commit, message):
+    """FieldProductAgg: multiplyExact*/divideExact* raise ArithmeticException, as does x / 0."""
+    with pytest.raises(PaimonDataError, match=message):
+        rt.merge(_product(rt, type_), commit)
+
+
+def test_product_retraction_inside_a_sequence_group(rt):
+    s = rt.spec("k INT, g INT, v INT", **{"merge-engine": "partial-update", "fields.g.sequence-group": "v",
+                                          "fields.v.aggregate-function": "product"})
+    assert rt.merge(s, [(1, 1, 6), ("-U", 1, 2, 4), (1, 3, 4)]) == [(1, 3, 4)]
+
+
+# ---- listagg -----------------------------------------------------------------------------------
+def test_listagg_skips_blank_inputs_and_all_blank_stays_null(rt):
+    """FieldListaggAgg.agg: a NULL or blank input returns the accumulator; a NULL or blank
+    accumulator takes the input."""
+    s = rt.spec("k INT, v STRING", **dict(AGG, **{"fields.v.aggregate-function": "listagg"}))
+    assert rt.merge(s, [(1, ""), (1, "a"), (1, " "), (1, None), (1, "b"), (2, " "), (2, ""), (3, "")]) == [
+        (1, "a,b"), (2, None), (3, "")]  # key 3's only record is stored as written
+
+
+def test_listagg_distinct_with_a_custom_delimiter(rt):
+    """FieldListaggAgg with distinct: the accumulator is kept whole (its own repeats stay), an
+    input adds only its non-blank tokens not seen yet (splitByWholeSeparatorPreserveAllTokens)."""
+    s = rt.spec("k INT, v STRING", **dict(AGG, **{
+        "fields.v.aggregate-function": "listagg", "fields.v.distinct": "true", "fields.v.list-agg-delimiter": "||"}))
+    assert rt.merge(s, [(1, "a||a"), (1, "b|| ||a"), (1, "c||b||d"), (1, "  "), (2, "x"), (2, "x")]) == [
+        (1, "a||a||b||c||d"), (2, "x")]
+
+
+def test_listagg_distinct_inside_a_sequence_group(rt):
+    """aggReversed = agg(x, acc): an older input becomes the head and the accumulator's tokens follow."""
+    s = rt.spec("k INT, g INT, v STRING", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v",
+        "fields.v.aggregate-function": "listagg", "fields.v.distinct": "true"})
+    assert rt.merge(s, [(1, 5, "a,b"), (1, 3, "c,a"), (1, 6, "d,b")]) == [(1, 6, "c,a,b,d")]
+
+
+# ---- collect / merge_map / nested_update retraction --------------------------------------------
+def test_collect_retraction_removes_one_occurrence_per_element(rt):
+    """FieldCollectAgg.retract: each retracted element removes the first equal element still in
+    the accumulator; a NULL accumulator stays NULL; every other element keeps its place."""
+    s = rt.spec("k INT, v ARRAY<INT>", **dict(AGG, **{"fields.v.aggregate-function": "collect"}))
+    assert rt.merge(s, [(1, [1, 2, 1, 3]), ("-U", 1, [1, 4]), (1, [1]), ("-D", 1, [1, 1]),
+                        ("-D", 2, [1]), (2, [5]), (3, [7]), ("-U", 3, [7])]) == [
+        (1, [2, 3]), (2, [5]), (3, [])]
+
+
+def test_distinct_collect_retraction(rt):
+    s = rt.spec("k INT, v ARRAY<STRING>", **dict(AGG, **{
+        "fields.v.aggregate-function": "collect", "fields.v.distinct": "true"}))
+    [(k, v)] = rt.merge(s, [(1, ["a", "b", "a"]), ("-U", 1, ["a"]), (1, ["c", "b"]), ("-U", 1, ["c"]), (1, ["a"])])
+    assert sorted(v) == ["a", "b"]  # a HashSet in Paimon: the order is unspecified
+
+
+def test_merge_map_retraction_removes_the_keys(rt):
+    """FieldMergeMapAgg.retract removes every retracted key, whatever its value."""
+    s = rt.spec("k INT, v MAP<STRING, INT>", **dict(AGG, **{"fields.v.aggregate-function": "merge_map"}))
+    [(k, v)] = rt.merge(s, [(1, [("a", 1), ("b", 2)]), ("-D", 1, [("a", 9)]), (1, [("c", 3), ("b", 4)])])
+    assert sorted(v) == [("b", 4), ("c", 3)]
+
+
+def test_nested_update_retraction_by_nested_key_and_by_whole_row(rt):
+    """FieldNestedUpdateAgg.retract: with a nested key the retracted keys go; without one every row
+    equal to a retracted row goes (removeIf)."""
+    options = dict(AGG, **{"fields.keyed.aggregate-function": "nested_update", "fields.keyed.nested-key": "id",
+                           "fields.rows.aggregate-function": "nested_update"})
+    s = rt.spec("k INT, keyed ARRAY<ROW<id INT, x STRING>>, rows ARRAY<ROW<id INT, x STRING>>", **options)
+    a1, a2, b1 = {"id": 1, "x": "a"}, {"id": 1, "x": "z"}, {"id": 2, "x": "b"}
+    [(k, keyed, rows)] = rt.merge(s, [(1, [a1, b1], [a1, b1, a1]), ("-U", 1, [a2], [a1]), (1, None, [a1])])
+    assert keyed == [b1] and rows == [b1, a1]
+
+
+def test_nested_partial_update_retraction_raises(rt):
+    """FieldNestedPartialUpdateAgg does not override FieldAggregator.retract, which throws."""
+    s = rt.spec("k INT, v ARRAY<ROW<id INT, x INT>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "nested_partial_update", "fields.v.nested-key": "id"}))
+    with pytest.raises(PaimonDataError, match="ignore-retract"):
+        rt.merge(s, [(1, [{"id": 1, "x": 1}]), ("-U", 1, [{"id": 1, "x": 1}])])
+
+
+# ---- nested_update options ---------------------------------------------------------------------
+def _nested(rt, **options):
+    return rt.spec("k INT, v ARRAY<ROW<id INT, s INT, x STRING>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "nested_update", **options}))
+
+
+def test_nested_sequence_field_keeps_the_greatest_sequence(rt):
+    """FieldNestedUpdateAgg.addNestedRows: an existing nested row is replaced only when
+    compareSequence(row, existing) >= 0 (NULL first)."""
+    s = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.nested-sequence-field": "s"})
+    [(k, v)] = rt.merge(s, [(1, [{"id": 1, "s": 5, "x": "a"}, {"id": 2, "s": None, "x": "b"}]),
+                            (1, [{"id": 1, "s": 4, "x": "old"}, {"id": 2, "s": 1, "x": "c"}]),
+                            (1, [{"id": 1, "s": 5, "x": "tie"}])])
+    assert sorted(v, key=lambda r: r["id"]) == [{"id": 1, "s": 5, "x": "tie"}, {"id": 2, "s": 1, "x": "c"}]
+
+
+@pytest.mark.parametrize("strategy, expected", [
+    ("merge", [{"id": 1, "s": 1, "x": "a"}, {"id": None, "s": 3, "x": "c"}]),
+    ("ignore", [{"id": 1, "s": 1, "x": "a"}]),
+])
+def test_nested_key_null_strategy(rt, strategy, expected):
+    """applyNestedKeyNullStrategy: MERGE keeps rows with a NULL key (one per key), IGNORE drops them."""
+    s = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.nested-key-null-strategy": strategy})
+    [(k, v)] = rt.merge(s, [(1, [{"id": 1, "s": 1, "x": "a"}, {"id": None, "s": 2, "x": "b"}]),
+                            (1, [{"id": None, "s": 3, "x": "c"}])])
+    assert sorted(v, key=lambda r: (r["id"] is None, r["id"] or 0)) == expected
+
+
+def test_nested_key_null_strategy_error(rt):
+    s = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.nested-key-null-strategy": "error"})
+    with pytest.raises(PaimonDataError, match="Nested key"):
+        rt.merge(s, [(1, [{"id": None, "s": 1, "x": "a"}]), (1, [{"id": 2, "s": 1, "x": "b"}])])
+
+
+def test_nested_key_null_strategy_needs_a_nested_key(rt):
+    with pytest.raises(PaimonConfigError, match="requires 'fields.v.nested-key'"):
+        _nested(rt, **{"fields.v.nested-key-null-strategy": "ignore"})
+
+
+def test_count_limit(rt):
+    """count-limit: without a key the first rows up to the limit; with a key, a new key enters
+    only while fewer keys than the limit are stored (existing keys still update)."""
+    rows = [{"id": i, "s": i, "x": str(i)} for i in range(4)]
+    plain = _nested(rt, **{"fields.v.count-limit": "3"})
+    assert rt.merge(plain, [(1, rows[:2]), (1, rows[2:])]) == [(1, rows[:3])]
+    keyed = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.count-limit": "2"})
+    update = {"id": 0, "s": 9, "x": "new"}
+    [(k, v)] = rt.merge(keyed, [(1, rows[:1]), (1, rows[1:]), (1, [update])])
+    assert sorted(v, key=lambda r: r["id"]) == [update, rows[1]]
+
+
+# ---- first_non_null_value in a sequence group --------------------------------------------------
+def test_first_non_null_value_inside_a_sequence_group(rt):
+    """FieldFirstNonNullValueAgg keeps an ``initialized`` flag; aggReversed = agg(x, acc): once
+    initialized, an older record's value replaces the accumulator -- NULL included."""
+    s = rt.spec("k INT, g INT, v INT", **{"merge-engine": "partial-update", "fields.g.sequence-group": "v",
+                                          "fields.v.aggregate-function": "first_non_null_value"})
+    assert rt.merge(s, [(1, 5, None), (1, 6, 7), (1, 8, 9), (2, 5, 1), (2, 3, 2), (2, 2, None), (3, 5, None),
+                        (3, 4, 2), (3, 3, 3)]) == [(1, 8, 7), (2, 5, None), (3, 5, 2)]

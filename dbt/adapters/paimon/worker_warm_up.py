@@ -17,10 +17,11 @@ never starts a Python task (`dbt show` of `select 1`) pays ~2.5 s more, the warm
 default; ``spark.dbt.paimon.warmUpWorkers: 'false'`` in the profile's ``spark_conf`` turns it
 off. Best effort: if it fails, the first real task starts its Python worker itself.
 
-A command may end while the warm-up still runs (`dbt show` of `select 1` ends in ~1 s). Left to
-die with the JVM, its job's tasks failed loudly ("Python worker exited unexpectedly (crashed)",
-"Aborting commit" in Spark's log), as if the command had crashed; so at exit it is cancelled
-(its operation tag, which a Spark Connect session has too) and waited for briefly.
+A command may end while the warm-up still runs (`dbt show` of `select 1` ends ~1 s after the
+session starts). Killed with the JVM mid-task, its tasks can log failures ("Python worker exited
+unexpectedly (crashed)", "Aborting commit") that read as a crash of the command; so at exit no
+new job starts, a running one is cancelled (by its operation tag, which a Spark Connect session
+has too) and the thread is waited for briefly.
 """
 from __future__ import annotations
 

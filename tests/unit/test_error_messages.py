@@ -108,3 +108,20 @@ def test_a_metastore_held_by_another_process_says_what_to_do(log_file):
     message = error_messages.spark_failure(QueryRefused(text))
     assert "another dbt process" in message and "`spark_state_dir`" in message
     assert "HiveException" not in message
+
+
+def test_our_own_error_in_a_task_is_its_message_alone(log_file):
+    text = ("An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+            '  File "/x/dbt/adapters/paimon/datasource/source.py", line 9, in read\n'
+            "    raise PaimonDataError(problem)\n"
+            "dbt.adapters.paimon.runtime.errors.PaimonDataError: Paimon table a.b: file lost\n")
+    assert error_messages.summary(WorkerFailure(text)) == "Paimon table a.b: file lost"
+    assert error_messages.spark_failure(WorkerFailure(text)) == "Paimon table a.b: file lost"
+
+
+def test_a_bug_in_a_task_names_its_exception_without_our_module_path(log_file):
+    text = WORKER_TEXT.replace("KeyError: 'amount'",
+                               "dbt.adapters.paimon.format.bucket.BucketError: no bucket")
+    message = error_messages.model_failure("orders", WorkerFailure(text))
+    assert message.startswith("Model 'orders': unexpected error in a Spark Python task: "
+                              "BucketError: no bucket.")

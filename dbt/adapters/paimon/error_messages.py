@@ -12,8 +12,9 @@ a stack: they are raised as dbt errors with their own message.
 from __future__ import annotations
 
 import os
+import re
 import traceback
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from dbt.adapters.events.logging import AdapterLogger
 
@@ -21,6 +22,11 @@ from dbt.adapters.paimon import spark_logs
 from dbt.adapters.paimon.write import task_errors
 
 logger = AdapterLogger("Paimon")
+# Errors dbt-paimon raises on purpose in Spark tasks (e.g. a Paimon read finding bad data);
+# a Python task's traceback names them with their module, and a TaskFailure wraps them.
+HANDLED_IN_TASKS = ("TaskFailure: PaimonDataError", "TaskFailure: PaimonConfigError",
+                    "PaimonDataError", "PaimonConfigError", "CommitConflictError")
+_OUR_MODULES = re.compile(r"^(?:dbt\.adapters\.paimon\.[\w.]*\.)(?=\w+: )")
 # Hive's error when Spark's Derby metastore cannot be opened (another process holds its lock)
 METASTORE_UNAVAILABLE = ("Unable to instantiate "
                          "org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient")
@@ -32,7 +38,7 @@ def summary(exc: BaseException) -> str:
 
     text = task_errors.without_payload(str(exc)).strip()
     if isinstance(exc, PythonException):
-        return _raised_line(text)
+        return _task_error(text)[0]
     lines: List[str] = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -98,15 +104,26 @@ def _is_unexpected(exc: BaseException) -> bool:
 
     if isinstance(exc, spark_logs.JvmStartError):  # says what went wrong and what to do
         return False
-    return isinstance(exc, PythonException) or not isinstance(exc, PySparkException)
+    if isinstance(exc, PythonException):
+        return not _task_error(str(exc))[1]
+    return not isinstance(exc, PySparkException)
+
+
+def _task_error(text: str) -> Tuple[str, bool]:
+    """(message, whether dbt-paimon raised it on purpose) of a failed Python task's text."""
+    raised = _OUR_MODULES.sub("", _raised_line(task_errors.without_payload(text).strip()))
+    for name in HANDLED_IN_TASKS:  # our own error: its message says it all
+        if raised.startswith(f"{name}: "):
+            return raised[len(name) + 2:], True
+    return raised, False
 
 
 def _unexpected(exc: BaseException, message: str) -> str:
     from pyspark.errors import PythonException
 
     if isinstance(exc, PythonException):
-        return f"unexpected error in a Spark Python task: {message}."
-    return f"unexpected error {type(exc).__name__}: {message}."
+        return f"unexpected error in a Spark Python task: {message.rstrip('.')}."
+    return f"unexpected error {type(exc).__name__}: {message.rstrip('.')}."
 
 
 def _raised_line(text: str) -> str:

@@ -125,3 +125,16 @@ def test_a_bug_in_a_task_names_its_exception_without_our_module_path(log_file):
     message = error_messages.model_failure("orders", WorkerFailure(text))
     assert message.startswith("Model 'orders': unexpected error in a Spark Python task: "
                               "BucketError: no bucket.")
+
+
+def test_a_value_error_our_code_raises_in_a_task_is_a_refusal_not_a_bug(log_file):
+    text = ("An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+            '  File "/x/pyspark/sql/worker/plan_data_source_read.py", line 3, in main\n'
+            "    reader = data_source.reader(schema)\n"
+            '  File "/x/dbt/adapters/paimon/datasource/source.py", line 9, in reader\n'
+            "    raise ValueError(f'Paimon table {name} has no snapshot {sid}')\n"
+            "ValueError: Paimon table a.b has no snapshot 99\n")
+    assert error_messages.spark_failure(WorkerFailure(text)) == "Paimon table a.b has no snapshot 99"
+    # the same error raised outside dbt-paimon's code is unexpected
+    elsewhere = text.replace("/dbt/adapters/paimon/datasource/", "/pyarrow/")
+    assert "unexpected error" in error_messages.spark_failure(WorkerFailure(elsewhere))

@@ -27,6 +27,8 @@ logger = AdapterLogger("Paimon")
 HANDLED_IN_TASKS = ("TaskFailure: PaimonDataError", "TaskFailure: PaimonConfigError",
                     "PaimonDataError", "PaimonConfigError", "CommitConflictError")
 _OUR_MODULES = re.compile(r"^(?:dbt\.adapters\.paimon\.[\w.]*\.)(?=\w+: )")
+_FRAME = re.compile(r'^  File "([^"]*)", line \d+', re.MULTILINE)
+_OUR_CODE = "/dbt/adapters/paimon/"
 # Hive's error when Spark's Derby metastore cannot be opened (another process holds its lock)
 METASTORE_UNAVAILABLE = ("Unable to instantiate "
                          "org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient")
@@ -111,10 +113,18 @@ def _is_unexpected(exc: BaseException) -> bool:
 
 def _task_error(text: str) -> Tuple[str, bool]:
     """(message, whether dbt-paimon raised it on purpose) of a failed Python task's text."""
-    raised = _OUR_MODULES.sub("", _raised_line(task_errors.without_payload(text).strip()))
+    text = task_errors.without_payload(text).strip()
+    raised = _OUR_MODULES.sub("", _raised_line(text))
     for name in HANDLED_IN_TASKS:  # our own error: its message says it all
         if raised.startswith(f"{name}: "):
             return raised[len(name) + 2:], True
+    # dbt-paimon's code refuses bad options and input with ValueError (the Paimon errors
+    # subclass it) or NotImplementedError; the same raised elsewhere is a bug
+    frames = _FRAME.findall(text)
+    if frames and _OUR_CODE in frames[-1].replace("\\", "/"):
+        for name in ("ValueError", "NotImplementedError"):
+            if raised.startswith(f"{name}: "):
+                return raised[len(name) + 2:], True
     return raised, False
 
 

@@ -71,10 +71,6 @@ SEQUENCE_FIELD = Option(
 SEQUENCE_FIELD_SORT_ORDER = Option(
     "sequence.field.sort-order", "ascending", "Order of sequence.field values.", _enum("ascending", "descending")
 )
-SEQUENCE_AUTO_PADDING = Option(
-    "sequence.auto-padding", None,
-    "'row-kind-flag': for equal sequence.field values a retraction (-U/-D) sorts before an addition (+I/+U).",
-)
 PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE = Option(
     "partial-update.remove-record-on-delete", False, "partial-update: a -D removes the whole row.", _parse_bool
 )
@@ -104,7 +100,7 @@ TABLE_OPTIONS: Dict[str, Option] = {
     o.key: o
     for o in (
         MERGE_ENGINE, IGNORE_DELETE, IGNORE_UPDATE_BEFORE, SEQUENCE_FIELD, SEQUENCE_FIELD_SORT_ORDER,
-        SEQUENCE_AUTO_PADDING, PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE,
+        PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE,
         PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP, AGGREGATION_REMOVE_RECORD_ON_DELETE,
         FIELDS_DEFAULT_AGG_FUNC, CHANGELOG_PRODUCER, CHANGELOG_ROW_DEDUPLICATE,
         CHANGELOG_ROW_DEDUPLICATE_IGNORE_FIELDS,

@@ -49,7 +49,10 @@ FORBIDDEN = ("ERROR Executor", "at org.apache", "Traceback", "@@dbt-paimon", "cr
 LOG4J_LINE = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (ERROR|WARN|INFO) ", re.MULTILINE)
 
 MODELS = {
-    "null_key.sql": ("{{ config(materialized='paimon_pk', primary_key='id') }}\n"
+    # written by Spark tasks (a small run is written in-process by default): the failing task
+    # is what Spark logged to the terminal
+    "null_key.sql": ("{{ config(materialized='paimon_pk', primary_key='id', "
+                     "write_path='distributed') }}\n"
                      "select cast(null as int) as id, 'x' as v union all select 1, 'y'"),
     "not_compiling.sql": ("{% if execute %}{{ exceptions.raise_compiler_error("
                           "'not_compiling: this model cannot compile') }}{% endif %}\n"

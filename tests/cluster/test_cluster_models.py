@@ -241,7 +241,8 @@ class TestClusterFailureStaysQuiet:
 
     @pytest.fixture(scope="class")
     def models(self):
-        return {"null_key.sql": "{{ config(materialized='paimon_pk', primary_key='id') }}\n"
+        return {"null_key.sql": "{{ config(materialized='paimon_pk', primary_key='id', "
+                                "write_path='distributed') }}\n"
                                 "select cast(if(id = 3, null, id) as int) as id from range(8)"}
 
     def test_bad_input_is_dbt_error_only(self, project, capfd):

@@ -48,6 +48,9 @@ class PaimonConfig(SparkConfig):
     row_kind_column: Optional[str] = None
     table_options: Optional[Dict[str, Any]] = None
     target: Optional[str] = None
+    # which executor writes a primary-key run (docs/write_paths.md)
+    write_path: Optional[str] = None
+    in_process_max_bytes: Optional[int] = None
 
 
 class PaimonAdapter(SparkAdapter):

@@ -56,6 +56,8 @@ class TableDefinition:
     target: Optional[str] = None
     # paimon_append with incremental_strategy='merge': the `unique_key` columns of MERGE INTO
     merge_keys: Tuple[str, ...] = ()
+    # an enforced contract's not_null (and primary_key) columns: NOT NULL in the table
+    not_null: Tuple[str, ...] = ()
 
     @property
     def has_primary_key(self) -> bool:

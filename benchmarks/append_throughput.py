@@ -1,4 +1,4 @@
-"""Append throughput (issue 7): `dbt run` of a scalable paimon_append model beside a plain
+"""Append throughput: `dbt run` of a scalable paimon_append model beside a plain
 parquet `table` model writing the same rows, in the same dbt run.
 
     .venv/bin/python benchmarks/append_throughput.py [--rows 5000000] [--runs 4]
@@ -13,7 +13,6 @@ Writes benchmarks/results/append_throughput.txt and .png.
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import shutil
 import statistics
@@ -25,6 +24,7 @@ from dbt.cli.main import dbtRunner
 from e2e_merge import model_seconds  # same folder: run as a script
 from bench_project import write_bench_project
 from plots import BASELINE, PAIMON, save_bars
+from provenance import results_header
 
 MODEL_ROWS = """
 select cast(id as bigint) as event_id,
@@ -72,15 +72,13 @@ def main() -> int:
     median = {name: statistics.median(r[name] for r in warm)
               for name in ("append_model", "parquet_model")}
     ratio = median["append_model"] / median["parquet_model"]
-    load = os.getloadavg()[0]
 
     def row(label: str, name: str) -> str:
         return (f"{label:28}{median[name]:>10.1f}{args.rows / median[name]:>14,.0f}   "
                 + ", ".join(f"{r[name]:.1f}" for r in runs))
 
     lines = [
-        f"# benchmarks/append_throughput.py, {datetime.date.today()}, local[2], "
-        f"load average {load:.1f} at the end",
+        results_header("append_throughput.py", "local[2]"),
         "",
         f"{args.rows:,} rows per dbt run, {args.runs} runs in one process (append table now "
         f"holds {appended:,} rows); median of the runs after the first",

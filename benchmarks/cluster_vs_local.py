@@ -1,4 +1,4 @@
-"""Cluster benchmark (issue 8): the e2e merge of e2e_merge.py on `local[2]` vs a 2-worker
+"""Cluster benchmark: the e2e merge of e2e_merge.py on `local[2]` vs a 2-worker
 Spark standalone cluster (1 core, 1 GiB each, on this machine's loopback).
 
     .venv/bin/python benchmarks/cluster_vs_local.py [--rows 2000000] [--keys 500000] [--commits 4]
@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "cluster"))
 
 import e2e_merge  # noqa: E402  (the model and its helpers)
+from provenance import results_header  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 CLUSTER_CONF = {"spark.executor.cores": "1", "spark.executor.memory": "768m",
@@ -101,9 +102,7 @@ def main() -> int:
     finally:
         shutil.rmtree(cluster_root, ignore_errors=True)
 
-    load = os.getloadavg()[0]
-    lines = [f"# benchmarks/cluster_vs_local.py, {time.strftime('%Y-%m-%d')}, on the 2-core "
-             f"machine (load average {load:.1f} at the end)", "",
+    lines = [results_header("cluster_vs_local.py", "local[2] and a 2-worker standalone cluster"), "",
              f"{args.rows:,} rows over {args.keys:,} keys in {args.commits} dbt runs of a "
              f"4-bucket paimon_pk model, then a full read",
              f"{'':20}{'merge-write s':>15}{'rows/s':>12}{'merged read s':>15}{'merged rows':>13}"]

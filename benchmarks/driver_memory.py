@@ -1,4 +1,4 @@
-"""Driver memory stays bounded (issue 8): merge a table larger than the driver's memory setting
+"""Driver memory stays bounded: merge a table larger than the driver's memory setting
 on the 2-worker standalone cluster.
 
     .venv/bin/python benchmarks/driver_memory.py [--rows 3000000] [--runs 2]
@@ -23,6 +23,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "cluster"))
+
+from provenance import results_header  # noqa: E402  (same folder: run as a script)
 
 DRIVER_MEMORY = "512m"
 MODEL = """
@@ -112,8 +114,7 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
 
     mib = 1024 * 1024
-    lines = [f"# benchmarks/driver_memory.py, {time.strftime('%Y-%m-%d')}, 2-worker standalone "
-             f"cluster on the 2-core machine (load average {os.getloadavg()[0]:.1f} at the end)",
+    lines = [results_header("driver_memory.py", "a 2-worker standalone cluster"),
              "",
              f"paimon_pk model, 8 buckets, {args.rows:,} keys x ~210 bytes, {args.runs} runs "
              f"(each later run updates every key), then a full compaction",

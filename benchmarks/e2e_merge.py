@@ -1,4 +1,4 @@
-"""End-to-end benchmark (issue 4): `dbt run` of a paimon_pk model vs a plain parquet table model.
+"""End-to-end benchmark: `dbt run` of a paimon_pk model vs a plain parquet table model.
 
     .venv/bin/python benchmarks/e2e_merge.py [--rows 2000000] [--keys 500000] [--commits 4]
 
@@ -35,6 +35,7 @@ from dbt.cli.main import dbtRunner
 
 from bench_project import write_bench_project  # same folder: run as a script
 from plots import BASELINE, FLOOR, PAIMON, save_bars
+from provenance import results_header
 
 MODEL_ROWS = """
 select cast(id % {keys} as bigint) as k,
@@ -195,6 +196,7 @@ def main() -> int:
     warm = {name: statistics.median(times[1:]) for name, times in per_run.items()}
     warm_rate = run_rows / warm["pk_model"]
 
+    print("\n" + results_header("e2e_merge.py", "local[2]"))
     print(f"\n{args.rows:,} rows over {args.keys:,} keys in {args.commits} dbt runs "
           f"(merged table: {pk_rows:,} rows), local[2]")
     print(f"{'':32}{'seconds':>10}{'rows/s':>14}")

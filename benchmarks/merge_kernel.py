@@ -24,6 +24,7 @@ import pyarrow as pa
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from dbt.adapters.paimon.runtime import MergeSpec, merge_arrow  # noqa: E402
+from provenance import results_header  # noqa: E402  (same folder: run as a script)
 
 SCHEMA = [("k", "BIGINT"), ("a", "BIGINT"), ("b", "DOUBLE"), ("c", "STRING"), ("g_1", "BIGINT"), ("g_2", "BIGINT")]
 
@@ -144,6 +145,7 @@ def main() -> None:
 
     table = make_records(args.records, args.keys)
     subset = table.slice(0, args.pypaimon_rows)
+    print(results_header("merge_kernel.py", "one process"))
     print(f"{args.records:,} records over {args.keys:,} keys; pypaimon measured on {args.pypaimon_rows:,} records "
           f"and extrapolated linearly; best of {args.repeat}; polars {pl.__version__}, "
           f"{os.cpu_count()} cpu(s)\n")

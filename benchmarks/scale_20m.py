@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 6): `dbt run` merging 20,000,000 rows over 5,000,000 keys into a
+"""Scale benchmark: `dbt run` merging 20,000,000 rows over 5,000,000 keys into a
 bucketed paimon_pk table, with the peak memory of every process involved.
 
     .venv/bin/python benchmarks/scale_20m.py [--rows 20000000] [--keys 5000000] [--runs 4]
@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 from typing import Dict, List
+
+from provenance import results_header  # same folder: run as a script
 
 MODEL = """{{{{ config(materialized='paimon_pk', primary_key='k', buckets={buckets}) }}}}
 select cast(id % {keys} as bigint) as k,
@@ -182,10 +184,7 @@ def main() -> int:
         code = process.returncode
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    with open("/proc/loadavg") as f:
-        load = f.read().split()[:3]
-    lines = [f"# benchmarks/scale_20m.py, {time.strftime('%Y-%m-%d %H:%M')}, local[2] on the "
-             f"2-core machine (load average at the end: {' '.join(load)})", "",
+    lines = [results_header("scale_20m.py", "local[2]"), "",
              f"{args.rows:,} rows over {args.keys:,} keys in {args.runs} dbt runs into a "
              f"{args.buckets}-bucket paimon_pk table (each run merges {args.rows // args.runs:,} "
              f"rows, one per key)", ""]

@@ -11,7 +11,7 @@ a test fails; on Linux the daemons also die with the process that started them.
 
 Workers run the executors' Python code with this interpreter (``PYSPARK_PYTHON``), so the
 dbt-paimon package and its dependencies are importable there. A real cluster needs the same:
-see the README's "Running on a cluster".
+see docs/setup.md, "Clusters".
 """
 
 from __future__ import annotations

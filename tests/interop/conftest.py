@@ -125,6 +125,15 @@ class PaimonJava:
             raise JavaError(_java_error(proc.stderr))
         return proc.stdout
 
+    def batch(self, commands: List[List[str]], path) -> List[str]:
+        """Run several PaimonPeer commands in one JVM (start-up is most of a call's time);
+        each command's standard output, in order. ``path``: where the command file goes."""
+        with open(path, "w", encoding="utf-8") as f:
+            for command in commands:
+                f.write(json.dumps([str(a) for a in command]) + "\n")
+        outputs = self.run("batch", str(path)).split("BATCH_END\n")
+        return outputs[:len(commands)]
+
     def read(self, warehouse, table: str, snapshot: Optional[int] = None) -> List[Dict]:
         args = ["read", warehouse, table] + ([str(snapshot)] if snapshot is not None else [])
         return [json.loads(line) for line in self.run(*args).splitlines() if line.strip()]
@@ -141,6 +150,17 @@ class PaimonJava:
 
     def compact(self, warehouse, table: str) -> None:
         self.run("compact", warehouse, table)
+
+    def create(self, warehouse, table: str, fields, primary_keys=(), partition_keys=(),
+               options: Optional[Dict[str, str]] = None) -> None:
+        """Create the table with Paimon Java; ``fields``: [(name, Paimon SQL type)]."""
+        spec = {"fields": [list(f) for f in fields], "primaryKeys": list(primary_keys),
+                "partitionKeys": list(partition_keys), "options": dict(options or {})}
+        self.run("create", warehouse, table, json.dumps(spec))
+
+    def dv_delete(self, warehouse, table: str, column: str, values) -> None:
+        """Delete rows of an append table with deletion vectors (Paimon Spark's DELETE)."""
+        self.run("dvdelete", warehouse, table, column, *[str(v) for v in values])
 
 
 def _java_error(stderr: str) -> str:

@@ -249,9 +249,9 @@ def _decimals(schema, values):
 def test_decimal_10_2(spark, tmp_path, java_read):
     location = make_table(tmp_path, "dec", DEC, ["id"], options={"bucket": "1"})
     """pypaimon's default parquet DECIMAL(p <= 18) (dictionary-encoded FIXED_LEN_BYTE_ARRAY)
-    made Paimon 1.0 Java fail with java.lang.UnsupportedOperationException: org.apache.paimon.
+    makes Paimon 1.0 Java fail with java.lang.UnsupportedOperationException: org.apache.paimon.
     shade.org.apache.parquet.column.values.dictionary.PlainValuesDictionary$PlainBinaryDictionary;
-    format/warehouse.py now stores them as integers, the way Paimon Java does."""
+    format/warehouse.py stores them as integers, the way Paimon Java does."""
     write_run(spark, location, _decimals(DEC, ["1.50", "-2.25", None, "99999999.99"]))
     rows = assert_same(java_read, location, ["id"])
     assert [r["amount"] for r in rows] == ["1.50", "-2.25", None, "99999999.99"]

@@ -11,11 +11,11 @@ data source, run from a background thread, moves those waits to where dbt works 
 source in the planner process, and each of its tasks (one per task slot) imports the write and
 read code in a Python worker.
 
-Measured on the 2-core machine (fresh `dbt run` of a 500k-row paimon_pk model, then a read of
-it): first model 10-12 s -> 8.5 s, first read 4.7-6.4 s -> 2.4 s; a command that never starts a
-Python task (`dbt show` of `select 1`) pays ~2.5 s more, the warm-up's CPU. On by default;
-``spark.dbt.paimon.warmUpWorkers: 'false'`` in the profile's ``spark_conf`` turns it off. Best
-effort: if it fails, the first real task starts its Python worker itself.
+On a 2-core machine (fresh `dbt run` of a 500k-row paimon_pk model, then a read of it) the first
+model takes 8.5 s instead of 10-12 s, the first read 2.4 s instead of 4.7-6.4 s; a command that
+never starts a Python task (`dbt show` of `select 1`) pays ~2.5 s more, the warm-up's CPU. On by
+default; ``spark.dbt.paimon.warmUpWorkers: 'false'`` in the profile's ``spark_conf`` turns it
+off. Best effort: if it fails, the first real task starts its Python worker itself.
 """
 from __future__ import annotations
 

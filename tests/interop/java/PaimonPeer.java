@@ -9,6 +9,14 @@
  *   compact <warehouse> <db.table>                 Paimon's own full compaction of every (partition, bucket)
  *   stream  <warehouse> <db.table> <from> <to>     a streaming read (scan.mode from-snapshot) of
  *                                                  snapshots from..to, each row with "_row_kind"
+ *   create  <warehouse> <db.table> <json spec>      create the table: {"fields": [[name, SQL type]],
+ *                                                  "primaryKeys": [], "partitionKeys": [], "options": {}}
+ *   batch   <file>                                 several commands in one JVM: one JSON array of
+ *                                                  arguments a line, each output ending with BATCH_END
+ *   dvdelete <warehouse> <db.table> <column> <v>..  an append table with deletion vectors: one commit
+ *                                                  marking every row whose column (BIGINT) is one of the
+ *                                                  values deleted in its file's deletion vector, as
+ *                                                  Paimon Spark's DELETE does
  *
  * Values are rendered stably: integers and floats as JSON numbers (NaN/Infinity as strings),
  * DECIMAL as its plain string, DATE as yyyy-MM-dd, TIME as HH:mm:ss.SSS, TIMESTAMP as
@@ -66,6 +74,26 @@ import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DecimalType;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
+import org.apache.paimon.types.DataTypeJsonParser;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.source.DeletionFile;
+import org.apache.paimon.deletionvectors.BitmapDeletionVector;
+import org.apache.paimon.deletionvectors.DeletionVector;
+import org.apache.paimon.deletionvectors.append.AppendDeletionFileMaintainer;
+import org.apache.paimon.index.IndexFileHandler;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.io.DataIncrement;
+import org.apache.paimon.io.CompactIncrement;
+import org.apache.paimon.io.IndexIncrement;
+import org.apache.paimon.manifest.FileKind;
+import org.apache.paimon.manifest.IndexManifestEntry;
+import org.apache.paimon.index.IndexFileMeta;
+import org.apache.paimon.index.HashBucketAssigner;
+import org.apache.paimon.table.sink.RowPartitionKeyExtractor;
 
 public class PaimonPeer {
 
@@ -75,12 +103,40 @@ public class PaimonPeer {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(System.out, false, "UTF-8");
+        if (args.length == 2 && args[0].equals("batch")) {
+            // one JVM for many commands: each line of the file is a JSON array of arguments;
+            // every command's output ends with a line BATCH_END
+            for (String line : Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8)) {
+                if (line.trim().isEmpty()) {
+                    continue;
+                }
+                List<String> commandArgs = new ArrayList<>();
+                JSON.readTree(line).forEach(a -> commandArgs.add(a.asText()));
+                execute(commandArgs.toArray(new String[0]), out);
+                out.println(BATCH_END);
+            }
+        } else {
+            execute(args, out);
+        }
+        out.flush();
+    }
+
+    private static final String BATCH_END = "BATCH_END";
+
+    private static void execute(String[] args, PrintStream out) throws Exception {
         if (args.length < 3) {
             usage();
         }
         String command = args[0];
-        PrintStream out = new PrintStream(System.out, false, "UTF-8");
         try (Catalog catalog = openCatalog(args[1])) {
+            if (command.equals("create")) {
+                if (args.length < 4) {
+                    usage();
+                }
+                create(catalog, Identifier.fromString(args[2]), args[3]);
+                return;
+            }
             Table table = catalog.getTable(Identifier.fromString(args[2]));
             switch (command) {
                 case "read":
@@ -101,6 +157,16 @@ public class PaimonPeer {
                 case "compact":
                     compact(table);
                     break;
+                case "dvdelete":
+                    if (args.length < 5) {
+                        usage();
+                    }
+                    Set<Long> values = new LinkedHashSet<>();
+                    for (int i = 4; i < args.length; i++) {
+                        values.add(Long.parseLong(args[i]));
+                    }
+                    dvDelete((FileStoreTable) table, args[3], values);
+                    break;
                 case "stream":
                     if (args.length < 5) {
                         usage();
@@ -111,7 +177,6 @@ public class PaimonPeer {
                     usage();
             }
         }
-        out.flush();
     }
 
     private static void usage() {
@@ -119,7 +184,9 @@ public class PaimonPeer {
                 + "       PaimonPeer bucket <warehouse> <db.table>\n"
                 + "       PaimonPeer write <warehouse> <db.table> <jsonl file>\n"
                 + "       PaimonPeer compact <warehouse> <db.table>\n"
-                + "       PaimonPeer stream <warehouse> <db.table> <from> <to>");
+                + "       PaimonPeer stream <warehouse> <db.table> <from> <to>\n"
+                + "       PaimonPeer create <warehouse> <db.table> <json spec>\n"
+                + "       PaimonPeer dvdelete <warehouse> <db.table> <column> <value>...");
         System.exit(2);
     }
 
@@ -255,6 +322,18 @@ public class PaimonPeer {
         RowType rowType = table.rowType();
         List<DataField> fields = rowType.getFields();
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        // dynamic-bucket tables: Paimon's own assigner picks each key's bucket (as Flink's
+        // HashBucketAssignerOperator); the writer maintains the HASH index
+        HashBucketAssigner assigner = null;
+        RowPartitionKeyExtractor extractor = null;
+        if (table instanceof FileStoreTable
+                && ((FileStoreTable) table).bucketMode() == BucketMode.HASH_DYNAMIC) {
+            FileStoreTable store = (FileStoreTable) table;
+            assigner = new HashBucketAssigner(store.snapshotManager(), "paimon-peer",
+                    store.store().newIndexFileHandler(), 1, 1, 0,
+                    store.coreOptions().dynamicBucketTargetRowNum());
+            extractor = new RowPartitionKeyExtractor(store.schema());
+        }
         try (BatchTableWrite write = builder.newWrite();
              BatchTableCommit commit = builder.newCommit();
              BufferedReader in = Files.newBufferedReader(Paths.get(jsonl), StandardCharsets.UTF_8)) {
@@ -272,7 +351,12 @@ public class PaimonPeer {
                 for (int i = 0; i < fields.size(); i++) {
                     row.setField(i, parse(node.get(fields.get(i).name()), fields.get(i).type()));
                 }
-                write.write(row);
+                if (assigner != null) {
+                    write.write(row, assigner.assign(extractor.partition(row),
+                            extractor.trimmedPrimaryKey(row).hashCode()));
+                } else {
+                    write.write(row);
+                }
             }
             commit.commit(write.prepareCommit());
         }
@@ -336,6 +420,106 @@ public class PaimonPeer {
                 }
             }
             commit.commit(write.prepareCommit());
+        }
+    }
+
+    // ------------------------------------------------------------------ create
+
+    private static void create(Catalog catalog, Identifier identifier, String spec)
+            throws Exception {
+        JsonNode node = JSON.readTree(spec);
+        Schema.Builder schema = Schema.newBuilder();
+        for (JsonNode field : node.get("fields")) {
+            schema.column(field.get(0).asText(),
+                    DataTypeJsonParser.parseAtomicTypeSQLString(field.get(1).asText()));
+        }
+        List<String> keys = new ArrayList<>();
+        node.path("primaryKeys").forEach(k -> keys.add(k.asText()));
+        if (!keys.isEmpty()) {
+            schema.primaryKey(keys);
+        }
+        List<String> partitions = new ArrayList<>();
+        node.path("partitionKeys").forEach(k -> partitions.add(k.asText()));
+        schema.partitionKeys(partitions);
+        Iterator<Map.Entry<String, JsonNode>> options = node.path("options").fields();
+        while (options.hasNext()) {
+            Map.Entry<String, JsonNode> option = options.next();
+            schema.option(option.getKey(), option.getValue().asText());
+        }
+        catalog.createDatabase(identifier.getDatabaseName(), true);
+        catalog.createTable(identifier, schema.build(), false);
+    }
+
+    // ------------------------------------------------------------------ dvdelete
+
+    private static void dvDelete(FileStoreTable table, String column, Set<Long> values)
+            throws Exception {
+        Long snapshotId = table.snapshotManager().latestSnapshotId();
+        int index = table.rowType().getFieldNames().indexOf(column);
+        InternalRow.FieldGetter getter =
+                InternalRow.createFieldGetter(table.rowType().getTypeAt(index), index);
+        ReadBuilder builder = table.newReadBuilder();
+        IndexFileHandler handler = table.store().newIndexFileHandler();
+        boolean unaware = table.bucketMode() == BucketMode.BUCKET_UNAWARE;
+        Map<String, AppendDeletionFileMaintainer> maintainers = new LinkedHashMap<>();
+        for (Split split : builder.newScan().plan().splits()) {
+            DataSplit data = (DataSplit) split;
+            List<DeletionFile> deletionFiles = data.deletionFiles().orElse(null);
+            for (int f = 0; f < data.dataFiles().size(); f++) {
+                DataFileMeta file = data.dataFiles().get(f);
+                // the file alone, without its deletion vector: positions count every row
+                DataSplit single = DataSplit.builder()
+                        .withSnapshot(data.snapshotId())
+                        .withPartition(data.partition())
+                        .withBucket(data.bucket())
+                        .withBucketPath(data.bucketPath())
+                        .withDataFiles(Collections.singletonList(file))
+                        .rawConvertible(true)
+                        .build();
+                BitmapDeletionVector vector = new BitmapDeletionVector();
+                long[] position = {0};
+                try (RecordReader<InternalRow> reader = builder.newRead().createReader(single)) {
+                    reader.forEachRemaining(row -> {
+                        Object value = getter.getFieldOrNull(row);
+                        if (value != null && values.contains(((Number) value).longValue())) {
+                            vector.delete(position[0]);
+                        }
+                        position[0]++;
+                    });
+                }
+                if (vector.isEmpty()) {
+                    continue;
+                }
+                DeletionFile old = deletionFiles == null ? null : deletionFiles.get(f);
+                if (old != null) {
+                    vector.merge(DeletionVector.read(table.fileIO(), old));
+                }
+                String key = data.partition().toString() + "/" + data.bucket();
+                AppendDeletionFileMaintainer maintainer = maintainers.get(key);
+                if (maintainer == null) {
+                    maintainer = unaware
+                            ? AppendDeletionFileMaintainer.forUnawareAppend(
+                                    handler, snapshotId, data.partition())
+                            : AppendDeletionFileMaintainer.forBucketedAppend(
+                                    handler, snapshotId, data.partition(), data.bucket());
+                    maintainers.put(key, maintainer);
+                }
+                maintainer.notifyNewDeletionVector(file.fileName(), vector);
+            }
+        }
+        List<CommitMessage> messages = new ArrayList<>();
+        for (AppendDeletionFileMaintainer maintainer : maintainers.values()) {
+            List<IndexFileMeta> added = new ArrayList<>();
+            List<IndexFileMeta> deleted = new ArrayList<>();
+            for (IndexManifestEntry entry : maintainer.persist()) {
+                (entry.kind() == FileKind.ADD ? added : deleted).add(entry.indexFile());
+            }
+            messages.add(new CommitMessageImpl(maintainer.getPartition(), maintainer.getBucket(),
+                    DataIncrement.emptyIncrement(), CompactIncrement.emptyIncrement(),
+                    new IndexIncrement(added, deleted)));
+        }
+        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
+            commit.commit(messages);
         }
     }
 }

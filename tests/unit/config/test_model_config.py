@@ -1,4 +1,4 @@
-"""Model config -> Paimon table definition: every rule of issue 4 item 1, without Spark."""
+"""Model config -> Paimon table definition: every rule of the config contract, without Spark."""
 
 import pytest
 

@@ -207,7 +207,7 @@ def test_sequence_field_orders_partial_update(rt):
 
 
 def test_merge_on_read_of_stored_files_with_sorted_sequence(rt):
-    # regression: two stored files (two Arrow chunks) whose group sequence is already sorted
+    # two stored files (two Arrow chunks) whose group sequence is already sorted
     import pyarrow as pa
 
     spec = rt.spec("k INT, a INT, b INT, g INT", **dict(PU, **{"fields.g.sequence-group": "a"}))

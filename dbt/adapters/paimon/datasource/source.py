@@ -15,6 +15,7 @@ Primary-key tables are always read merged: every file of a split goes through th
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence
@@ -190,10 +191,15 @@ class PaimonReader(DataSourceReader):
 
 
 def read_merged_split(table, split, columns: Sequence[str]) -> pa.Table:
-    """A primary-key split's rows as Paimon's reader returns them: all levels merged."""
+    """A primary-key split's rows as Paimon's reader returns them: all levels merged (for a
+    deletion-vector table: the files above level 0, each without its deleted rows)."""
     from dbt.adapters.paimon.format.kv_files import read_split_records
     from dbt.adapters.paimon.runtime import merge_arrow
 
+    if split.deletion_vectors:
+        split = dataclasses.replace(split, files=split.batch_read_files())
+        if not split.files:
+            return read_split_records(table, split, columns).select(list(columns))
     if is_raw_convertible(split):
         # one sorted run without retractions: every key once, already merged; read only the
         # wanted columns and skip the merge (Java's "raw convertible" splits)
@@ -207,12 +213,15 @@ def read_merged_split(table, split, columns: Sequence[str]) -> pa.Table:
 
 
 def is_raw_convertible(split) -> bool:
-    """True when the split's files are one sorted run above level 0 (an upper level holds each
-    key at most once) and record no -U/-D rows, as after a full compaction: reading them
-    without merging gives the merged rows. Files with an unknown delete count do not qualify."""
+    """True when reading the split's files without merging gives the merged rows (Java's
+    ``MergeTreeSplitGenerator``): no file at level 0, none recording -U/-D rows, and either
+    one level (one sorted run, as after a full compaction) or deletion vectors (they delete
+    every superseded version, so each key is live in one file only). Files with an unknown
+    delete count do not qualify."""
     files = split.files
-    return bool(files) and len({f.level for f in files}) == 1 and files[0].level > 0 and \
-        all(f.delete_row_count == 0 for f in files)
+    if not files or any(f.level == 0 or f.delete_row_count != 0 for f in files):
+        return False
+    return split.deletion_vectors or len({f.level for f in files}) == 1
 
 
 def merge_spec_of(table):

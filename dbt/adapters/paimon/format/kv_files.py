@@ -38,6 +38,7 @@ from pypaimon.table.row.generic_row import GenericRow
 from pypaimon.write.commit_message import CommitMessage
 from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
 
+from dbt.adapters.paimon.format.deletion_vectors import live_mask, read_deletion_vectors
 from dbt.adapters.paimon.format.errors import PaimonFormatError
 from dbt.adapters.paimon.format.splits import Split, bucket_split
 
@@ -56,11 +57,25 @@ def table_arrow_schema(table) -> pa.Schema:
     return PyarrowFieldParser.from_paimon_schema(table.fields)
 
 
-def _require_no_deletion_vectors(table):
-    if table.options.deletion_vectors_enabled():
-        raise NotImplementedError(
-            f"Paimon table {table.identifier} has 'deletion-vectors.enabled': reading its "
-            f"raw files would resurrect deleted rows; deletion vectors are not supported yet")
+def _deleted_positions(table, split: Split, files: Sequence[DataFileMeta]
+                       ) -> Dict[str, np.ndarray]:
+    """The split's deletion vectors of ``files`` (data file name -> deleted positions)."""
+    wanted = {f.file_name for f in files}
+    located = {n: d for n, d in split.deletion_files.items() if n in wanted}
+    return read_deletion_vectors(table.file_io, located) if located else {}
+
+
+def _without_deleted(table, meta: DataFileMeta, data: pa.Table,
+                     deleted: Dict[str, np.ndarray]) -> pa.Table:
+    positions = deleted.get(meta.file_name)
+    if positions is None:
+        return data
+    if data.num_rows != meta.row_count:
+        raise PaimonFormatError(
+            f"data file {meta.file_name} of {table.identifier} has {data.num_rows} rows, its "
+            f"metadata {meta.row_count}: its deletion vector positions cannot be applied")
+    mask = live_mask(data.num_rows, positions)
+    return data if mask is None else data.filter(pa.array(mask))
 
 
 def _read_file(table, meta: DataFileMeta, columns: Sequence[str]) -> pa.Table:
@@ -116,11 +131,12 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     Columns: the table columns (``columns`` if given, plus the primary key and any
     ``sequence.field`` columns, in schema order), ``_seq`` (int64 sequence number),
     ``_row_kind`` (+I/-U/+U/-D) and ``_level`` (int32). Rows come file by file in the
-    split's order (ascending min sequence number), each file sorted by key.
+    split's order (ascending min sequence number), each file sorted by key. Rows a file's
+    deletion vector (``split.deletion_files``) deletes are left out: in a deletion-vector
+    table they are superseded versions that a merge must not see again.
     """
     if not table.primary_keys:
         raise ValueError(f"{table.identifier} is an append table: use read_append_split")
-    _require_no_deletion_vectors(table)
     names = _record_columns(table, columns)
     schema = table_arrow_schema(table)
     out_schema = pa.schema([schema.field(n) for n in names]
@@ -128,10 +144,12 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
                               pa.field("_row_kind", pa.string(), nullable=False),
                               pa.field("_level", pa.int32(), nullable=False)])
     pieces = []
+    deleted = _deleted_positions(table, split, split.files)
     for meta in split.files:
         stored = _stored_names(table, meta.schema_id, names)
         raw = _read_file(table, meta, [SEQUENCE_COLUMN, VALUE_KIND_COLUMN]
                          + [stored[n] for n in names if stored[n] is not None])
+        raw = _without_deleted(table, meta, raw, deleted)
         n = raw.num_rows
         if n == 0:
             continue
@@ -158,28 +176,48 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     return pa.concat_tables(pieces).combine_chunks()
 
 
-def _data_split(table, split: Split) -> DataSplit:
+def _data_split(table, split: Split, files: Optional[Sequence[DataFileMeta]] = None
+                ) -> DataSplit:
     partition = GenericRow(list(split.partition_values), table.partition_keys_fields)
-    return DataSplit(files=list(split.files), partition=partition, bucket=split.bucket,
+    return DataSplit(files=list(split.files if files is None else files), partition=partition,
+                     bucket=split.bucket,
                      raw_convertible=True, snapshot_id=split.snapshot_id,
                      total_buckets=split.total_buckets)
 
 
 def read_append_split(table, split: Split, columns: Optional[Sequence[str]] = None) -> pa.Table:
-    """The rows of an append-table split, in write order (files by sequence number)."""
+    """The rows of an append-table split, in write order (files by sequence number), without
+    the rows the files' deletion vectors delete."""
     if table.primary_keys:
         raise ValueError(f"{table.identifier} is a primary-key table: its rows must be merged; "
                          f"read them raw with read_split_records")
-    _require_no_deletion_vectors(table)
     names = _record_columns(table, columns)
+    empty = table_arrow_schema(table).empty_table().select(names)
     builder = table.new_read_builder()
     if columns is not None:
         builder = builder.with_projection(names)
     if not split.files:
-        return table_arrow_schema(table).empty_table().select(names)
-    result = builder.new_read().to_arrow([_data_split(table, split)])
-    return result.select(names) if result is not None else \
-        table_arrow_schema(table).empty_table().select(names)
+        return empty
+    read = builder.new_read()
+    deleted = _deleted_positions(table, split, split.files)
+    if not deleted:
+        result = read.to_arrow([_data_split(table, split)])
+        return result.select(names) if result is not None else empty
+    # positions count rows of one file: read the files with a deletion vector one by one
+    pieces, plain = [], []
+    for meta in split.files + [None]:
+        if meta is not None and meta.file_name not in deleted:
+            plain.append(meta)
+            continue
+        if plain:
+            pieces.append(read.to_arrow([_data_split(table, split, plain)]))
+            plain = []
+        if meta is not None:
+            rows = read.to_arrow([_data_split(table, split, [meta])])
+            pieces.append(_without_deleted(table, meta, rows if rows is not None else empty,
+                                           deleted))
+    pieces = [p.select(names) for p in pieces if p is not None and p.num_rows]
+    return pa.concat_tables(pieces) if pieces else empty
 
 
 # ---------------------------------------------------------------------------- writing
@@ -282,7 +320,9 @@ def write_kv_file(table, partition: Union[Mapping[str, Any], Sequence[Any]], buc
         raise ValueError(f"{table.identifier} is an append table: key-value files are only "
                          f"for primary-key tables")
     if table.options.deletion_vectors_enabled():
-        _require_no_deletion_vectors(table)
+        raise NotImplementedError(
+            f"Paimon table {table.identifier} has 'deletion-vectors.enabled': its new files "
+            f"must be compacted with deletion vectors, which write_kv_file does not do")
     if records.num_rows == 0:
         return []
     values = _partition_tuple(table, partition)

@@ -4,6 +4,11 @@ We plan from the manifests ourselves (through pypaimon's FileScanner) instead of
 batch scan because that scan drops level-0 files of primary-key tables when
 ``batch_scan_skip_level0`` holds (first-row tables): our merge reads every level. Splits are
 plain picklable dataclasses so the Spark driver can hand them to its tasks.
+
+A table with ``deletion-vectors.enabled`` also gets each file's deletion vector location
+(``Split.deletion_files``, from the snapshot's index manifest). Writers and compaction see every
+file of a split; a batch read of a primary-key table sees only ``Split.batch_read_files()``:
+as Paimon's ``batchScanSkipLevel0``, level-0 files stay invisible until compaction lifts them.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 from pypaimon.read.scanner.file_scanner import FileScanner
 from pypaimon.utils.file_store_path_factory import canonical_data_file_path
 
+from dbt.adapters.paimon.format.deletion_vectors import DeletionFile, deletion_files_by_bucket
 from dbt.adapters.paimon.format.errors import PaimonFormatError
 
 PartitionFilter = Union[None, Mapping[str, Any], Sequence[Mapping[str, Any]]]
@@ -34,10 +40,21 @@ class Split:
     primary_key_table: bool = True
     # the files' levels, for callers that only want e.g. the top level
     levels: List[int] = field(default_factory=list)
+    # deletion-vector tables: True, and data file name -> where its deletion vector is
+    deletion_vectors: bool = False
+    deletion_files: Dict[str, DeletionFile] = field(default_factory=dict)
 
     @property
     def row_count(self) -> int:
         return sum(f.row_count for f in self.files)
+
+    def batch_read_files(self) -> List[DataFileMeta]:
+        """The files a batch read uses: all, or for a deletion-vector primary-key table those
+        above level 0 (Paimon Java's ``batchScanSkipLevel0``; the writer's compaction lifts
+        every commit's level-0 files and records what they supersede as deletion vectors)."""
+        if self.deletion_vectors and self.primary_key_table:
+            return [f for f in self.files if f.level > 0]
+        return list(self.files)
 
     @property
     def max_sequence_number(self) -> int:
@@ -138,6 +155,8 @@ def plan_splits(table, snapshot_id: Optional[int] = None,
         values = tuple(entry.partition.values)
         groups.setdefault((values, entry.bucket), []).append(entry)
 
+    with_vectors = table.options.deletion_vectors_enabled()
+    vectors = deletion_files_by_bucket(table, snapshot) if with_vectors else {}
     splits = []
     for (values, bucket), group in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
         files = []
@@ -154,8 +173,14 @@ def plan_splits(table, snapshot_id: Optional[int] = None,
             files=files, snapshot_id=snapshot.id,
             total_buckets=group[0].total_buckets,
             primary_key_table=bool(table.primary_keys),
-            levels=[f.level for f in files]))
+            levels=[f.level for f in files], deletion_vectors=with_vectors,
+            deletion_files=_live_deletion_files(vectors.get((values, bucket), {}), files)))
     return splits
+
+
+def _live_deletion_files(deletion_files: Dict[str, DeletionFile], files) -> Dict[str, DeletionFile]:
+    names = {f.file_name for f in files}
+    return {name: d for name, d in deletion_files.items() if name in names}
 
 
 def _sort_key(group_key):
@@ -177,4 +202,5 @@ def bucket_split(table, partition: Mapping[str, Any], bucket: int,
     snapshot = _resolve_snapshot(table, snapshot_id)
     return Split(partition=spec, partition_values=tuple(spec[k] for k in keys), bucket=bucket,
                  files=[], snapshot_id=snapshot.id if snapshot else None,
-                 total_buckets=None, primary_key_table=bool(table.primary_keys))
+                 total_buckets=None, primary_key_table=bool(table.primary_keys),
+                 deletion_vectors=table.options.deletion_vectors_enabled())

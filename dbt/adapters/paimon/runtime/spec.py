@@ -11,7 +11,7 @@ from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 import pyarrow as pa
 
 from . import options as O
-from .aggregators import Aggregator, create_aggregator
+from .aggregators import Aggregator, IgnoreRetract, check_function_name, create_aggregator
 from .aggregators.values import LastValue
 from .errors import PaimonConfigError
 from .types import SqlType, parse_type
@@ -119,7 +119,7 @@ class MergeSpec:
         descending = O.SEQUENCE_FIELD_SORT_ORDER.get(opts) == "descending"
 
         # options that belong to another engine
-        _check_engine_options(engine, opts, field_options)
+        _check_engine_options(engine, opts, field_options, pks)
 
         changelog_producer = O.CHANGELOG_PRODUCER.get(opts)
         if engine == "first-row" and changelog_producer not in ("none", "lookup"):
@@ -265,14 +265,16 @@ def _parse_field_options(opts: Mapping[str, str], names: Iterable[str]) -> Dict[
     return parsed
 
 
-def _check_engine_options(engine: str, opts, field_options) -> None:
+def _check_engine_options(engine: str, opts, field_options, pks) -> None:
     def reject(key: str, engines: str) -> None:
         raise PaimonConfigError(
             f"Option '{key}' only applies to {engines}, but 'merge-engine' is '{engine}'. Remove the option "
             "or change 'merge-engine'."
         )
 
-    for key, (_, suffix) in field_options.items():
+    for key, (fields, suffix) in field_options.items():
+        if suffix != O.SEQUENCE_GROUP.suffix and all(f in pks for f in fields):
+            continue  # options of a primary key: Paimon never aggregates keys, in any engine
         if suffix == O.SEQUENCE_GROUP.suffix and engine != "partial-update":
             reject(key, "'merge-engine' = 'partial-update'")
         if suffix in ("aggregate-function", "ignore-retract", "list-agg-delimiter", "distinct", "nested-key") and (
@@ -293,21 +295,26 @@ def _function_name(opts, f: str) -> Optional[str]:
     return name.strip().lower() if name else None
 
 
-def _reject_key_aggregate(f: str, opts) -> None:
-    if O.AGGREGATE_FUNCTION.key(f) in opts:
-        raise PaimonConfigError(
-            f"Primary key '{f}' cannot have an aggregate function: remove '{O.AGGREGATE_FUNCTION.key(f)}'."
-        )
+def _check_key_function(f: str, opts) -> None:
+    """A primary key keeps its value whatever its function says (Paimon's getAggFuncName returns
+    ``primary-key`` for keys before reading the option), but the name must still be a function
+    Paimon knows (SchemaValidation.validateMergeFunctionFactory discovers it for every field)."""
+    name = _function_name(opts, f)
+    if name is not None:
+        check_function_name(name, f)
 
 
 def _aggregation_aggregators(names, types, pks, sequence_fields, opts) -> Dict[str, Aggregator]:
     out = {}
     for f in names:
         if f in pks:
-            _reject_key_aggregate(f, opts)
+            _check_key_function(f, opts)
             continue
         if f in sequence_fields:
-            out[f] = LastValue(f, types[f], opts)  # Paimon: sequence fields keep the last value
+            # Paimon: sequence fields keep the last value (FieldAggregatorFactory still wraps it
+            # in FieldIgnoreRetractAgg when the field has ignore-retract)
+            last = LastValue(f, types[f], opts)
+            out[f] = IgnoreRetract(last) if O.IGNORE_RETRACT.get(opts, f) else last
             continue
         out[f] = create_aggregator(_function_name(opts, f) or "last_non_null_value", f, types[f], opts)
     return out
@@ -361,7 +368,7 @@ def _partial_update_aggregators(names, types, pks, groups, opts) -> Dict[str, Ag
     out = {}
     for f in names:
         if f in pks:
-            _reject_key_aggregate(f, opts)
+            _check_key_function(f, opts)
             continue
         if f in ordering:
             continue  # no aggregation for sequence-group fields (checked above for explicit ones)

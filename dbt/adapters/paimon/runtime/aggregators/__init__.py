@@ -12,6 +12,7 @@ from .numeric import Count, Product, Sum
 from .strings import ListAgg
 from .values import (
     BoolAnd, BoolOr, FirstNonNullValue, FirstNotNullValue, FirstValue, LastNonNullValue, LastValue, Max, Min,
+    PrimaryKeyValue,
 )
 
 AGGREGATORS: Dict[str, Type[Aggregator]] = {
@@ -19,28 +20,34 @@ AGGREGATORS: Dict[str, Type[Aggregator]] = {
     for cls in (
         Sum, Count, Product, Max, Min, FirstValue, LastValue, FirstNonNullValue, FirstNotNullValue,
         LastNonNullValue, ListAgg, BoolAnd, BoolOr, Collect, MergeMap, NestedUpdate, NestedPartialUpdate,
+        PrimaryKeyValue,
     )
 }
 
 # Paimon functions we know but do not implement (sketches and bitmaps need their binary formats).
-UNSUPPORTED = ("hll_sketch", "theta_sketch", "rbm32", "rbm64", "merge_map_with_keytime", "primary-key")
+UNSUPPORTED = ("hll_sketch", "theta_sketch", "rbm32", "rbm64", "merge_map_with_keytime")
+
+
+def check_function_name(name: str, field: str) -> None:
+    """Raise PaimonConfigError for a function name Apache Paimon does not know."""
+    if name not in AGGREGATORS and name not in UNSUPPORTED:
+        raise PaimonConfigError(
+            f"Unknown aggregate function '{name}' in 'fields.{field}.aggregate-function' (or "
+            f"fields.default-aggregate-function). Expected one of: {', '.join(sorted(AGGREGATORS))}."
+        )
 
 
 def create_aggregator(name: str, field: str, sql_type: SqlType, options: Mapping[str, str]) -> Aggregator:
     """Build the aggregator of one field, type-checked, wrapped by ignore-retract when asked."""
-    key = f"fields.{field}.aggregate-function"
+    check_function_name(name, field)
     cls = AGGREGATORS.get(name)
     if cls is None:
-        if name in UNSUPPORTED:
-            raise PaimonConfigError(f"Aggregate function '{name}' ('{key}') is not supported by dbt-paimon.")
-        raise PaimonConfigError(
-            f"Unknown aggregate function '{name}' in '{key}' (or fields.default-aggregate-function). "
-            f"Expected one of: {', '.join(sorted(AGGREGATORS))}."
-        )
+        key = f"fields.{field}.aggregate-function"
+        raise PaimonConfigError(f"Aggregate function '{name}' ('{key}') is not supported by dbt-paimon.")
     aggregator = cls(field, sql_type, options)
     if IGNORE_RETRACT.get(options, field):
         aggregator = IgnoreRetract(aggregator)
     return aggregator
 
 
-__all__ = ["AGGREGATORS", "Aggregator", "GroupMasks", "IgnoreRetract", "Masks", "create_aggregator"]
+__all__ = ["AGGREGATORS", "Aggregator", "check_function_name", "GroupMasks", "IgnoreRetract", "Masks", "create_aggregator"]

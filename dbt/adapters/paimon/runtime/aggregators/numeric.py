@@ -118,17 +118,13 @@ class Product(Aggregator):
         if self.sql_type.root == "DECIMAL":
             # validate() has refused DECIMAL retraction already
             return col.filter(m.add & col.is_not_null())  # list; finish() multiplies with HALF_UP
+        if m.has_retract:
+            # FieldProductAgg.retract divides the accumulator step by step (integer division
+            # truncates, a NULL accumulator stays NULL): the order matters, finish() folds.
+            return pl.struct(col.alias("v"), m.add.alias("a")).filter((m.add | m.ret) & col.is_not_null())
         if self.sql_type.is_integer:
-            x = col.cast(pl.Int64)
-            num = x.filter(m.add).product()
-            if not m.has_retract:
-                return when_any(col, m.add, num)
-            den = x.filter(m.ret).product()
-            return when_any(col, m.add, num // den)
-        num = col.filter(m.add).product()
-        if not m.has_retract:
-            return when_any(col, m.add, num)
-        return when_any(col, m.add, num / col.filter(m.ret).product())
+            return when_any(col, m.add, col.cast(pl.Int64).filter(m.add).product())
+        return when_any(col, m.add, col.filter(m.add).product())
 
     def agg_in_group(self, col: pl.Expr, g: GroupMasks) -> pl.Expr:
         return self.agg(col, Masks(g.w | g.l, g.rw | g.rl, g.has_retract))
@@ -140,8 +136,8 @@ class Product(Aggregator):
                     f"Retraction of a DECIMAL product (field '{self.field}') is not supported by dbt-paimon; "
                     f"set 'fields.{self.field}.ignore-retract' = 'true' or use DOUBLE."
                 )
-        if not self.sql_type.is_integer:
-            return
+        if not self.sql_type.is_integer or m.has_retract:
+            return  # with retraction _fold checks every step exactly
         lo, hi = _INT_LIMITS[self.sql_type.root]
         bits = float(np.log2(hi))
         x = pl.col(column).cast(pl.Float64).abs()
@@ -156,6 +152,9 @@ class Product(Aggregator):
 
     def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
         root = self.sql_type.root
+        dtype = frame.schema[column]
+        if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+            return frame.with_columns(self._fold(frame[column]).alias(column))
         if root in _POLARS_INT:
             return frame.with_columns(pl.col(column).cast(_POLARS_INT[root]))
         if root != "DECIMAL":
@@ -190,3 +189,76 @@ class Product(Aggregator):
         except pa.ArrowInvalid:
             raise PaimonDataError(f"DECIMAL product of field '{self.field}' exceeds DECIMAL({p},{s}).") from None
         return frame.with_columns(pl.from_arrow(out).alias(column).cast(pl.Decimal(p, s)))
+
+    def _fold(self, lists: pl.Series) -> pl.Series:
+        """Multiply (+I/+U) and divide (-U/-D) each key's inputs in merge order, as Paimon's
+        agg/retract do one record at a time. Loops over positions inside a merge (at most the
+        longest merge's length), every step vectorized over all keys."""
+        root = self.sql_type.root
+        arrow = lists.to_arrow()
+        if isinstance(arrow, pa.ChunkedArray):
+            arrow = arrow.combine_chunks()
+        n = len(arrow)
+        flat = pc.list_flatten(arrow)
+        numpy_type = {"FLOAT": np.float32, "DOUBLE": np.float64}.get(root, np.int64)
+        values = np.asarray(flat.field("v").cast(pa.from_numpy_dtype(numpy_type)).to_numpy(zero_copy_only=False))
+        adds = np.asarray(flat.field("a").to_numpy(zero_copy_only=False), dtype=bool)
+        parent = np.asarray(pc.list_parent_indices(arrow), dtype=np.int64)
+        offsets = np.asarray(arrow.offsets, dtype=np.int64)[:-1]
+        position = np.arange(len(parent)) - offsets[parent] if len(parent) else parent
+        order = np.argsort(position, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(position))]) if len(parent) else np.zeros(1, np.int64)
+        acc = np.zeros(n, dtype=numpy_type)
+        seen = np.zeros(n, dtype=bool)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            for j in range(len(bounds) - 1):
+                index = order[bounds[j]:bounds[j + 1]]
+                rows, x, add = parent[index], values[index], adds[index]
+                # agg: a NULL accumulator takes the input, else multiplies
+                r_add, x_add = rows[add], x[add]
+                product = self._multiply(acc[r_add], x_add)
+                acc[r_add] = np.where(seen[r_add], product, x_add)
+                seen[r_add] = True
+                # retract: a NULL accumulator stays NULL, else divides
+                keep = ~add & seen[rows]
+                r_ret, x_ret = rows[keep], x[keep]
+                acc[r_ret] = self._divide(acc[r_ret], x_ret)
+        out = pa.array(acc, mask=~seen).cast(self.sql_type.arrow)
+        return pl.from_arrow(out)
+
+    def _multiply(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        product = a * b
+        if self.sql_type.is_integer:
+            self._check_range(a, b, product, "*")
+        return product
+
+    def _divide(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if not self.sql_type.is_integer:
+            return a / b
+        if (b == 0).any():
+            raise PaimonDataError(
+                f"Division by zero while retracting aggregate function 'product' of field '{self.field}' "
+                "(Paimon raises ArithmeticException)."
+            )
+        # Java integer division truncates toward zero
+        quotient = a // b
+        quotient += ((a % b != 0) & ((a < 0) != (b < 0))).astype(np.int64)
+        self._check_range(a, b, quotient, "/")
+        return quotient
+
+    def _check_range(self, a, b, result, op: str) -> None:
+        lo, hi = _INT_LIMITS[self.sql_type.root]
+        if self.sql_type.root == "BIGINT":
+            if op == "*":
+                nonzero = b != 0
+                wrapped = nonzero & ((result // np.where(nonzero, b, 1) != a) | (result % np.where(nonzero, b, 1) != 0))
+                bad = wrapped | ((a == lo) & (b == -1)) | ((b == lo) & (a == -1))
+            else:
+                bad = (a == lo) & (b == -1)
+        else:
+            bad = (result > hi) | (result < lo) | ((a == lo) & (b == -1) if op == "/" else False)
+        if np.any(bad):
+            raise PaimonDataError(
+                f"{self.sql_type.root.lower()} overflow in aggregate function 'product' of field "
+                f"'{self.field}' (Paimon raises ArithmeticException). Use DOUBLE or DECIMAL."
+            )

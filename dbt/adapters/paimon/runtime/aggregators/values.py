@@ -33,6 +33,24 @@ class LastValue(Aggregator):
         return pl.when(g.w.filter(seen).last()).then(col.filter(seen).last())
 
 
+class PrimaryKeyValue(Aggregator):
+    """Paimon's ``primary-key`` function (FieldPrimaryKeyAgg), which keys use: every record,
+    added or retracted, sets its value, NULL included."""
+
+    name = "primary-key"
+    supports_retract = True
+    supports_sequence_group = True
+
+    def agg(self, col, m: Masks):
+        if not m.has_retract:
+            return m.adds(col).last()
+        return col.filter(m.add | m.ret).last()
+
+    def agg_in_group(self, col, g: GroupMasks):
+        # an older addition keeps the value (aggReversed = agg(x, acc) returns acc)
+        return col.filter(g.w | g.rw | g.rl).last()
+
+
 class LastNonNullValue(Aggregator):
     """Last non-null value; retracting a non-null value sets NULL (FieldLastNonNullValueAgg)."""
 
@@ -110,10 +128,12 @@ class Max(Aggregator):
     supports_sequence_group = True
 
     def check_type(self, t):
-        if not t.is_comparable:
+        # Paimon's TypeCheckUtils.isComparable: every type but the constructed ones; BOOLEAN
+        # orders false < true and BINARY compares unsigned bytes (InternalRowUtils.compare).
+        if not (t.is_comparable or t.root in ("BOOLEAN", "VARBINARY")):
             raise self.type_error(
-                "CHAR, VARCHAR, DECIMAL, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE, DATE, TIME, "
-                "TIMESTAMP, TIMESTAMP_LTZ"
+                "BOOLEAN, CHAR, VARCHAR, BINARY, VARBINARY, DECIMAL, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, "
+                "DOUBLE, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ"
             )
 
     def agg(self, col, m: Masks):

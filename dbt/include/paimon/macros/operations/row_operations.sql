@@ -45,7 +45,7 @@
   {%- if (source is none) == (query is none) -%}
     {%- do exceptions.raise_compiler_error(
           "merge_rows: pass exactly one of 'source' (a model or seed name) or 'query' (SQL), "
-          ~ "e.g. --args '{model: t, source: s, on: \"t.id = s.id\"}'") -%}
+          ~ "e.g. --args '{model: t, source: s, condition: \"t.id = s.id\"}'") -%}
   {%- endif -%}
   {%- if source is not none -%}
     {%- set found = namespace(node=none) -%}

@@ -1,0 +1,205 @@
+"""Deletion-vector tables written by Paimon 1.0 Java, read by dbt-paimon exactly as Java reads them.
+
+Paimon Java creates each table (``deletion-vectors.enabled``), writes batches (its batch writer
+commits each as an APPEND snapshot of level-0 files plus a COMPACT snapshot whose lookup
+compaction lifts them and records superseded rows in deletion vectors) and compacts fully.
+At every snapshot our read must equal Java's: only files above level 0, each without the rows
+its deletion vector deletes. Append tables get their deletion vectors from PaimonPeer
+``dvdelete`` (what Paimon Spark's DELETE on such a table commits).
+
+Paimon 1.0 refuses first-row tables with deletion vectors (``First row merge engine does not
+need deletion vectors``), and writes only the 32-bit bitmap (``deletion-vectors.bitmap64``
+arrived in Paimon 1.1; its encoding is covered by tests/unit/test_deletion_vectors.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+
+import pyarrow as pa
+import pytest
+
+from test_java_reads_our_tables import ordered, ours, render
+
+from dbt.adapters.paimon.datasource.changes import ChangeRange, read_changes
+from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
+from dbt.adapters.paimon.format import splits as splits_mod
+from dbt.adapters.paimon.format.kv_files import read_append_split
+from dbt.adapters.paimon.ops.expire import expire_snapshots, remove_orphan_files
+from pypaimon.manifest.index_manifest_file import IndexManifestFile
+
+FIELDS = [("dt", "STRING NOT NULL"), ("id", "BIGINT NOT NULL"), ("name", "STRING"),
+          ("amount", "INT")]
+
+
+class JavaScript:
+    """PaimonPeer commands on one table, run in one JVM per ``run()`` (JVM start-up dominates)."""
+
+    def __init__(self, paimon_java, tmp_path, name):
+        self.java = paimon_java
+        self.tmp_path = tmp_path
+        self.location = TableLocation(str(tmp_path / "warehouse"), "db", name, {})
+        self.commands = []
+
+    def _add(self, command, *args):
+        self.commands.append([command, self.location.warehouse, self.location.name, *args])
+        return self
+
+    def create(self, primary_keys=("dt", "id"), partitions=("dt",), **options):
+        spec = {"fields": [list(f) for f in FIELDS], "primaryKeys": list(primary_keys),
+                "partitionKeys": list(partitions),
+                "options": {"deletion-vectors.enabled": "true", **options}}
+        return self._add("create", json.dumps(spec))
+
+    def write(self, rows):
+        path = self.tmp_path / f"batch-{len(list(self.tmp_path.glob('batch-*')))}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        return self._add("write", str(path))
+
+    def read(self, snapshot=None):
+        return self._add("read", *([] if snapshot is None else [snapshot]))
+
+    def run(self):
+        """Each command's output: for reads, the rows rendered and ordered by (dt, id)."""
+        path = self.tmp_path / f"commands-{len(list(self.tmp_path.glob('commands-*')))}.txt"
+        outputs = self.java.batch(self.commands, path)
+        results = []
+        for command, out in zip(self.commands, outputs):
+            rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+            results.append(ordered(rows, ["dt", "id"]) if command[0] == "read" else rows)
+        self.commands = []
+        return results
+
+
+def _rows(ids, dt=lambda i: f"d{i % 2}", name=lambda i: f"n{i}", amount=lambda i: i, kind="+I"):
+    return [{"dt": dt(i), "id": i, "name": name(i), "amount": amount(i), "_row_kind": kind}
+            for i in ids]
+
+
+def _snapshot_kinds(location):
+    return [s.commit_kind for s in splits_mod.list_snapshots(location.open())]
+
+
+def _ours(location, snapshot=None):
+    return ordered(ours(location, snapshot), ["dt", "id"])
+
+
+def _merged_without_shortcut(location, snapshot=None):
+    """Our read with every split forced through the merge (files' delete counts unknown):
+    the deletion vectors must still be applied, the merge must not resurrect old versions."""
+    table = location.open()
+    rows = []
+    for split in splits_mod.plan_splits(table, snapshot):
+        files = [dataclasses.replace(f, delete_row_count=None) for f in split.files]
+        forced = dataclasses.replace(split, files=files)
+        rows += [{k: render(v) for k, v in r.items()}
+                 for r in read_merged_split(table, forced, list(table.field_names)).to_pylist()]
+    return ordered(rows, ["dt", "id"])
+
+
+ENGINE_OPTIONS = {
+    "deduplicate": {},
+    "partial-update": {"merge-engine": "partial-update"},
+    "aggregation": {"merge-engine": "aggregation", "fields.amount.aggregate-function": "sum",
+                    "fields.name.aggregate-function": "last_non_null_value"},
+}
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINE_OPTIONS))
+def test_java_written_primary_key_tables(tmp_path, paimon_java, engine):
+    java = JavaScript(paimon_java, tmp_path, engine.replace("-", "_"))
+    deletes = engine == "deduplicate"
+    java.create(bucket="2", **ENGINE_OPTIONS[engine]).write(_rows(range(40)))
+    java.write(_rows(range(20, 60), name=lambda i: None if i % 3 else f"u{i}",
+                     amount=lambda i: 100 + i, kind="+U"))
+    java.write(_rows(range(0, 60, 7), kind="-D" if deletes else "+I", amount=lambda i: 1000))
+    java.read().read(5).read(4)
+    *_, latest, at_append, at_compact = java.run()
+    location = java.location
+    # each Java batch write: APPEND (level 0) + COMPACT (lookup compaction, deletion vectors)
+    assert _snapshot_kinds(location) == ["APPEND", "COMPACT"] * 3
+    assert any(s.deletion_files for s in splits_mod.plan_splits(location.open()))
+    assert _ours(location) == latest
+    assert len(latest) == (60 - 9 if deletes else 60)
+    assert _merged_without_shortcut(location) == latest
+    # an APPEND snapshot's level-0 files are invisible to batch reads until compacted
+    assert _ours(location, 5) == at_append == at_compact == _ours(location, 4)
+    compacted, = java._add("compact").read().run()[1:]
+    assert _ours(location) == compacted == latest
+
+
+def test_dynamic_bucket_table_with_deletes(tmp_path, paimon_java):
+    java = JavaScript(paimon_java, tmp_path, "dynamic")
+    java.create(bucket="-1", **{"dynamic-bucket.target-row-num": "16"}).write(_rows(range(50)))
+    java.write(_rows(range(10, 30), kind="-D") + _rows(range(40, 70), amount=lambda i: -i))
+    rows = java.read().run()[-1]
+    location = java.location
+    assert len({s.bucket for s in splits_mod.plan_splits(location.open())}) > 2
+    assert _ours(location) == rows
+    assert sorted(r["id"] for r in rows) == list(range(10)) + list(range(30, 70))
+    assert _merged_without_shortcut(location) == rows
+    # expiry and orphan removal keep exactly the index files (HASH and deletion vectors) the
+    # retained snapshot lists, and the table reads the same
+    index_dir = tmp_path / "warehouse" / "db.db" / "dynamic" / "index"
+    assert expire_snapshots(location, retain_last=1, older_than="0 s").expired_snapshots
+    remove_orphan_files(location, older_than="0 s")
+    table = location.open()
+    listed = {e.index_file.file_name for e in IndexManifestFile(table).read(
+        table.snapshot_manager().get_latest_snapshot().index_manifest)}
+    assert {p.name for p in index_dir.iterdir()} == listed
+    assert {e.index_file.index_type for e in IndexManifestFile(table).read(
+        table.snapshot_manager().get_latest_snapshot().index_manifest)} == \
+        {"HASH", "DELETION_VECTORS"}
+    assert _ours(location) == rows
+
+
+def test_spark_source_time_travel_and_changes(spark, tmp_path, paimon_java):
+    """The ``paimon`` data source (what ref()/source() read), time travel (paimon_snapshot)
+    and the change read (paimon_changes) of a deletion-vector table."""
+    java = JavaScript(paimon_java, tmp_path, "events")
+    java.create(bucket="2").write(_rows(range(12)))
+    java.write(_rows([1, 2, 3], kind="-D") + _rows([4, 5, 20], amount=lambda i: 50 + i,
+                                                   kind="+U"))
+    java.read().read(2).read(3)._add("stream", 3, 4)
+    *_, latest, at_2, at_3, stream = java.run()
+    location = java.location
+
+    def spark_rows(snapshot=None):
+        reader = spark.read.format("paimon").options(**location.source_options())
+        if snapshot is not None:
+            reader = reader.option("snapshot_id", str(snapshot))
+        rows = [{k: render(v) for k, v in r.asDict().items()} for r in reader.load().collect()]
+        return ordered(rows, ["dt", "id"])
+
+    assert spark_rows() == latest
+    assert spark_rows(2) == at_2 and spark_rows(3) == at_3
+    # delta changes: the rows APPEND snapshots wrote, as Java's streaming read returns them
+    java_changes = Counter((r["_row_kind"], r["id"], r["amount"]) for r in stream)
+    ours_changes = Counter((r["_row_kind"], r["id"], r["amount"]) for r in read_changes(
+        location.open(), ChangeRange(2, 4, "delta")).to_pylist())
+    assert ours_changes == java_changes == Counter(
+        [("-D", i, i) for i in (1, 2, 3)] + [("+U", 4, 54), ("+U", 5, 55), ("+U", 20, 70)])
+    full = read_changes(location.open(), ChangeRange(None, 4, "delta"))
+    assert sorted(full.column("id").to_pylist()) == [0] + list(range(4, 12)) + [20]
+
+
+@pytest.mark.parametrize("bucket", ["-1", "2"])
+def test_append_table_deletes(spark, tmp_path, paimon_java, bucket):
+    options = {"bucket": bucket} if bucket == "-1" else {"bucket": bucket, "bucket-key": "id"}
+    java = JavaScript(paimon_java, tmp_path, "logs")
+    java.create(primary_keys=(), **options).write(_rows(range(30))).write(_rows(range(30, 45)))
+    java._add("dvdelete", "id", 3, 4, 31, 44)._add("dvdelete", "id", 5, 32)  # merges the old
+    theirs = java.read().run()[-1]
+    location = java.location
+    table = location.open()
+    splits = splits_mod.plan_splits(table)
+    assert any(s.deletion_files for s in splits)
+    assert sorted(r["id"] for r in theirs) == \
+        [i for i in range(45) if i not in (3, 4, 5, 31, 32, 44)]
+    mine = ordered([{k: render(v) for k, v in r.items()} for s in splits
+                    for r in read_append_split(table, s).to_pylist()], ["dt", "id"])
+    assert mine == theirs
+    via_spark = spark.read.format("paimon").options(**location.source_options()).load()
+    assert sorted(r.id for r in via_spark.select("id").collect()) == \
+        sorted(r["id"] for r in theirs)

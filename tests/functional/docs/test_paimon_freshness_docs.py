@@ -47,7 +47,14 @@ class TestPaimonFreshnessAndDocs:
         assert table.table_schema.comment == "Orders, one row per id"
         assert {f.name: f.description for f in table.table_schema.fields} == {
             "id": "The order's id", "name": "Who ordered"}
-        latest = snapshots(project, "orders")[-1]
+        # ... in the schema file Paimon Java reads (SchemaSerializer: "comment", field "description")
+        warehouse = project.adapter.config.credentials.warehouse
+        schema_dir = os.path.join(warehouse, f"{project.test_schema}.db", "orders", "schema")
+        newest = max(os.listdir(schema_dir), key=lambda name: int(name.rsplit("-", 1)[1]))
+        with open(os.path.join(schema_dir, newest)) as fh:
+            stored = json.load(fh)
+        assert stored["comment"] == "Orders, one row per id"
+        assert [f.get("description") for f in stored["fields"]] == ["The order's id", "Who ordered"]
         # a second run with unchanged docs adds no schema version
         schema_id = table.table_schema.id
         run_dbt(["run"])
@@ -66,7 +73,7 @@ class TestPaimonFreshnessAndDocs:
         stats = catalog.nodes["model.test.orders"].stats
         assert stats["paimon_primary_key"].value == "id"
         assert stats["paimon_merge_engine"].value == "deduplicate"
-        assert str(stats["paimon_buckets"].value) == "2"
+        assert int(float(stats["paimon_buckets"].value)) == 2
         assert stats["paimon_snapshot_id"].value == latest.id
         assert stats["paimon_rows"].value == 4       # two runs of two records, not compacted
         assert stats["paimon_files"].value >= 1 and stats["paimon_bytes"].value > 0

@@ -2,7 +2,7 @@
 changed versions (keeping their stored values) and inserts their successors."""
 
 import pytest
-from dbt.tests.util import run_dbt, run_dbt_and_capture
+from dbt.tests.util import get_connection, run_dbt, run_dbt_and_capture
 
 from tests.functional.paimon_tables import open_table, snapshots
 
@@ -125,5 +125,6 @@ class TestPaimonSnapshot:
         assert "unique_key 'name'" in output
         assert "1 row(s) with a NULL key" in output
         assert "'name': 'same', 'rows': 2" in output
-        assert not project.adapter.is_paimon_relation(
-            project.adapter.Relation.create(schema=project.test_schema, identifier="bad_key"))
+        with get_connection(project.adapter):
+            assert not project.adapter.is_paimon_relation(
+                project.adapter.Relation.create(schema=project.test_schema, identifier="bad_key"))

@@ -52,7 +52,7 @@ class SparkFact:
     def delete_snapshot_records(self):
         adapter = self.project.adapter
         with get_connection(adapter):
-            adapter.drop_relation(relation_from_name(adapter, "snapshot"))
+            adapter.drop_relation(relation_from_name(adapter, "snapshot").incorporate(type="table"))
 
 
 class TestPaimonSimpleSnapshot(SparkFact, BaseSimpleSnapshot):

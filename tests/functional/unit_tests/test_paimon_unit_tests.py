@@ -90,7 +90,8 @@ class TestPaimonUnitTestingTypes(BaseUnitTestingTypes):
 
     @pytest.fixture(scope="class")
     def project_config_update(self):
-        return {"models": {"+materialized": "paimon_append"}}
+        # each case changes the upstream column's type: rebuild the table every run
+        return {"models": {"+materialized": "paimon_append", "+full_refresh": True}}
 
     @pytest.fixture
     def data_types(self):

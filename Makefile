@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip -q
 # only find this repository's dbt/ folder that way.
 EDITABLE := --config-settings editable_mode=compat -e
 
-.PHONY: demo test unit functional bench clean
+.PHONY: demo test unit functional connect bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ unit: $(VENV)/.installed-dev
 
 functional: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/functional
+
+# the Paimon functional tests through a Spark Connect server (started for the pytest process)
+connect: $(VENV)/.installed-dev
+	$(PY) -m pytest --profile connect tests/functional/paimon tests/functional/operations tests/connect
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py

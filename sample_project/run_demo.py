@@ -5,6 +5,7 @@ All steps run through dbt's programmatic runner in this one process, so Spark st
     run_demo.py                    # embedded Spark (profile target dev, local[2])
     run_demo.py --target cluster   # a Spark standalone cluster: DBT_PAIMON_SPARK_MASTER
                                    # (default spark://127.0.0.1:7077)
+    run_demo.py --target connect   # a Spark Connect server (started for the demo, then stopped)
 """
 
 import argparse
@@ -53,12 +54,40 @@ STEPS = [
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--target", default="dev", help="profile target (dev or cluster)")
+    parser.add_argument("--target", default="dev",
+                        help="profile target (dev, cluster or connect)")
     target = parser.parse_args(argv).target
     os.chdir(HERE)
     # The demo counts on its own history (the second run doubles product_sales): start from an
     # empty warehouse, before dbt starts Spark (its metastore lives in the warehouse folder).
     shutil.rmtree(WAREHOUSE, ignore_errors=True)
+    if target != "connect":
+        return run_steps(target)
+    from dbt.adapters.paimon import connect_server
+
+    port = free_port()
+    print(f"=== start a Spark Connect server: dbt-paimon server start --warehouse {WAREHOUSE} "
+          f"--port {port}", flush=True)
+    server = connect_server.start(WAREHOUSE, port, master="local[2]",
+                                  conf={"spark.sql.shuffle.partitions": "4"})
+    os.environ["DBT_PAIMON_CONNECT_URL"] = server.url
+    try:
+        return run_steps(target)
+    finally:
+        connect_server.stop(WAREHOUSE, port)
+        print(f"=== stopped the server (dbt-paimon server stop --warehouse {WAREHOUSE} "
+              f"--port {port})")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_steps(target: str) -> int:
     runner = dbtRunner()
     totals: Counter = Counter()
     for title, args, counted in STEPS:

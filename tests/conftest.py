@@ -10,7 +10,8 @@ pytest_plugins = ["dbt.tests.fixtures.project"]
 def pytest_addoption(parser):
     parser.addoption(
         "--profile", action="store", default="local", type=str,
-        help="paimon profile for functional tests: local (embedded Spark, local[2])",
+        help="paimon profile for functional tests: local (embedded Spark, local[2]) or "
+             "connect (a Spark Connect server, local[2], started for the test process)",
     )
 
 
@@ -26,11 +27,36 @@ def paimon_warehouse(tmp_path_factory) -> str:
     return str(tmp_path_factory.mktemp("warehouse"))
 
 
+@pytest.fixture(scope="session")
+def connect_server_url(profile_type, paimon_warehouse):
+    """--profile connect: a Spark Connect server on the process's warehouse (as `dbt-paimon
+    server start` runs it), stopped when the test process ends."""
+    import socket
+
+    from dbt.adapters.paimon import connect_server
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = connect_server.start(paimon_warehouse, port, master="local[2]",
+                                  conf={"spark.sql.shuffle.partitions": "4"})
+    yield server.url
+    connect_server.stop(paimon_warehouse, port)
+
+
 # dbt's project fixture sets `schema` (a unique one per test class) on this dict.
 @pytest.fixture(scope="session")
-def dbt_profile_target(profile_type, paimon_warehouse):
+def dbt_profile_target(profile_type, paimon_warehouse, request):
+    if profile_type == "connect":
+        return {
+            "type": "paimon",
+            "method": "connect",
+            "host": request.getfixturevalue("connect_server_url"),
+            "threads": 1,
+            "warehouse": paimon_warehouse,
+        }
     if profile_type != "local":
-        raise ValueError(f"Invalid profile type '{profile_type}' (known: local)")
+        raise ValueError(f"Invalid profile type '{profile_type}' (known: local, connect)")
     return {
         "type": "paimon",
         "threads": 1,
@@ -67,3 +93,11 @@ def spark():
     session.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     session.dataSource.register(PaimonDataSource)
     return session
+
+
+@pytest.fixture(autouse=True)
+def skip_by_profile_type(request, profile_type):
+    """``@pytest.mark.skip_profile("connect")``: a test of one profile's own behaviour."""
+    marker = request.node.get_closest_marker("skip_profile")
+    if marker and profile_type in marker.args:
+        pytest.skip(f"not for profile {profile_type}")

@@ -1,4 +1,5 @@
-"""Connections of a ``type: paimon`` target: statements run in this process's Spark session."""
+"""Connections of a ``type: paimon`` target: statements run in this process's Spark session
+(embedded, or a Spark Connect session with method connect)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionWrapper
 from dbt.adapters.spark.session import Cursor
+from dbt.adapters.exceptions import FailedToConnectError
 from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import session
+from dbt.adapters.paimon import connect_client, session
 
 logger = AdapterLogger("Paimon")
 
@@ -112,13 +114,25 @@ class PaimonConnectionManager(SparkConnectionManager):
         creds = connection.credentials
         if creds.spark_state_dir is None:
             creds.resolve_paths(None)
-        registry = session.start_session(
-            master=creds.spark_master,
-            warehouse=creds.warehouse,
-            state_dir=creds.spark_state_dir,
-            spark_conf={**creds.server_side_parameters, **creds.spark_conf},
-            catalog_options=creds.catalog_options,
-        )
+        if creds.is_connect:
+            try:
+                registry = session.start_connect_session(
+                    creds.connect_url,
+                    warehouse=creds.warehouse,
+                    spark_conf=creds.spark_conf,
+                    catalog_options=creds.catalog_options,
+                )
+            except connect_client.ConnectSetupError as exc:
+                raise FailedToConnectError(str(exc)) from None
+            creds.warehouse = registry.warehouse  # the server's, when the profile names none
+        else:
+            registry = session.start_session(
+                master=creds.spark_master,
+                warehouse=creds.warehouse,
+                state_dir=creds.spark_state_dir,
+                spark_conf={**creds.server_side_parameters, **creds.spark_conf},
+                catalog_options=creds.catalog_options,
+            )
         registry.sync_once(get_invocation_id())
         session.warm_up_python_workers_once()
         connection.handle = SessionConnection(registry.activate())

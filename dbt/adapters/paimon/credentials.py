@@ -2,6 +2,8 @@
 
 A minimal profile is ``{type: paimon, schema: analytics}``: the warehouse defaults to
 ``paimon_warehouse/`` inside the dbt project and Spark runs embedded (``local[*]``).
+``method: connect`` with ``host: sc://host:port`` runs Spark in a Spark Connect server instead
+(see connect_client.py and docs/connect.md).
 """
 
 from __future__ import annotations
@@ -12,13 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import urlparse
 
-from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.paimon import connect_client
 
 DEFAULT_WAREHOUSE_DIRNAME = "paimon_warehouse"
 # Spark's own files (Derby metastore, spark-warehouse/, derby.log) live in this folder under a
 # local warehouse. Paimon lists only `<name>.db` folders as databases, so it never sees it.
 SPARK_STATE_DIRNAME = ".spark"
+SESSION_METHOD = "session"  # Spark embedded in the dbt process
+CONNECT_METHOD = "connect"  # Spark in a Spark Connect server
+DEFAULT_MASTER = "local[*]"
 # Master URLs of a classic Spark driver (Spark's own forms; mesos:// left Spark in 4.0).
 MASTER_URL_FORMS = (
     ("local, local[N], local[*], local[N,retries]", re.compile(r"local(\[(\*|\d+)(,\d+)?\])?")),
@@ -31,11 +38,15 @@ MASTER_URL_FORMS = (
 
 @dataclass
 class PaimonCredentials(SparkCredentials):
+    # session (default): Spark runs in the dbt process; connect: in the Spark Connect server
+    # named by `host` (sc://host:port[/;token=...]), e.g. one from `dbt-paimon server start`.
+    method: str = SESSION_METHOD  # type: ignore[assignment]
     # Folder or URI of the Paimon warehouse (anything pypaimon accepts: a path, file://, s3://,
-    # oss://, hdfs://). Relative paths are resolved against the dbt project folder.
+    # oss://, hdfs://). Relative paths are resolved against the dbt project folder. With method
+    # connect it defaults to the server's warehouse.
     warehouse: Optional[str] = None
     # Spark master URL: local[*] embedded by default; spark://host:7077, yarn, k8s://... on a cluster.
-    spark_master: str = "local[*]"
+    spark_master: str = DEFAULT_MASTER
     # Free-form Spark settings applied when the session starts (they win over our defaults).
     spark_conf: Dict[str, str] = field(default_factory=dict)
     # Where Spark keeps its metastore and scratch files. Default: <warehouse>/.spark for a local
@@ -48,19 +59,29 @@ class PaimonCredentials(SparkCredentials):
     def __pre_deserialize__(cls, data: Any) -> Any:
         data = super().__pre_deserialize__(data)
         # Embedded Spark: the user names no host and no connection method.
-        data.setdefault("method", SparkConnectionMethod.SESSION.value)
+        data.setdefault("method", SESSION_METHOD)
+        if data["method"] == CONNECT_METHOD:
+            data.setdefault("host", connect_client.DEFAULT_URL)
         data.setdefault("host", "embedded")
         return data
 
     def __post_init__(self) -> None:
-        if self.method != SparkConnectionMethod.SESSION:
+        if self.method not in (SESSION_METHOD, CONNECT_METHOD):
             raise DbtRuntimeError(
-                f"type: paimon runs its own Spark session; method '{self.method}' is not supported. "
-                "Remove `method` from the profile and set `spark_master` to reach a cluster."
-            )
+                f"type: paimon supports method '{SESSION_METHOD}' (Spark in the dbt process, "
+                f"the default) and '{CONNECT_METHOD}' (a Spark Connect server, host: "
+                f"{connect_client.DEFAULT_URL}), not '{self.method}'.")
         super().__post_init__()
         self.spark_conf = {str(k): str(v) for k, v in (self.spark_conf or {}).items()}
-        self.spark_master = check_master_url(self.spark_master, self.spark_conf)
+        if self.method == CONNECT_METHOD:
+            self.connect_url  # checked now, before any connection
+            if self.spark_master != DEFAULT_MASTER:
+                raise DbtRuntimeError(
+                    f"spark_master '{self.spark_master}' applies to method 'session'; with "
+                    "method 'connect' the server chose its master when it started "
+                    "(`dbt-paimon server start --master ...`). Remove spark_master.")
+        else:
+            self.spark_master = check_master_url(self.spark_master, self.spark_conf)
         self.catalog_options = {str(k): str(v) for k, v in (self.catalog_options or {}).items()}
 
     @property
@@ -68,15 +89,31 @@ class PaimonCredentials(SparkCredentials):
         return "paimon"
 
     @property
+    def is_connect(self) -> bool:
+        return self.method == CONNECT_METHOD
+
+    @property
+    def connect_url(self) -> connect_client.ConnectUrl:
+        """The Spark Connect server of method connect, with the profile's token/use_ssl."""
+        try:
+            return connect_client.parse_connect_url(self.host or "", self.token, self.use_ssl)
+        except ValueError as exc:
+            raise DbtRuntimeError(str(exc)) from None
+
+    @property
     def unique_field(self) -> str:
         return self.warehouse or DEFAULT_WAREHOUSE_DIRNAME
 
     def _connection_keys(self) -> Tuple[str, ...]:
+        if self.is_connect:
+            return ("method", "host", "schema", "warehouse")
         return ("schema", "warehouse", "spark_master", "spark_state_dir")
 
     def resolve_paths(self, project_root: Optional[str]) -> None:
         """Make ``warehouse`` and ``spark_state_dir`` absolute, relative to the dbt project."""
         base = os.path.abspath(project_root or os.getcwd())
+        if self.is_connect and self.warehouse is None:
+            return  # the server's warehouse (connect_client.WAREHOUSE_CONF), known once connected
         warehouse = self.warehouse or DEFAULT_WAREHOUSE_DIRNAME
         if is_local_path(warehouse):
             warehouse = local_path(warehouse)
@@ -99,10 +136,10 @@ def check_master_url(master: str, spark_conf: Dict[str, str]) -> str:
     master = str(master or "").strip()
     if master.startswith("sc://"):
         raise DbtRuntimeError(
-            f"spark_master '{master}' is a Spark Connect URL: dbt-paimon runs a classic Spark "
-            "driver in the dbt process (it registers Python data sources and reaches the JVM), "
-            "so give the cluster's master URL instead (e.g. spark://host:7077, yarn, "
-            "k8s://https://host:443).")
+            f"spark_master '{master}' is a Spark Connect URL: for a Spark Connect server set "
+            f"`method: connect` and `host: {master}` (and remove spark_master); spark_master "
+            "names the master of the Spark driver embedded in the dbt process (e.g. "
+            "spark://host:7077, yarn, k8s://https://host:443).")
     if not any(pattern.fullmatch(master) for _, pattern in MASTER_URL_FORMS):
         forms = "; ".join(form for form, _ in MASTER_URL_FORMS)
         raise DbtRuntimeError(

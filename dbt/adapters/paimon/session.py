@@ -1,4 +1,7 @@
-"""The one Spark session of a dbt process, started with settings that keep Spark quiet and tidy.
+"""The one Spark session of a dbt process: embedded (``start_session``, method session) or a
+Spark Connect session (``start_connect_session``, method connect), started with settings that keep
+Spark quiet and tidy. Every other module takes the session it is given: none touches the JVM
+gateway, so the same code serves both kinds.
 
 Traps handled here (each cost hours once):
 - Python workers use the system interpreter (no pyarrow) unless PYSPARK_PYTHON is set first.
@@ -21,8 +24,9 @@ from typing import Dict, Optional
 
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import worker_warm_up
+from dbt.adapters.paimon import connect_client, worker_warm_up
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
+from dbt.adapters.paimon.datasource.spark_env import is_connect
 
 LOG4J_CONFIG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
 _lock = threading.Lock()
@@ -61,6 +65,18 @@ def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
         "spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
         "spark.sql.execution.arrow.maxBytesPerBatch": str(64 * 1024 * 1024),
     }
+
+
+# Settings a Spark Connect session gets from the client: the server's own defaults may differ
+# (a server not started by `dbt-paimon server start`), and these change results.
+CONNECT_SESSION_CONF_KEYS = (
+    "spark.sql.ansi.enabled",
+    "spark.sql.session.timeZone",
+    "spark.sql.python.filterPushdown.enabled",
+    "spark.sql.execution.arrow.pyspark.enabled",
+    "spark.sql.execution.arrow.maxRecordsPerBatch",
+    "spark.sql.execution.arrow.maxBytesPerBatch",
+)
 
 
 def set_worker_python(conf: Dict[str, str]) -> None:
@@ -115,13 +131,102 @@ def start_session(
             builder = builder.enableHiveSupport()
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
-        # PySpark logs every failed query to stderr as a JSON record with the Java stack trace
-        # (its own handler, not log4j); dbt reports the error already.
-        for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+        _quiet_query_loggers()
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
         return registry
+
+
+def start_connect_session(
+    url: connect_client.ConnectUrl,
+    warehouse: Optional[str],
+    spark_conf: Optional[Dict[str, str]] = None,
+    catalog_options: Optional[Dict[str, str]] = None,
+) -> PaimonTableRegistry:
+    """Join (once per process) the shared session of the Spark Connect server at ``url`` and
+    expose the warehouse's Paimon tables in it. ``warehouse`` None: the server's own.
+    Raises connect_client.ConnectSetupError with the fix when the server cannot serve us."""
+    global _registry
+    with _lock:
+        if _registry is not None:
+            if warehouse is not None and _registry.warehouse != warehouse:
+                raise RuntimeError(
+                    f"This process already serves the Paimon warehouse {_registry.warehouse}; "
+                    f"one dbt process uses one warehouse (asked for {warehouse}).")
+            return _registry
+        connect_client.check_reachable(url, warehouse)
+        session_conf = {key: value for key, value in default_spark_conf("", "").items()
+                        if key in CONNECT_SESSION_CONF_KEYS}
+        session_conf.update(spark_conf or {})
+        spark = _join_shared_session(url, session_conf)
+        served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)
+        if warehouse is None:
+            if served is None:
+                raise connect_client.ConnectSetupError(
+                    f"The Spark Connect server at {url.redacted} was not started by "
+                    "`dbt-paimon server start`, so it names no Paimon warehouse: set "
+                    "`warehouse` in the profile.")
+            warehouse = served
+        elif served is not None and os.path.normpath(served) != os.path.normpath(warehouse):
+            raise connect_client.ConnectSetupError(
+                f"The Spark Connect server at {url.redacted} serves the Paimon warehouse "
+                f"{served}, the profile names {warehouse}: its metastore belongs to the "
+                "server's warehouse. Point the profile at that warehouse (or drop `warehouse` "
+                "from it), or start a server for this warehouse on another port "
+                f"(`{connect_client.start_command(warehouse, url.port + 1)}`).")
+        connect_client.check_server(spark, url)
+        _quiet_query_loggers()
+        registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
+        _registry = registry
+        return registry
+
+
+def _join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, str]):
+    """The server's shared dbt-paimon session (connect_client's docstring says why shared),
+    or the URL's own ``session_id`` when it names one."""
+    try:
+        import pyspark.sql.connect.session  # noqa: F401 - needs pyspark[connect]'s libraries
+    except ImportError as exc:
+        raise connect_client.ConnectSetupError(
+            f"method 'connect' needs Spark Connect's client libraries ({exc}): "
+            "pip install 'pyspark[connect]'") from exc
+    generations = ([None] if url.param("session_id")
+                   else range(connect_client.MAX_SESSION_GENERATIONS))
+    last_error: Optional[BaseException] = None
+    for generation in generations:
+        target = url if generation is None else url.with_params(
+            session_id=connect_client.shared_session_id(generation))
+        # through pyspark.sql's builder: it switches pyspark.sql.functions to Connect mode
+        builder = SparkSession.builder.remote(str(target))
+        for key, value in session_conf.items():
+            builder = builder.config(key, value)
+        try:
+            spark = builder.create()
+            spark.conf.get(connect_client.WAREHOUSE_CONF, None)  # the session is usable
+            # code that asks pyspark for "the" session (pandas-on-Spark in Python models)
+            # finds this one: the default session of this URL
+            os.environ["SPARK_REMOTE"] = str(target)
+            return spark
+        except Exception as exc:  # noqa: BLE001 - classified below
+            last_error = exc
+            if not connect_client.is_session_closed(exc):
+                raise connect_client.ConnectSetupError(
+                    f"The Spark Connect server at {url.redacted} refused the dbt session: "
+                    f"{_first_line(exc)}") from None
+    raise connect_client.ConnectSetupError(
+        f"The Spark Connect server at {url.redacted} has closed all of dbt-paimon's shared "
+        f"sessions ({_first_line(last_error)}); restart it.")
+
+
+def _first_line(exc: Optional[BaseException]) -> str:
+    return str(exc).strip().splitlines()[0] if exc is not None and str(exc).strip() else repr(exc)
+
+
+def _quiet_query_loggers() -> None:
+    # PySpark logs every failed query to stderr as a JSON record with the Java stack trace
+    # (its own handler, not log4j); dbt reports the error already.
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def warm_up_python_workers_once() -> None:
@@ -132,6 +237,8 @@ def warm_up_python_workers_once() -> None:
     with _lock:
         if _warm_up_started or _registry is None:
             return
+        if is_connect(_registry.spark):
+            return  # the server's shared session keeps its Python processes warm
         _warm_up_started = True
         worker_warm_up.start_in_background(_registry.spark)
 

@@ -106,3 +106,133 @@ def test_product_retraction_inside_a_sequence_group(rt):
     s = rt.spec("k INT, g INT, v INT", **{"merge-engine": "partial-update", "fields.g.sequence-group": "v",
                                           "fields.v.aggregate-function": "product"})
     assert rt.merge(s, [(1, 1, 6), ("-U", 1, 2, 4), (1, 3, 4)]) == [(1, 3, 4)]
+
+
+# ---- listagg -----------------------------------------------------------------------------------
+def test_listagg_skips_blank_inputs_and_all_blank_stays_null(rt):
+    """FieldListaggAgg.agg: a NULL or blank input returns the accumulator; a NULL or blank
+    accumulator takes the input."""
+    s = rt.spec("k INT, v STRING", **dict(AGG, **{"fields.v.aggregate-function": "listagg"}))
+    assert rt.merge(s, [(1, ""), (1, "a"), (1, " "), (1, None), (1, "b"), (2, " "), (2, ""), (3, "")]) == [
+        (1, "a,b"), (2, None), (3, "")]  # key 3's only record is stored as written
+
+
+def test_listagg_distinct_with_a_custom_delimiter(rt):
+    """FieldListaggAgg with distinct: the accumulator is kept whole (its own repeats stay), an
+    input adds only its non-blank tokens not seen yet (splitByWholeSeparatorPreserveAllTokens)."""
+    s = rt.spec("k INT, v STRING", **dict(AGG, **{
+        "fields.v.aggregate-function": "listagg", "fields.v.distinct": "true", "fields.v.list-agg-delimiter": "||"}))
+    assert rt.merge(s, [(1, "a||a"), (1, "b|| ||a"), (1, "c||b||d"), (1, "  "), (2, "x"), (2, "x")]) == [
+        (1, "a||a||b||c||d"), (2, "x")]
+
+
+def test_listagg_distinct_inside_a_sequence_group(rt):
+    """aggReversed = agg(x, acc): an older input becomes the head and the accumulator's tokens follow."""
+    s = rt.spec("k INT, g INT, v STRING", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v",
+        "fields.v.aggregate-function": "listagg", "fields.v.distinct": "true"})
+    assert rt.merge(s, [(1, 5, "a,b"), (1, 3, "c,a"), (1, 6, "d,b")]) == [(1, 6, "c,a,b,d")]
+
+
+# ---- collect / merge_map / nested_update retraction --------------------------------------------
+def test_collect_retraction_removes_one_occurrence_per_element(rt):
+    """FieldCollectAgg.retract: each retracted element removes the first equal element still in
+    the accumulator; a NULL accumulator stays NULL; every other element keeps its place."""
+    s = rt.spec("k INT, v ARRAY<INT>", **dict(AGG, **{"fields.v.aggregate-function": "collect"}))
+    assert rt.merge(s, [(1, [1, 2, 1, 3]), ("-U", 1, [1, 4]), (1, [1]), ("-D", 1, [1, 1]),
+                        ("-D", 2, [1]), (2, [5]), (3, [7]), ("-U", 3, [7])]) == [
+        (1, [2, 3]), (2, [5]), (3, [])]
+
+
+def test_distinct_collect_retraction(rt):
+    s = rt.spec("k INT, v ARRAY<STRING>", **dict(AGG, **{
+        "fields.v.aggregate-function": "collect", "fields.v.distinct": "true"}))
+    [(k, v)] = rt.merge(s, [(1, ["a", "b", "a"]), ("-U", 1, ["a"]), (1, ["c", "b"]), ("-U", 1, ["c"]), (1, ["a"])])
+    assert sorted(v) == ["a", "b"]  # a HashSet in Paimon: the order is unspecified
+
+
+def test_merge_map_retraction_removes_the_keys(rt):
+    """FieldMergeMapAgg.retract removes every retracted key, whatever its value."""
+    s = rt.spec("k INT, v MAP<STRING, INT>", **dict(AGG, **{"fields.v.aggregate-function": "merge_map"}))
+    [(k, v)] = rt.merge(s, [(1, [("a", 1), ("b", 2)]), ("-D", 1, [("a", 9)]), (1, [("c", 3), ("b", 4)])])
+    assert sorted(v) == [("b", 4), ("c", 3)]
+
+
+def test_nested_update_retraction_by_nested_key_and_by_whole_row(rt):
+    """FieldNestedUpdateAgg.retract: with a nested key the retracted keys go; without one every row
+    equal to a retracted row goes (removeIf)."""
+    options = dict(AGG, **{"fields.keyed.aggregate-function": "nested_update", "fields.keyed.nested-key": "id",
+                           "fields.rows.aggregate-function": "nested_update"})
+    s = rt.spec("k INT, keyed ARRAY<ROW<id INT, x STRING>>, rows ARRAY<ROW<id INT, x STRING>>", **options)
+    a1, a2, b1 = {"id": 1, "x": "a"}, {"id": 1, "x": "z"}, {"id": 2, "x": "b"}
+    [(k, keyed, rows)] = rt.merge(s, [(1, [a1, b1], [a1, b1, a1]), ("-U", 1, [a2], [a1]), (1, None, [a1])])
+    assert keyed == [b1] and rows == [b1, a1]
+
+
+def test_nested_partial_update_retraction_raises(rt):
+    """FieldNestedPartialUpdateAgg does not override FieldAggregator.retract, which throws."""
+    s = rt.spec("k INT, v ARRAY<ROW<id INT, x INT>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "nested_partial_update", "fields.v.nested-key": "id"}))
+    with pytest.raises(PaimonDataError, match="ignore-retract"):
+        rt.merge(s, [(1, [{"id": 1, "x": 1}]), ("-U", 1, [{"id": 1, "x": 1}])])
+
+
+# ---- nested_update options ---------------------------------------------------------------------
+def _nested(rt, **options):
+    return rt.spec("k INT, v ARRAY<ROW<id INT, s INT, x STRING>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "nested_update", **options}))
+
+
+def test_nested_sequence_field_keeps_the_greatest_sequence(rt):
+    """FieldNestedUpdateAgg.addNestedRows: an existing nested row is replaced only when
+    compareSequence(row, existing) >= 0 (NULL first)."""
+    s = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.nested-sequence-field": "s"})
+    [(k, v)] = rt.merge(s, [(1, [{"id": 1, "s": 5, "x": "a"}, {"id": 2, "s": None, "x": "b"}]),
+                            (1, [{"id": 1, "s": 4, "x": "old"}, {"id": 2, "s": 1, "x": "c"}]),
+                            (1, [{"id": 1, "s": 5, "x": "tie"}])])
+    assert sorted(v, key=lambda r: r["id"]) == [{"id": 1, "s": 5, "x": "tie"}, {"id": 2, "s": 1, "x": "c"}]
+
+
+@pytest.mark.parametrize("strategy, expected", [
+    ("merge", [{"id": 1, "s": 1, "x": "a"}, {"id": None, "s": 3, "x": "c"}]),
+    ("ignore", [{"id": 1, "s": 1, "x": "a"}]),
+])
+def test_nested_key_null_strategy(rt, strategy, expected):
+    """applyNestedKeyNullStrategy: MERGE keeps rows with a NULL key (one per key), IGNORE drops them."""
+    s = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.nested-key-null-strategy": strategy})
+    [(k, v)] = rt.merge(s, [(1, [{"id": 1, "s": 1, "x": "a"}, {"id": None, "s": 2, "x": "b"}]),
+                            (1, [{"id": None, "s": 3, "x": "c"}])])
+    assert sorted(v, key=lambda r: (r["id"] is None, r["id"] or 0)) == expected
+
+
+def test_nested_key_null_strategy_error(rt):
+    s = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.nested-key-null-strategy": "error"})
+    with pytest.raises(PaimonDataError, match="Nested key"):
+        rt.merge(s, [(1, [{"id": None, "s": 1, "x": "a"}]), (1, [{"id": 2, "s": 1, "x": "b"}])])
+
+
+def test_nested_key_null_strategy_needs_a_nested_key(rt):
+    with pytest.raises(PaimonConfigError, match="requires 'fields.v.nested-key'"):
+        _nested(rt, **{"fields.v.nested-key-null-strategy": "ignore"})
+
+
+def test_count_limit(rt):
+    """count-limit: without a key the first rows up to the limit; with a key, a new key enters
+    only while fewer keys than the limit are stored (existing keys still update)."""
+    rows = [{"id": i, "s": i, "x": str(i)} for i in range(4)]
+    plain = _nested(rt, **{"fields.v.count-limit": "3"})
+    assert rt.merge(plain, [(1, rows[:2]), (1, rows[2:])]) == [(1, rows[:3])]
+    keyed = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.count-limit": "2"})
+    update = {"id": 0, "s": 9, "x": "new"}
+    [(k, v)] = rt.merge(keyed, [(1, rows[:1]), (1, rows[1:]), (1, [update])])
+    assert sorted(v, key=lambda r: r["id"]) == [update, rows[1]]
+
+
+# ---- first_non_null_value in a sequence group --------------------------------------------------
+def test_first_non_null_value_inside_a_sequence_group(rt):
+    """FieldFirstNonNullValueAgg keeps an ``initialized`` flag; aggReversed = agg(x, acc): once
+    initialized, an older record's value replaces the accumulator -- NULL included."""
+    s = rt.spec("k INT, g INT, v INT", **{"merge-engine": "partial-update", "fields.g.sequence-group": "v",
+                                          "fields.v.aggregate-function": "first_non_null_value"})
+    assert rt.merge(s, [(1, 5, None), (1, 6, 7), (1, 8, 9), (2, 5, 1), (2, 3, 2), (2, 2, None), (3, 5, None),
+                        (3, 4, 2), (3, 3, 3)]) == [(1, 8, 7), (2, 5, None), (3, 5, 2)]

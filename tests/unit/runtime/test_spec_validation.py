@@ -93,11 +93,10 @@ def test_not_null_suffix():
         ([("k", "INT"), ("v", "INT")], ["k"], {"fields.v.aggregate-functon": "sum"}, "Unknown field option"),
         ([("k", "INT"), ("v", "ARRAY<ROW<a INT>>")], ["k"], {"merge-engine": "aggregation",
                                                              "fields.v.aggregate-function": "nested_update",
-                                                             "fields.v.count-limit": "3"}, "not supported"),
+                                                             "fields.v.nested-sequence-field": "a"},
+         "requires .fields.v.nested-key."),
         ([("k", "INT"), ("v", "INT")], ["k"], {"changelog-producer.row-deduplicate-ignore-fields": "x"},
          "row-deduplicate-ignore-fields"),
-        ([("k", "INT"), ("a", "INT"), ("g", "INT")], ["k"], dict(PU, **{
-            "fields.g.sequence-group": "a", "fields.a.aggregate-function": "first_non_null_value"}), "sequence group"),
         ([], ["k"], {}, "schema is empty"),
         ([("k", "INT")], [], {}, "at least one primary key"),
     ],

@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
+from dbt.adapters.paimon.datasource.spark_env import is_connect
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_ddl_columns
 from dbt.adapters.paimon.format import warehouse as wh
 
@@ -68,8 +69,11 @@ class PaimonTableRegistry:
 
         dbt runs models in worker threads. Spark resolves Python data sources in
         DataFrameWriter.save() through the thread's *active* session, which a new py4j thread
-        does not have: without this, writes fail with DATA_SOURCE_NOT_FOUND.
+        does not have: without this, writes fail with DATA_SOURCE_NOT_FOUND. A Spark Connect
+        session names itself in every request: nothing to do.
         """
+        if is_connect(self.spark):
+            return self.spark
         jvm = self.spark.sparkContext._jvm
         jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
         return self.spark
@@ -128,11 +132,21 @@ class PaimonTableRegistry:
                 )
             self._drop_entry(database, table)
         columns = spark_ddl_columns(arrow_schema_of(paimon_table))
-        self.spark.sql(
-            f"create table {quote_identifier(database)}.{quote_identifier(table)} ({columns}) "
-            f"using {provider_name(database, table)} "
-            f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}')"
-        )
+        try:
+            self.spark.sql(
+                f"create table {quote_identifier(database)}.{quote_identifier(table)} "
+                f"({columns}) using {provider_name(database, table)} "
+                f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}')"
+            )
+        except Exception as exc:
+            # Another dbt process on the same Spark Connect server (one metastore) created the
+            # entry meanwhile: fine if it is this table's, as of this schema.
+            if "ALREADY_EXISTS" not in str(exc):
+                raise
+            entry = self._catalog_entries(database).get(table)
+            if entry is None or entry.provider != provider_name(database, table) \
+                    or entry.schema_id != schema_id:
+                raise
 
     def forget(self, database: str, table: str) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed."""

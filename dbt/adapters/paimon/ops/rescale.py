@@ -164,10 +164,9 @@ def _rewrite(spark, location: TableLocation, splits, buckets: int) -> List:
 
 
 def _parallelism(spark) -> int:
-    try:
-        return int(spark.sparkContext.defaultParallelism)
-    except Exception:  # noqa: BLE001 - Spark Connect
-        return 2
+    from dbt.adapters.paimon.datasource.spark_env import default_parallelism
+
+    return default_parallelism(spark)
 
 
 def route_task(location: TableLocation, buckets: int,

@@ -139,6 +139,22 @@ IGNORE_RETRACT = FieldOption(
 LIST_AGG_DELIMITER = FieldOption("list-agg-delimiter", ",", "Delimiter of listagg.")
 DISTINCT = FieldOption("distinct", False, "listagg / collect keep distinct elements.", _parse_bool)
 NESTED_KEY = FieldOption("nested-key", None, "nested_update / nested_partial_update: keys of the nested rows.")
+def _parse_count(key: str, value: str) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise PaimonConfigError(f"Option '{key}' must be an integer, got {value!r}.") from None
+
+
+NESTED_KEY_NULL_STRATEGY = FieldOption(
+    "nested-key-null-strategy", "merge",
+    "nested_update / nested_partial_update: rows whose nested key has a NULL are merged, ignored or an error.",
+    _enum("merge", "ignore", "error"),
+)
+NESTED_SEQUENCE_FIELD = FieldOption(
+    "nested-sequence-field", None, "nested_update: fields of the nested row ordering rows of one nested key."
+)
+COUNT_LIMIT = FieldOption("count-limit", None, "nested_update: the most nested rows (keys) kept.", _parse_count)
 SEQUENCE_GROUP = FieldOption(
     "sequence-group", None, "partial-update: fields ordered by this (these) sequence field(s)."
 )
@@ -147,10 +163,8 @@ FIELD_OPTIONS: Dict[str, FieldOption] = {
     o.suffix: o
     for o in (
         AGGREGATE_FUNCTION, IGNORE_RETRACT, LIST_AGG_DELIMITER, DISTINCT, NESTED_KEY, SEQUENCE_GROUP,
+        NESTED_KEY_NULL_STRATEGY, NESTED_SEQUENCE_FIELD, COUNT_LIMIT,
         # Paimon field options we deliberately do not implement: rejected with a clear error.
-        FieldOption("nested-key-null-strategy", None, "not supported", supported=False),
-        FieldOption("nested-sequence-field", None, "not supported", supported=False),
-        FieldOption("count-limit", None, "not supported", supported=False),
         FieldOption("ts-field", None, "not supported", supported=False),
         # Paimon field options of other layers (statistics, defaults, storage): not ours, ignored.
         FieldOption("stats-mode", None, "metadata statistics", merge=False),

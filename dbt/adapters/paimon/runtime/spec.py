@@ -277,7 +277,8 @@ def _check_engine_options(engine: str, opts, field_options, pks) -> None:
             continue  # options of a primary key: Paimon never aggregates keys, in any engine
         if suffix == O.SEQUENCE_GROUP.suffix and engine != "partial-update":
             reject(key, "'merge-engine' = 'partial-update'")
-        if suffix in ("aggregate-function", "ignore-retract", "list-agg-delimiter", "distinct", "nested-key") and (
+        if suffix in ("aggregate-function", "ignore-retract", "list-agg-delimiter", "distinct", "nested-key",
+                      "nested-key-null-strategy", "nested-sequence-field", "count-limit") and (
             engine not in ("aggregation", "partial-update")
         ):
             reject(key, "the 'aggregation' and 'partial-update' merge engines")

@@ -172,10 +172,9 @@ def make_plan(spark, table, location, model_name: str,
 
 
 def _default_parallelism(spark) -> int:
-    try:
-        return int(spark.sparkContext.defaultParallelism)
-    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext
-        return int(spark.conf.get("spark.sql.shuffle.partitions", "4"))
+    from dbt.adapters.paimon.datasource.spark_env import default_parallelism
+
+    return default_parallelism(spark)
 
 
 def _column(name: str):

@@ -1,34 +1,94 @@
 """collect, merge_map, nested_update, nested_partial_update (Paimon FieldCollectAgg,
-FieldMergeMapAgg, FieldNestedUpdateAgg, FieldNestedPartialUpdateAgg), additions only.
+FieldMergeMapAgg, FieldNestedUpdateAgg, FieldNestedPartialUpdateAgg).
 
-Java keeps distinct elements / map entries / keyed rows in hash order; we keep first-appearance
-order (a deterministic choice inside Paimon's unspecified order). Retraction of these functions
-is not implemented: it raises unless ``fields.<f>.ignore-retract`` is set.
+``agg``/``agg_in_group`` gather each merge's inputs as events ``{v, o, p}``: the input, the
+operation (``ADD`` = ``agg(acc, x)``, ``ADD_OLDER`` = ``aggReversed(acc, x)`` of a record older
+than its sequence group, ``RETRACT`` = ``retract(acc, x)``) and the record's position in the
+merge. ``finish`` explodes the events to elements and decides, per element, what Java's
+one-record-at-a-time fold leaves -- with vectorized window expressions, never a row loop.
+
+Element order: Paimon keeps distinct collect elements of scalar types, map entries and keyed
+nested rows in a Java HashSet/HashMap, whose order is unspecified; we keep first appearance.
+Non-distinct collect and unkeyed nested_update keep Java's list order exactly.
 """
 from __future__ import annotations
 
+from typing import List, Optional
+
 import polars as pl
 
-from ..errors import PaimonConfigError
-from ..options import DISTINCT, NESTED_KEY
-from .base import Aggregator, Masks
+from ..errors import PaimonConfigError, PaimonDataError
+from ..options import COUNT_LIMIT, DISTINCT, NESTED_KEY, NESTED_KEY_NULL_STRATEGY, NESTED_SEQUENCE_FIELD
+from .base import Aggregator, GroupMasks, Masks
+
+ADD, ADD_OLDER, RETRACT = 0, 1, 2
+_R, _P, _I, _O, _V, _S = "__r", "__p", "__i", "__o", "__v", "__s"
 
 
-def _packed_result(frame: pl.DataFrame, column: str, inputs: pl.DataFrame, packed: pl.DataFrame) -> pl.DataFrame:
-    """All inputs NULL -> NULL (agg(null, null)); otherwise the packed list, possibly empty."""
-    out = inputs.select("__r", (pl.col(column).list.len() > 0).alias("__seen")).join(
-        packed, on="__r", how="left", maintain_order="left"
-    )
-    dtype = frame.schema[column].inner  # the aggregated column holds a list of inputs
-    result = out.select(
-        pl.when(pl.col("__seen")).then(pl.col(column).fill_null(pl.lit([], dtype=dtype))).cast(dtype).alias(column)
-    )
-    return frame.with_columns(result[column])
+def _events(col: pl.Expr, op: pl.Expr, mask: pl.Expr, seed: pl.Expr = pl.lit(False)) -> pl.Expr:
+    """The merge's inputs under ``mask`` as a list of {v, o, p, s}; ``s`` marks the seed, the
+    record whose values start the row (Paimon's initRow) rather than an input."""
+    return pl.struct(col.alias(_V), op.alias(_O), pl.int_range(pl.len()).alias(_P), seed.alias(_S)).filter(mask)
 
 
-class Collect(Aggregator):
+class _Collection(Aggregator):
+    single_safe = False  # a lone record is stored as-is; merged ones go through the fold
+    supports_retract = True
+    supports_sequence_group = True
+
+    def agg(self, col, m: Masks):
+        if not m.has_retract:
+            return _events(col, pl.lit(ADD), m.add)
+        return _events(col, pl.when(m.add).then(ADD).otherwise(RETRACT), m.add | m.ret)
+
+    def agg_in_group(self, col, g: GroupMasks):
+        op = pl.when(g.w).then(ADD).when(g.l).then(ADD_OLDER).otherwise(RETRACT)
+        mask = g.w | g.l | g.rw | g.rl if g.has_retract else g.w | g.l
+        return _events(col, op, mask, g.seed)
+
+    # -- finish: events -> elements -> survivors -> one list per key ------------------------------
+    def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
+        events = frame.select(pl.col(column)).with_row_index(_R).explode(column).drop_nulls(column).unnest(column)
+        # A seed no input reaches stays as written (a NULL input leaves the accumulator as-is,
+        # except for a distinct collect, whose agg rebuilds the set).
+        touching = pl.col(_V).is_not_null() | pl.lit(getattr(self, "distinct", False))
+        raw = events.filter((~pl.col(_S) & touching).sum().over(_R) == 0).filter(pl.col(_S))
+        raw = raw.group_by(_R).agg(pl.col(_V).last().alias("__raw"))
+        events = events.filter(pl.col(_V).is_not_null())
+        seen = events.filter(pl.col(_O) != RETRACT).select(_R).unique()
+        elements = self.elements(events)
+        survivors = self.survivors(elements)
+        packed = survivors.group_by(_R, maintain_order=True).agg(self.pack(survivors).alias(column))
+        dtype = frame.schema[column].inner.fields[0].dtype  # the events' {v} is the column's type
+        out = (
+            frame.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias(_R))
+            .join(seen.with_columns(pl.lit(True).alias("__seen")), on=_R, how="left", maintain_order="left")
+            .join(packed, on=_R, how="left", maintain_order="left")
+            .join(raw, on=_R, how="left", maintain_order="left")
+        )
+        # agg(null, null) = null; once an input was added the result is a list, possibly empty
+        empty = pl.lit([], dtype=dtype) if not isinstance(dtype, pl.Struct) else None
+        value = pl.col(column).fill_null(empty) if empty is not None else pl.col(column)
+        result = pl.when(pl.col("__raw").is_not_null()).then(pl.col("__raw")).when(pl.col("__seen")).then(value)
+        return frame.with_columns(out.select(result.cast(dtype).alias(column))[column])
+
+    def elements(self, events: pl.DataFrame) -> pl.DataFrame:
+        """One row per element: __r, __p, __o, __i (index inside its input), __v."""
+        return (
+            events.with_columns(pl.int_ranges(pl.col(_V).list.len()).alias(_I))
+            .explode([_V, _I])
+            .filter(pl.col(_I).is_not_null())
+        )
+
+    def survivors(self, elements: pl.DataFrame) -> pl.DataFrame:
+        raise NotImplementedError
+
+    def pack(self, survivors: pl.DataFrame) -> pl.Expr:
+        return pl.col(_V)
+
+
+class Collect(_Collection):
     name = "collect"
-    single_safe = False
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)
@@ -38,50 +98,56 @@ class Collect(Aggregator):
         if t.root != "ARRAY":
             raise self.type_error("ARRAY")
 
-    def agg(self, col, m: Masks):
-        return col.filter(m.add & col.is_not_null())  # list of inputs, finished below
-
-    def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
-        inputs = frame.select(pl.col(column)).with_row_index("__r")
-        elements = (
-            inputs.explode(column)
-            .filter(pl.col(column).is_not_null() & (pl.col(column).list.len() > 0))
-            .explode(column)
-        )
+    def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
+        # FieldCollectAgg.aggReversed calls agg(acc, x): an older record appends too
+        push = pl.col(_O) != RETRACT
+        same = [_R, _V]
         if self.distinct:
-            elements = elements.unique(subset=["__r", column], keep="first", maintain_order=True)
-        packed = elements.group_by("__r", maintain_order=True).agg(pl.col(column))
-        return _packed_result(frame, column, inputs, packed)
+            # a distinct element is present iff its last event adds it; it sits where that
+            # run of additions first added it (HashSet order is unspecified in Paimon)
+            last_pop = pl.when(~push).then(pl.col(_P)).max().over(same).fill_null(-1)
+            return el.filter(push & (pl.col(_P) > last_pop)).unique(subset=same, keep="first", maintain_order=True)
+        if el.select((~push).any()).item() is False:
+            return el
+        # retract removes, per retracted element, the first equal element still in the list: a
+        # FIFO queue per value, where a retraction of an absent value removes nothing.
+        step = pl.when(push).then(1).otherwise(-1)
+        el = el.with_columns(
+            step.cum_sum().over(same).alias("__balance"), push.cast(pl.Int64).cum_sum().over(same).alias("__rank")
+        )
+        failed = (-pl.col("__balance").min().over(same)).clip(lower_bound=0)
+        removed = (~push).sum().over(same) - failed
+        return el.filter(push & (pl.col("__rank") > removed))
 
 
-class _Keyed(Aggregator):
-    """Shared explode -> keep per key -> implode machinery for maps and keyed nested rows."""
+class _Keyed(_Collection):
+    """Entries with a key (map keys, nested keys): per key, what the HashMap keeps."""
 
-    single_safe = False
-
-    def key_fields(self):
+    def entry_keys(self, el: pl.DataFrame) -> List[str]:
         raise NotImplementedError
 
-    def agg(self, col, m: Masks):
-        return col.filter(m.add & col.is_not_null())  # list of inputs, finished below
+    def sequence(self) -> List[str]:
+        return []
 
-    def merge_entries(self, entries: pl.DataFrame, keys) -> pl.DataFrame:
-        return entries.unique(subset=["__r"] + keys, keep="last", maintain_order=True)
-
-    def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
-        inputs = frame.select(pl.col(column)).with_row_index("__r")
-        entries = (
-            inputs.explode(column).filter(pl.col(column).is_not_null())
-            .explode(column).filter(pl.col(column).is_not_null())
-            .unnest(column)
+    def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
+        keys = self.entry_keys(el)
+        same = [_R] + keys
+        push = pl.col(_O) != RETRACT
+        last_removal = pl.when(~push).then(pl.col(_P)).max().over(same).fill_null(-1)
+        candidates = el.filter(push & (pl.col(_P) > last_removal))
+        # A newer record's entry replaces the stored one (put); an older record's entry only
+        # fills a missing key (aggReversed = agg(x, acc): acc's entries are put last). With a
+        # nested sequence field the greatest sequence wins and the stored entry keeps ties
+        # against an older record's (compareSequence(row, existing) >= 0).
+        newer = pl.col(_O) == ADD
+        big = pl.lit(1 << 40, pl.Int64)
+        rank = pl.when(newer).then(big + pl.col(_P).cast(pl.Int64) * (1 << 20) + pl.col(_I)).otherwise(
+            -pl.col(_P).cast(pl.Int64) * (1 << 20) + pl.col(_I)
         )
-        fields = [c for c in entries.columns if c != "__r"]
-        keys = self.key_fields() or fields
-        merged = self.merge_entries(entries, keys)
-        packed = merged.select("__r", pl.struct(fields).alias(column)).group_by("__r", maintain_order=True).agg(
-            pl.col(column)
-        )
-        return _packed_result(frame, column, inputs, packed)
+        chosen = candidates.with_columns(rank.alias("__rank")).sort(
+            self.sequence() + ["__rank"], nulls_last=False, maintain_order=True
+        ).unique(subset=same, keep="last", maintain_order=False)
+        return chosen.sort([_R, _P, _I])
 
 
 class MergeMap(_Keyed):
@@ -91,8 +157,14 @@ class MergeMap(_Keyed):
         if t.root != "MAP":
             raise self.type_error("MAP")
 
-    def key_fields(self):
+    def elements(self, events):
+        return super().elements(events).unnest(_V)
+
+    def entry_keys(self, el):
         return ["key"]
+
+    def pack(self, survivors):
+        return pl.struct(["key", "value"])
 
 
 class NestedUpdate(_Keyed):
@@ -100,29 +172,90 @@ class NestedUpdate(_Keyed):
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)
-        self.nested_key = [k.strip() for k in (NESTED_KEY.get(options, field) or "").split(",") if k.strip()]
         names = [f.name for f in sql_type.arrow.value_type]
-        for k in self.nested_key:
-            if k not in names:
+        self.row_fields = names
+        self.nested_key = _field_list(NESTED_KEY.get(options, field))
+        self.nested_sequence = _field_list(NESTED_SEQUENCE_FIELD.get(options, field))
+        self.count_limit: Optional[int] = COUNT_LIMIT.get(options, field)
+        self.null_strategy = NESTED_KEY_NULL_STRATEGY.get(options, field)
+        for option, fields in ((NESTED_KEY, self.nested_key), (NESTED_SEQUENCE_FIELD, self.nested_sequence)):
+            for k in fields:
+                if k not in names:
+                    raise PaimonConfigError(
+                        f"'{option.key(field)}' names '{k}', which is not a field of {sql_type.text}."
+                    )
+        # FieldNestedUpdateAggFactory.checkOptionDependencies
+        for option, given in ((NESTED_KEY_NULL_STRATEGY, NESTED_KEY_NULL_STRATEGY.key(field) in options),
+                              (NESTED_SEQUENCE_FIELD, bool(self.nested_sequence))):
+            if given and not self.nested_key:
                 raise PaimonConfigError(
-                    f"'{NESTED_KEY.key(field)}' names '{k}', which is not a field of {sql_type.text}."
+                    f"Option '{option.key(field)}' requires '{NESTED_KEY.key(field)}' to be configured."
                 )
+        if self.count_limit is not None and self.count_limit < 0:
+            raise PaimonConfigError(f"'{COUNT_LIMIT.key(field)}' must not be negative.")
 
     def check_type(self, t):
         if t.root != "ARRAY" or t.children[0].root != "ROW":
             raise self.type_error("ARRAY<ROW<...>>")
 
-    def key_fields(self):
-        return self.nested_key
+    def elements(self, events):
+        el = super().elements(events).filter(pl.col(_V).is_not_null())  # addNonNullRows
+        el = el.unnest(_V)
+        if self.nested_key and self.null_strategy != "merge":
+            null_key = pl.any_horizontal([pl.col(k).is_null() for k in self.nested_key])
+            if self.null_strategy == "ignore":
+                el = el.filter(~null_key)
+            elif el.select(null_key.any()).item():
+                raise PaimonDataError(
+                    f"Nested key {self.nested_key} of field '{self.field}' contains null values. Primary key "
+                    f"fields must not be null ('{NESTED_KEY_NULL_STRATEGY.key(self.field)}' = 'error')."
+                )
+        return el
 
-    def merge_entries(self, entries, keys):
-        if not self.nested_key:
-            return entries  # no key: every row is appended
-        return super().merge_entries(entries, keys)
+    def entry_keys(self, el):
+        return list(self.nested_key) or list(self.row_fields)
+
+    def sequence(self):
+        return list(self.nested_sequence)
+
+    def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
+        if self.count_limit is not None and el.select((pl.col(_O) != ADD).any()).item():
+            raise PaimonDataError(
+                f"'{COUNT_LIMIT.key(self.field)}' together with retraction or a sequence group's older "
+                f"records (field '{self.field}') is not supported by dbt-paimon; remove the count limit."
+            )
+        if self.nested_key:
+            out = super().survivors(self._limited_keys(el))
+            return out
+        # Without a key every row is appended (an older record's rows go before the stored ones:
+        # agg(x, acc)); a retraction removes every equal row (removeIf).
+        same = [_R] + list(self.row_fields)
+        push = pl.col(_O) != RETRACT
+        last_removal = pl.when(~push).then(pl.col(_P)).max().over(same).fill_null(-1)
+        kept = el.filter(push & (pl.col(_P) > last_removal))
+        older = pl.col(_O) == ADD_OLDER
+        kept = kept.with_columns(
+            older.alias("__older"), pl.when(older).then(-pl.col(_P)).otherwise(pl.col(_P)).alias("__at")
+        ).sort([_R, "__older", "__at", _I], descending=[False, True, False, False])
+        if self.count_limit is not None:
+            kept = kept.filter(pl.int_range(pl.len()).over(_R) < self.count_limit)
+        return kept
+
+    def _limited_keys(self, el: pl.DataFrame) -> pl.DataFrame:
+        """count-limit with a key: a new key enters only while fewer than the limit are stored."""
+        if self.count_limit is None:
+            return el
+        first_seen = el.group_by([_R] + self.nested_key, maintain_order=True).agg(pl.col(_P).min(), pl.col(_I).min())
+        admitted = first_seen.filter(pl.int_range(pl.len()).over(_R) < self.count_limit).drop([_P, _I])
+        return el.join(admitted, on=[_R] + self.nested_key, how="semi", nulls_equal=True, maintain_order="left")
+
+    def pack(self, survivors):
+        return pl.struct(self.row_fields)
 
 
 class NestedPartialUpdate(NestedUpdate):
     name = "nested_partial_update"
+    supports_retract = False  # FieldNestedPartialUpdateAgg does not override retract: it raises
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)
@@ -132,8 +265,22 @@ class NestedPartialUpdate(NestedUpdate):
                 f"'{NESTED_KEY.key(field)}' (the keys of the nested rows)."
             )
 
-    def merge_entries(self, entries, keys):
-        values = [c for c in entries.columns if c not in keys and c != "__r"]
-        return entries.group_by(["__r"] + keys, maintain_order=True).agg(
-            [pl.col(v).drop_nulls().last() for v in values]
-        ).select(entries.columns)
+    def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
+        # Per key and field: a newer row's non-null value overwrites, an older row's only fills
+        # a NULL (agg(x, acc) updates x's row with acc's); nothing makes a value NULL again.
+        values = [f for f in self.row_fields if f not in self.nested_key]
+        newer = pl.col(_O) == ADD
+        return el.group_by([_R] + self.nested_key, maintain_order=True).agg(
+            [pl.col(_P).min(), pl.col(_I).first()]
+            + [
+                pl.coalesce(
+                    pl.col(v).filter(newer & pl.col(v).is_not_null()).last(),
+                    pl.col(v).filter(~newer & pl.col(v).is_not_null()).first(),
+                ).alias(v)
+                for v in values
+            ]
+        )
+
+
+def _field_list(text: Optional[str]) -> List[str]:
+    return [k.strip() for k in (text or "").split(",") if k.strip()]

@@ -109,6 +109,40 @@ class FirstNonNullValue(Aggregator):
     """First non-null value (FieldFirstNonNullValueAgg); no retraction."""
 
     name = "first_non_null_value"
+    supports_sequence_group = True
+
+    def agg_in_group(self, col, g: GroupMasks):
+        """FieldFirstNonNullValueAgg keeps an ``initialized`` flag. A newer input x: ``agg(acc, x)``
+        takes x if not initialized and x is non-null. An older one: ``aggReversed`` = ``agg(x, acc)``:
+        not initialized and acc non-null -> keep acc and initialize; otherwise the result is x,
+        NULL included -- so after initialization every older input replaces the value. The
+        row's starting value is the seed's (initRow), not an input."""
+        pos = _position()
+        newer, older = g.w & ~g.seed, g.l & ~g.seed
+        nn = col.is_not_null()
+        seed_value = col.filter(g.seed).last()
+        last_older = pl.when(older).then(pos).forward_fill().shift(1)
+        last_older_nn = pl.when(older & nn).then(pos).forward_fill().shift(1)
+        # an older input initializes when the value before it (last older input, else the seed) is non-null
+        by_older = older & pl.when(last_older.is_null()).then(seed_value.is_not_null()).otherwise(
+            last_older_nn.is_not_null() & (last_older_nn == last_older)
+        ).fill_null(False)
+        init_newer, init_older = pos.filter(newer & nn).min(), pos.filter(by_older).min()
+        init = pl.min_horizontal(init_newer, init_older)
+        older_before = pos.filter(older & (pos < init)).max()
+        at_init = (
+            pl.when(init_newer == init).then(col.filter(pos == init).first())
+            .when(older_before.is_null()).then(seed_value)
+            .otherwise(col.filter(pos == older_before).first())
+        )
+        last_older_after = pos.filter(older & (pos > init)).max()
+        last_older_any = pos.filter(older).max()
+        return (
+            pl.when(init.is_null())
+            .then(pl.when(last_older_any.is_null()).then(seed_value).otherwise(col.filter(pos == last_older_any).first()))
+            .when(last_older_after.is_not_null()).then(col.filter(pos == last_older_after).first())
+            .otherwise(at_init)
+        )
 
     def agg(self, col, m: Masks):
         if m.all_add:

@@ -1,0 +1,231 @@
+"""A Spark Connect server for a Paimon warehouse, run from the installed pyspark
+(``dbt-paimon server start|status|stop``; the command line is cli.py).
+
+The server is ``$SPARK_HOME/sbin/start-connect-server.sh`` with SPARK_HOME = the pyspark package
+folder, and the settings of an embedded dbt-paimon session (session.default_spark_conf): its Hive
+metastore (Derby) and spark-warehouse/ under ``<warehouse>/.spark``, where its log and pid files
+go too. Its Python workers run this Python (the one with dbt-paimon installed), so dbt-paimon's
+tasks import there. It listens on 127.0.0.1 only. The server holds the metastore, so any number of
+dbt processes can use the warehouse at once through it (an embedded session's Derby cannot).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from dbt.adapters.paimon import connect_client, session
+from dbt.adapters.paimon.credentials import SPARK_STATE_DIRNAME, is_local_path, local_path
+from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF
+
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+START_TIMEOUT_S = 300
+STOP_TIMEOUT_S = 60
+
+
+class ServerError(RuntimeError):
+    """The server could not be started or stopped (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Server:
+    warehouse: str
+    port: int
+    state_dir: str
+
+    @property
+    def url(self) -> str:
+        return f"{connect_client.SCHEME}127.0.0.1:{self.port}"
+
+    @property
+    def ident(self) -> str:
+        # spark-daemon.sh names its pid and log files after it: one pair per port
+        return f"dbt-paimon-{self.port}"
+
+    @property
+    def pid_file(self) -> str:
+        return os.path.join(self.state_dir, f"spark-{self.ident}-{SERVER_CLASS}-1.pid")
+
+    @property
+    def log_file(self) -> Optional[str]:
+        logs = sorted(glob.glob(os.path.join(self.state_dir, f"spark-{self.ident}-{SERVER_CLASS}-1-*.out")),
+                      key=os.path.getmtime)
+        return logs[-1] if logs else None
+
+    def pid(self) -> Optional[int]:
+        """The server's pid while its process lives."""
+        try:
+            with open(self.pid_file) as handle:
+                pid = int(handle.read().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return pid
+
+    def accepts_connections(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def start_command(self) -> str:
+        return connect_client.start_command(self.warehouse, self.port)
+
+
+def server_for(warehouse: str, port: int = connect_client.DEFAULT_PORT,
+               state_dir: Optional[str] = None) -> Server:
+    """The server of ``warehouse`` on ``port``; its files under ``<warehouse>/.spark`` for a local
+    warehouse (``state_dir`` otherwise: Derby needs a local folder)."""
+    if is_local_path(warehouse):
+        warehouse = os.path.abspath(local_path(warehouse))
+        state_dir = state_dir or os.path.join(warehouse, SPARK_STATE_DIRNAME)
+    elif state_dir is None:
+        raise ServerError(f"warehouse {warehouse} is not a local folder: give --state-dir, a "
+                          "local folder for the server's metastore, log and pid files")
+    return Server(warehouse, int(port), os.path.abspath(state_dir))
+
+
+def spark_home() -> str:
+    import pyspark
+
+    return os.path.dirname(os.path.abspath(pyspark.__file__))
+
+
+def server_conf(server: Server, master: str, conf: Optional[Dict[str, str]] = None
+                ) -> Dict[str, str]:
+    settings = session.default_spark_conf(master, server.state_dir)
+    settings.pop("spark.master")
+    settings.update({
+        "spark.app.name": f"dbt-paimon server ({server.warehouse})",
+        "spark.connect.grpc.binding.address": "127.0.0.1",
+        "spark.connect.grpc.binding.port": str(server.port),
+        connect_client.WAREHOUSE_CONF: server.warehouse,
+    })
+    slots = local_task_slots(master)
+    if slots is not None:
+        settings[PARALLELISM_CONF] = str(slots)
+    settings.update(conf or {})
+    return settings
+
+
+def local_task_slots(master: str) -> Optional[int]:
+    """local[N] / local[*]: the task slots clients plan with (they cannot ask the server's
+    SparkContext); a cluster's slots are unknown before its executors register."""
+    if master == "local":
+        return 1
+    if master.startswith("local["):
+        count = master[len("local["):].split(",")[0].rstrip("]")
+        return (os.cpu_count() or 1) if count == "*" else int(count)
+    return None
+
+
+def server_environment(server: Server, master: str) -> Dict[str, str]:
+    env = dict(os.environ)
+    env.update({
+        "SPARK_HOME": spark_home(),
+        "SPARK_LOG_DIR": server.state_dir,
+        "SPARK_PID_DIR": server.state_dir,
+        "SPARK_IDENT_STRING": server.ident,
+        # the server's Python workers and data-source planner import dbt-paimon
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    })
+    if session.is_loopback_master(master):
+        env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    return env
+
+
+def start(warehouse: str, port: int = connect_client.DEFAULT_PORT, master: str = "local[*]",
+          conf: Optional[Dict[str, str]] = None, state_dir: Optional[str] = None,
+          timeout: float = START_TIMEOUT_S, warm_up: bool = True) -> Server:
+    """Start the server and return once it accepts connections (and, with ``warm_up``, once its
+    Python workers run dbt-paimon). A server already running for it is left as it is."""
+    server = server_for(warehouse, port, state_dir)
+    if server.pid() is not None and server.accepts_connections():
+        return server
+    if server.accepts_connections():
+        raise ServerError(f"port {port} is in use by another process: choose another --port")
+    os.makedirs(server.state_dir, exist_ok=True)
+    command: List[str] = [os.path.join(spark_home(), "sbin", "start-connect-server.sh"),
+                          "--master", master]
+    for key, value in server_conf(server, master, conf).items():
+        command += ["--conf", f"{key}={value}"]
+    result = subprocess.run(command, env=server_environment(server, master),
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise ServerError(f"start-connect-server.sh failed ({result.returncode}): "
+                          f"{(result.stderr or result.stdout).strip()}")
+    deadline = time.monotonic() + timeout
+    while not server.accepts_connections():
+        time.sleep(0.5)
+        if server.pid() is None:  # spark-daemon.sh wrote it before returning
+            raise ServerError(f"the Spark Connect server exited while starting.{_log_tail(server)}")
+        if time.monotonic() > deadline:
+            raise ServerError(f"the Spark Connect server did not accept connections on port "
+                              f"{port} within {timeout:.0f} s.{_log_tail(server)}")
+    if warm_up:
+        warm_up_server(server)
+    return server
+
+
+def warm_up_server(server: Server) -> None:
+    """Join the shared dbt session and run what a dbt command's first Python work would wait
+    for: the server's Python daemon and workers (the server check's probe) and the planner of
+    Python data sources. Raises ConnectSetupError if the server's Python cannot run dbt-paimon."""
+    from dbt.adapters.paimon.worker_warm_up import WarmUpSource
+
+    url = connect_client.parse_connect_url(server.url)
+    spark = session._join_shared_session(url, {})
+    connect_client.check_server(spark, url)
+    spark.dataSource.register(WarmUpSource)
+    slots = int(spark.conf.get(PARALLELISM_CONF, None) or 2)
+    spark.read.format(WarmUpSource.name()).option("tasks", slots).load() \
+        .write.format("noop").mode("overwrite").save()
+
+
+def stop(warehouse: str, port: int = connect_client.DEFAULT_PORT,
+         state_dir: Optional[str] = None, timeout: float = STOP_TIMEOUT_S) -> bool:
+    """Stop the server; False if none was running."""
+    server = server_for(warehouse, port, state_dir)
+    pid = server.pid()
+    if pid is None:
+        _remove(server.pid_file)
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while server.pid() is not None:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            break
+        time.sleep(0.2)
+    _remove(server.pid_file)
+    return True
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
+def _log_tail(server: Server, lines: int = 30) -> str:
+    log = server.log_file
+    if log is None:
+        return ""
+    with open(log, errors="replace") as handle:
+        tail = handle.readlines()[-lines:]
+    return f" Its log ({log}) ends with:\n" + "".join(tail)

@@ -1,0 +1,23 @@
+"""What the code needs to know about the Spark session it was given, for both kinds: an
+embedded (classic) session and a Spark Connect session, which has no JVM gateway
+(``sparkContext``, ``_jvm``) in the client."""
+
+from __future__ import annotations
+
+# The conf a server started by `dbt-paimon server start` sets to its task slots (a Spark
+# Connect client cannot ask SparkContext.defaultParallelism).
+PARALLELISM_CONF = "spark.default.parallelism"
+
+
+def is_connect(spark) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def default_parallelism(spark) -> int:
+    """Spark's task slots: SparkContext.defaultParallelism, or over Spark Connect the server's
+    spark.default.parallelism (else its shuffle partitions)."""
+    if not is_connect(spark):
+        return int(spark.sparkContext.defaultParallelism)
+    value = spark.conf.get(PARALLELISM_CONF, None) or spark.conf.get(
+        "spark.sql.shuffle.partitions", "4")
+    return max(1, int(value))

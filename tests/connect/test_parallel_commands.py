@@ -1,0 +1,59 @@
+"""Several dbt processes at once on one Spark Connect server: the server holds the one metastore
+(an embedded session's Derby admits one process per warehouse)."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DBT = [sys.executable, "-m", "dbt.cli.main"]
+
+
+def write_project(root: Path, url: str, warehouse: str) -> Path:
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(
+        "name: parallel\nversion: '1.0'\nprofile: parallel\nconfig-version: 2\n")
+    (root / "profiles.yml").write_text(
+        "parallel:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
+        f"      method: connect\n      host: '{url}'\n      schema: parallel\n"
+        f"      warehouse: {warehouse}\n")
+    (root / "models" / "a.sql").write_text(
+        "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
+        "select id, 'a' as src from range(100)")
+    (root / "models" / "b.sql").write_text(
+        "{{ config(materialized='paimon_append') }}\nselect id, 'b' as src from range(50)")
+    (root / "models" / "c.sql").write_text(
+        "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
+        "select a.id, b.src from {{ ref('a') }} a join {{ ref('b') }} b on a.id = b.id")
+    return root
+
+
+def start(project: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(DBT + list(args) + ["--project-dir", str(project), "--profiles-dir",
+                                                str(project)],
+                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+
+
+def finish(process: subprocess.Popen) -> str:
+    out, _ = process.communicate(timeout=600)
+    assert process.returncode == 0, out
+    return out
+
+
+def test_runs_and_a_show_at_once_then_the_next_command_sees_both(tmp_path, connect_server_url,
+                                                                  paimon_warehouse):
+    project = write_project(tmp_path / "parallel", connect_server_url, paimon_warehouse)
+    started = time.monotonic()
+    commands = [start(project, "run", "-s", "a"), start(project, "run", "-s", "b"),
+                start(project, "show", "--inline", "select 41 + 1 as answer")]
+    outputs = [finish(p) for p in commands]
+    assert "PASS=1" in outputs[0] and "PASS=1" in outputs[1]
+    assert "42" in outputs[2]
+    # a fresh process sees the tables both others created (one metastore, shared warehouse)
+    out = finish(start(project, "run", "-s", "c"))
+    assert "MERGE 50 rows" in out, out
+    out = finish(start(project, "show", "--inline",
+                       "select count(*) as n, min(src) as s from {{ ref('c') }}"))
+    assert "| 50 | b " in out.replace("  ", " "), out
+    assert time.monotonic() - started < 600

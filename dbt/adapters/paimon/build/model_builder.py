@@ -53,8 +53,9 @@ def paimon_columns(arrow_schema: pa.Schema) -> List[Tuple[str, str]]:
 
 def stored_schema(query: pa.Schema, definition: TableDefinition) -> pa.Schema:
     """The table's Arrow schema for a query: key columns NOT NULL (Paimon requires it), all other
-    columns nullable unless the model's contract says not_null. Spark's nullability inference (a literal is NOT NULL) is no contract: a
-    later run may well bring NULLs, and Paimon cannot add NOT NULL columns."""
+    columns nullable unless the model's contract says not_null. Spark's nullability inference
+    (a literal is NOT NULL) is no contract: a later run may well bring NULLs, and Paimon cannot
+    add NOT NULL columns."""
     keys = set(definition.primary_keys) | set(definition.not_null)
     return pa.schema(
         [

@@ -9,7 +9,8 @@
         ~ "(it needs a format with merges; this Spark session writes no Delta, Iceberg or Hudi). "
         ~ "Remove file_format or set file_format='paimon'.") -%}
   {%- endif -%}
-  {%- set columns = config.get('snapshot_table_column_names') or get_snapshot_table_column_names() -%}
+  {%- set columns = config.get('snapshot_table_column_names')
+        or get_snapshot_table_column_names() -%}
 
   {#-- 1. validate and find the table --#}
   {%- set target_relation_exists, target_relation = get_or_create_relation(

@@ -10,6 +10,12 @@ EDITABLE := --config-settings editable_mode=compat -e
 
 .PHONY: demo test unit functional connect bench clean
 
+# functional tests `make test` runs over Spark Connect too
+CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paimon/test_paimon_append.py \
+	tests/functional/paimon/test_paimon_changes.py tests/functional/paimon/test_row_tracking.py \
+	tests/functional/paimon/test_seed_examples.py tests/functional/operations \
+	tests/functional/adapter/test_python_model.py tests/connect
+
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
@@ -30,10 +36,13 @@ demo: $(VENV)/.installed
 # tests/reliability runs with it: its dbt-level test uses the adapter's session, the others
 # start their own dbt / Spark processes (crash, concurrency) or need no Spark.
 # tests/cluster starts a standalone Spark cluster (master + 2 workers) and drives it from a third.
+# The last process runs the Paimon materializations and operations again through a Spark Connect
+# server (`make connect` runs every Paimon functional test that way).
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/integration tests/interop
 	$(PY) -m pytest tests/functional tests/reliability
 	$(PY) -m pytest tests/cluster
+	$(PY) -m pytest --profile connect $(CONNECT_TESTS)
 
 unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit
@@ -43,7 +52,8 @@ functional: $(VENV)/.installed-dev
 
 # the Paimon functional tests through a Spark Connect server (started for the pytest process)
 connect: $(VENV)/.installed-dev
-	$(PY) -m pytest --profile connect tests/functional/paimon tests/functional/operations tests/connect
+	$(PY) -m pytest --profile connect tests/functional/paimon tests/functional/operations \
+		tests/functional/adapter/test_python_model.py tests/connect
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py

@@ -1,4 +1,4 @@
-"""Latency of fresh dbt commands (issue 14): a warm Spark Connect server vs session mode.
+"""Latency of fresh dbt commands: a warm Spark Connect server vs session mode.
 
     flock /work/bench.lock .venv/bin/python benchmarks/connect_latency.py [--repeat 3] [--rows 500000]
 
@@ -129,7 +129,7 @@ def main() -> int:
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
                             capture_output=True, text=True).stdout.strip()
-    lines = [f"# benchmarks/connect_latency.py, {time.strftime('%Y-%m-%d %H:%M')}, commit "
+    lines = [f"# benchmarks/connect_latency.py, commit "
              f"{commit}, {platform.node()} ({os.cpu_count()} cores, {platform.machine()}), "
              f"load {load:.1f} at the start; fresh dbt processes, local[2]; server start + "
              f"warm-up {server_start:.1f} s",

@@ -1,6 +1,7 @@
 """End-to-end benchmark: `dbt run` of a paimon_pk model vs a plain parquet table model.
 
     .venv/bin/python benchmarks/e2e_merge.py [--rows 2000000] [--keys 500000] [--commits 4]
+        [--write-path auto|in_process|distributed]
 
 In one dbt project and one Spark session (local[2]):
 * paimon_pk  -- `--commits` dbt runs, each merging rows/commits rows over `--keys` keys into a
@@ -46,11 +47,12 @@ from range({{{{ var('batch') }}}} * {per_commit}, ({{{{ var('batch') }}}} + 1) *
 """
 
 
-def write_project(root: str, rows: int, keys: int, commits: int) -> None:
+def write_project(root: str, rows: int, keys: int, commits: int,
+                  write_path: str = "auto") -> None:
     body = MODEL_ROWS.format(keys=keys, per_commit=rows // commits)
     write_bench_project(root, {
-        "pk_model.sql": "{{ config(materialized='paimon_pk', primary_key='k', buckets=4) }}\n"
-                        + body,
+        "pk_model.sql": "{{ config(materialized='paimon_pk', primary_key='k', buckets=4, "
+                        f"write_path='{write_path}') }}}}\n" + body,
         "parquet_model.sql": "{{ config(materialized='table', file_format='parquet') }}\n" + body,
     })
 
@@ -161,10 +163,13 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=4)
     parser.add_argument("--pypaimon-rows", type=int, default=0,
                         help="rows of the pypaimon commit (default: --rows / --commits)")
+    parser.add_argument("--write-path", default="auto",
+                        choices=["auto", "in_process", "distributed"],
+                        help="the paimon_pk model's write_path config (docs/write_paths.md)")
     args = parser.parse_args()
 
     root = tempfile.mkdtemp(prefix="bench-e2e-")
-    write_project(root, args.rows, args.keys, args.commits)
+    write_project(root, args.rows, args.keys, args.commits, args.write_path)
     runner = dbtRunner()
     write = {"pk_model": 0.0, "parquet_model": 0.0}
     per_run = {"pk_model": [], "parquet_model": []}
@@ -198,7 +203,7 @@ def main() -> int:
 
     print("\n" + results_header("e2e_merge.py", "local[2]"))
     print(f"\n{args.rows:,} rows over {args.keys:,} keys in {args.commits} dbt runs "
-          f"(merged table: {pk_rows:,} rows), local[2]")
+          f"(merged table: {pk_rows:,} rows), local[2], write_path={args.write_path}")
     print(f"{'':32}{'seconds':>10}{'rows/s':>14}")
     print(f"{'paimon_pk merge-write':32}{write['pk_model']:>10.1f}{paimon_rate:>14,.0f}")
     print(f"{'parquet table write':32}{write['parquet_model']:>10.1f}"

@@ -43,8 +43,14 @@ def make_table(tmp_path, name: str, schema: pa.Schema, primary_keys=(), partitio
 
 
 def write_run(spark, location: TableLocation, run: pa.Table, row_kind_column=None):
+    """Commits alternate between the two executors (write/path_choice.py), so Java reads tables
+    written by both, and by both mixed."""
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    path = ("in_process", "distributed")[(current_snapshot_id(location.open()) or 0) % 2]
     return write_primary_key_run(spark, spark.createDataFrame(run), location,
-                                 row_kind_column=row_kind_column, model_name=location.table)
+                                 row_kind_column=row_kind_column, model_name=location.table,
+                                 write_path=path)
 
 
 def render(value):

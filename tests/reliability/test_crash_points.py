@@ -18,7 +18,7 @@ from dbt.adapters.paimon.ops.expire import References, remove_orphan_files
 
 from reliability_helpers import DbtProcess, read_merged, run_dbt, table_files, write_project
 
-MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}
+MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=2, write_path='WRITE_PATH') }}
 select cast(id as bigint) as id, cast({{ env_var('CRASH_VERSION') }} as int) as version,
        concat('row-', cast(id as string)) as label
 from range(0, 300)
@@ -26,11 +26,14 @@ from range(0, 300)
 KEYS = 300
 
 
-@pytest.fixture
-def crash_project(process_tmp):
+@pytest.fixture(params=["in_process", "distributed"])
+def crash_project(request, process_tmp):
+    """Both executors (write/path_choice.py): ``task-file-written`` pauses the dbt process
+    in-process, a Spark worker on the distributed path."""
     root = process_tmp
     warehouse = str(root / "warehouse")
-    project = write_project(root / "project", "crash_points", warehouse, {"events": MODEL})
+    project = write_project(root / "project", "crash_points", warehouse,
+                            {"events": MODEL.replace("WRITE_PATH", request.param)})
     return project, TableLocation(warehouse, "crash", "events", {}), root / "pauses"
 
 

@@ -188,12 +188,18 @@ def warm_up_server(server: Server) -> None:
     from dbt.adapters.paimon.worker_warm_up import WarmUpSource
 
     url = connect_client.parse_connect_url(server.url)
-    spark = session._join_shared_session(url, {})
-    connect_client.check_server(spark, url)
-    spark.dataSource.register(WarmUpSource)
-    slots = int(spark.conf.get(PARALLELISM_CONF, None) or 2)
-    spark.read.format(WarmUpSource.name()).option("tasks", slots).load() \
-        .write.format("noop").mode("overwrite").save()
+    spark, _ = session._join_shared_session(url, {})
+    try:
+        connect_client.check_server(spark, url)
+        spark.dataSource.register(WarmUpSource)
+        slots = int(spark.conf.get(PARALLELISM_CONF, None) or 2)
+        spark.read.format(WarmUpSource.name()).option("tasks", slots).load() \
+            .write.format("noop").mode("overwrite").save()
+    finally:
+        # leave the shared session open on the server, and this process (and its children,
+        # e.g. session-mode dbt) out of pyspark's Connect mode
+        spark.release_session_on_close = False
+        spark.stop()
 
 
 def stop(warehouse: str, port: int = connect_client.DEFAULT_PORT,

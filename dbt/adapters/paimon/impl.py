@@ -47,9 +47,13 @@ class PaimonConfig(SparkConfig):
     ignore_delete: Optional[bool] = None
     changelog_producer: Optional[str] = None
     row_tracking: Optional[bool] = None
+    deletion_vectors: Optional[bool] = None
     row_kind_column: Optional[str] = None
     table_options: Optional[Dict[str, Any]] = None
     target: Optional[str] = None
+    # which executor writes a primary-key run (docs/write_paths.md)
+    write_path: Optional[str] = None
+    in_process_max_bytes: Optional[int] = None
 
 
 class PaimonAdapter(SparkAdapter):

@@ -158,7 +158,7 @@ def start_connect_session(
         session_conf = {key: value for key, value in default_spark_conf("", "").items()
                         if key in CONNECT_SESSION_CONF_KEYS}
         session_conf.update(spark_conf or {})
-        spark = _join_shared_session(url, session_conf)
+        spark, session_url = _join_shared_session(url, session_conf)
         served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)
         if warehouse is None:
             if served is None:
@@ -176,6 +176,9 @@ def start_connect_session(
                 f"(`{connect_client.start_command(warehouse, url.port + 1)}`).")
         connect_client.check_server(spark, url)
         _quiet_query_loggers()
+        # code that asks pyspark for "the" session (pandas-on-Spark in Python models) finds the
+        # dbt session: the default session of this URL
+        os.environ["SPARK_REMOTE"] = str(session_url)
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
         return registry
@@ -183,7 +186,7 @@ def start_connect_session(
 
 def _join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, str]):
     """The server's shared dbt-paimon session (connect_client's docstring says why shared),
-    or the URL's own ``session_id`` when it names one."""
+    or the URL's own ``session_id`` when it names one; (session, its URL)."""
     try:
         import pyspark.sql.connect.session  # noqa: F401 - needs pyspark[connect]'s libraries
     except ImportError as exc:
@@ -203,10 +206,7 @@ def _join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str,
         try:
             spark = builder.create()
             spark.conf.get(connect_client.WAREHOUSE_CONF, None)  # the session is usable
-            # code that asks pyspark for "the" session (pandas-on-Spark in Python models)
-            # finds this one: the default session of this URL
-            os.environ["SPARK_REMOTE"] = str(target)
-            return spark
+            return spark, target
         except Exception as exc:  # noqa: BLE001 - classified below
             last_error = exc
             if not connect_client.is_session_closed(exc):

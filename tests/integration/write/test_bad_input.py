@@ -13,8 +13,16 @@ SCHEMA = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("qty", pa.int32())
 KEYS = ["dt", "id"]
 
 
+@pytest.fixture(params=["distributed", "in_process"])
+def write_path(request, spark):
+    """Every test on both executors (write/path_choice.py), chosen by the session conf."""
+    spark.conf.set("spark.dbt.paimon.writePath", request.param)
+    yield request.param
+    spark.conf.unset("spark.dbt.paimon.writePath")
+
+
 @pytest.fixture(params=["2", "-1"], ids=["fixed", "dynamic"])
-def seeded(request, spark, tmp_path):
+def seeded(request, spark, tmp_path, write_path):
     """A partitioned table with one good run already committed."""
     location = make_table(tmp_path, "orders", SCHEMA, KEYS, ["dt"], {"bucket": request.param})
     good = spark.createDataFrame(
@@ -77,7 +85,7 @@ def test_missing_or_unknown_columns(spark, seeded):
            ["missing ['name']"])
 
 
-def test_delete_on_engine_that_rejects_it(spark, tmp_path):
+def test_delete_on_engine_that_rejects_it(spark, tmp_path, write_path):
     """The retraction fails one write task while the other tasks wrote their buckets: every
     file goes."""
     location = make_table(tmp_path, "orders", SCHEMA, KEYS, ["dt"],

@@ -122,3 +122,25 @@ def test_row_tracking_needs_an_unbucketed_append_table():
     assert "unbucketed" in error_of({"row_tracking": True, "buckets": 2}, "paimon_append")
     assert "only for materialized='paimon_append'" in error_of(
         {"primary_key": "order_id", "row_tracking": True})
+
+
+def test_write_path_configs_are_checked_and_kept():
+    d = define({"primary_key": "order_id", "write_path": "in_process",
+                "in_process_max_bytes": 1 << 20})
+    assert (d.write_path, d.in_process_max_bytes) == ("in_process", 1 << 20)
+    assert (define({"primary_key": "order_id"}).write_path, None) == (None, None)
+    message = error_of({"primary_key": "order_id", "write_path": "local",
+                        "in_process_max_bytes": "1GB"})
+    assert "`write_path` is 'local'" in message and "'distributed'" in message
+    assert "`in_process_max_bytes` is '1GB'" in message
+
+
+def test_deletion_vectors_config():
+    d = define({"primary_key": "order_id", "deletion_vectors": True})
+    assert d.options == {"deletion-vectors.enabled": "true"}
+    assert "given two ways" in error_of({"primary_key": "order_id", "deletion_vectors": True,
+                                         "table_options": {"deletion-vectors.enabled": "true"}})
+    for config in ({"deletion_vectors": True},
+                   {"table_options": {"deletion-vectors.enabled": "true"}}):
+        assert "Paimon refuses it" in error_of({"primary_key": "order_id",
+                                                "merge_engine": "first-row", **config})

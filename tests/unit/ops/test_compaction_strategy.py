@@ -63,3 +63,21 @@ def test_full_skips_a_compacted_bucket():
     assert pick_full(_split(_file("a", 5, 10, 1, deletes=1)), config) is not None
     unit = pick_full(_split(_file("a", 0, 10, 2), _file("b", 5, 10, 1)), config)
     assert unit.output_level == 5 and unit.drop_delete and unit.full
+
+
+def test_deletion_vectors_force_level0_up_and_drop_deletes():
+    """Java: deletion vectors need lookup compaction (ForceUpLevel0Compaction), and with a
+    deletion-vector maintainer every compaction drops retractions."""
+    config = CompactionConfig.from_options({"deletion-vectors.enabled": "true"})
+    assert config.force_up_level0
+    split = _split(_file("a", 0, 10, 2), _file("big", 5, 1000, 1))
+    split.deletion_vectors = True
+    unit = pick_minor(split, config)
+    assert [f.file_name for f in unit.split.files] == ["a"] and unit.output_level == 4
+    assert unit.drop_delete and [f.file_name for f in unit.other_files] == ["big"]
+    # a compacted bucket whose top-level file has a deletion vector still has rows to purge
+    compacted = _split(_file("big", 5, 1000, 1))
+    compacted.deletion_vectors = True
+    assert pick_full(compacted, config) is None
+    compacted.deletion_files = {"big": object()}
+    assert pick_full(compacted, config).full

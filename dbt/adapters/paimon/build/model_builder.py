@@ -249,8 +249,10 @@ class ModelBuilder:
             location,
             row_kind_column=definition.row_kind_column,
             model_name=definition.model,
+            write_path=definition.write_path,
+            in_process_max_bytes=definition.in_process_max_bytes,
         )
-        message = f"MERGE {result.records} rows" + (
+        message = f"MERGE {result.records} rows {result.path_label}" + (
             f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None else ""
         )
         return BuildResult(message, result.records, result.snapshot_id, False)

@@ -28,6 +28,7 @@ CONFIG_TO_OPTION: Dict[str, str] = {
     "ignore_delete": "ignore-delete",
     "changelog_producer": "changelog-producer",
     "row_tracking": "row-tracking.enabled",
+    "deletion_vectors": "deletion-vectors.enabled",
 }
 MATERIALIZATIONS = ("paimon_pk", "partial_update", "paimon_append")
 CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
@@ -41,6 +42,8 @@ OPTION_PREFIXES = ("file-index.", "parquet.", "orc.", "avro.", "blob-descriptor.
 _FIELD_OPTION = re.compile(r"^fields\.(.+)\.([a-z-]+)$")
 # Options a run must not change on an existing table: they decide where rows live or how they merge.
 IMMUTABLE_OPTIONS = ("merge-engine", "bucket-key", "sequence.field", "row-tracking.enabled")
+# config `write_path`: which executor writes a primary-key run (write/path_choice.py)
+WRITE_PATHS = ("auto", "in_process", "distributed")
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class TableDefinition:
     target: Optional[str] = None
     # paimon_append with incremental_strategy='merge': the `unique_key` columns of MERGE INTO
     merge_keys: Tuple[str, ...] = ()
+    # primary-key runs: config `write_path` and `in_process_max_bytes` (None: the profile's)
+    write_path: Optional[str] = None
+    in_process_max_bytes: Optional[int] = None
     # an enforced contract's not_null (and primary_key) columns: NOT NULL in the table
     not_null: Tuple[str, ...] = ()
 
@@ -160,7 +166,14 @@ def table_definition(
                          "row_tracking=true (MERGE INTO keeps the row ids of a row-tracking "
                          "table); or use materialized='paimon_pk' with primary_key.")
 
+    if options.get("deletion-vectors.enabled") == "true" and \
+            options.get("merge-engine") == "first-row":
+        # Paimon's SchemaValidation refuses the table
+        problems.add("config `deletion_vectors` with merge_engine 'first-row': Paimon refuses it "
+                     "(first-row never deletes old data, so it needs no deletion vectors); "
+                     "remove deletion_vectors.")
     _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
+    write_path, max_bytes = _write_path(config, problems)
     missing_keys = [c for c in merge_keys if c not in names]
     if missing_keys:
         problems.add(f"config `unique_key` names {missing_keys}, which the model's query does "
@@ -176,6 +189,8 @@ def table_definition(
         row_kind_column=row_kind_column,
         target=config.get("target"),
         merge_keys=tuple(merge_keys),
+        write_path=write_path,
+        in_process_max_bytes=max_bytes,
     )
     if definition.has_primary_key:
         _check_merge_spec(definition, columns, problems)
@@ -276,6 +291,21 @@ def _append_merge_keys(config, problems: ConfigProblems) -> List[str]:
         problems.add("incremental_strategy='merge' needs config `unique_key` (the column(s) "
                      "matching the model's rows to the table's rows).")
     return keys
+
+
+def _write_path(config, problems: ConfigProblems):
+    write_path = config.get("write_path")
+    if write_path is not None and write_path not in WRITE_PATHS:
+        problems.add(f"config `write_path` is {write_path!r}; expected one of "
+                     f"{list(WRITE_PATHS)}.")
+        write_path = None
+    max_bytes = config.get("in_process_max_bytes")
+    if max_bytes is not None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            problems.add(f"config `in_process_max_bytes` is {max_bytes!r}; expected a whole "
+                         "number of bytes >= 0 (e.g. 268435456 for 256 MiB).")
+            max_bytes = None
+    return write_path, max_bytes
 
 
 def _check_append(config, primary_keys, options, problems: ConfigProblems) -> None:

@@ -190,13 +190,15 @@ class PaimonReader(DataSourceReader):
             yield from conform(data, target).to_batches(max_chunksize=65536)
 
 
-def read_merged_split(table, split, columns: Sequence[str]) -> pa.Table:
+def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = False
+                      ) -> pa.Table:
     """A primary-key split's rows as Paimon's reader returns them: all levels merged (for a
-    deletion-vector table: the files above level 0, each without its deleted rows)."""
+    deletion-vector table: the files above level 0, each without its deleted rows; with
+    ``all_levels`` its level-0 files merged in too, the state a rewrite must keep)."""
     from dbt.adapters.paimon.format.kv_files import read_split_records
     from dbt.adapters.paimon.runtime import merge_arrow
 
-    if split.deletion_vectors:
+    if split.deletion_vectors and not all_levels:
         split = dataclasses.replace(split, files=split.batch_read_files())
         if not split.files:
             return read_split_records(table, split, columns).select(list(columns))

@@ -203,10 +203,14 @@ def commit_compact(table, messages: Sequence[CommitMessage],
     entries = fsc._collect_manifest_entries(messages)
     changelog = fsc._collect_changelog_entries(messages)
     extra = {"snapshot_properties": dict(properties)} if properties else {}
+    # deletion-vector tables: each rewritten bucket's index file is replaced
+    index_adds = [e for m in messages for e in m.index_adds]
+    index_deletes = [e for m in messages for e in m.index_deletes]
     return _run(table, "COMPACT", lambda: fsc._try_commit(
         commit_kind="COMPACT", commit_identifier=BATCH_COMMIT_IDENTIFIER,
         commit_entries_plan=lambda snapshot: entries, changelog_entries=changelog,
         detect_conflicts=True, allow_rollback=False,
+        index_adds=index_adds or None, index_deletes=index_deletes or None,
         # a lookup changelog commit changes no data file (write/spark_job.py)
         allow_empty_commit=bool(changelog), **extra))
 
@@ -241,10 +245,30 @@ def commit_overwrite(table, messages: Sequence[CommitMessage],
                                  f"which is not among the overwritten partitions")
     fsc = _file_store_commit(table)
     provider = fsc._overwrite_changes_provider(partition_filter, messages)
+    index_adds = [e for m in messages for e in m.index_adds]
+    index_deletes = [e for m in messages for e in m.index_deletes] + \
+        _replaced_deletion_indexes(table, partitions)
     return _run(table, "OVERWRITE", lambda: fsc._try_commit(
         commit_kind="OVERWRITE", commit_identifier=BATCH_COMMIT_IDENTIFIER,
         commit_entries_plan=provider.provide, changelog_entries=[],
-        detect_conflicts=True, allow_rollback=False, allow_empty_commit=True))
+        detect_conflicts=True, allow_rollback=False, allow_empty_commit=True,
+        index_adds=index_adds or None, index_deletes=index_deletes or None))
+
+
+def _replaced_deletion_indexes(table, partitions) -> list:
+    """Deletion-vector index files of the partitions an overwrite replaces (their data files
+    all go): they leave the index with them."""
+    if not table.options.deletion_vectors_enabled():
+        return []
+    from pypaimon.manifest.index_manifest_entry import IndexManifestEntry
+    from pypaimon.table.row.generic_row import GenericRow
+
+    out = []
+    for split in plan_splits(table, partition_filter=list(partitions) if partitions else None):
+        partition = GenericRow(list(split.partition_values), table.partition_keys_fields)
+        out += [IndexManifestEntry(1, partition, split.bucket, meta)
+                for meta in split.deletion_index_files]
+    return out
 
 
 def abort(table, messages: Sequence[CommitMessage]) -> None:

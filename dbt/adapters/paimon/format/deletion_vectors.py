@@ -163,14 +163,22 @@ def index_file_path(table, partition_values: Tuple, bucket: int, index_file) -> 
 
 def deletion_files_by_bucket(table, snapshot) -> Dict[Tuple[Tuple, int], Dict[str, DeletionFile]]:
     """(partition values, bucket) -> {data file name: DeletionFile} at ``snapshot``."""
-    out: Dict[Tuple[Tuple, int], Dict[str, DeletionFile]] = {}
+    return {key: files for key, (files, _) in bucket_deletion_index(table, snapshot).items()}
+
+
+def bucket_deletion_index(table, snapshot
+                          ) -> Dict[Tuple[Tuple, int], Tuple[Dict[str, DeletionFile], list]]:
+    """(partition values, bucket) -> ({data file name: DeletionFile}, the bucket's
+    DELETION_VECTORS index file metas) at ``snapshot``."""
+    out: Dict[Tuple[Tuple, int], Tuple[Dict[str, DeletionFile], list]] = {}
     for entry in index_entries(table, snapshot):
+        values = tuple(entry.partition.values)
+        files, metas = out.setdefault((values, entry.bucket), ({}, []))
+        metas.append(entry.index_file)
         ranges = entry.index_file.dv_ranges
         if not ranges:
             continue
-        values = tuple(entry.partition.values)
         path = index_file_path(table, values, entry.bucket, entry.index_file)
-        files = out.setdefault((values, entry.bucket), {})
         for name, meta in ranges.items():
             files[name] = DeletionFile(path, int(meta.offset), int(meta.length),
                                        None if meta.cardinality is None else int(meta.cardinality))
@@ -219,3 +227,19 @@ def delete_index_files(table, index_files: Iterable) -> None:
     for meta in index_files:
         if meta is not None:
             table.file_io.delete_quietly(f"{table.path_factory().index_path()}/{meta.file_name}")
+
+
+def replace_bucket_index(table, split, vectors: Mapping[str, Sequence[int]]):
+    """The index changes that make ``vectors`` (data file name -> deleted positions) the
+    deletion vectors of ``split``'s bucket: one new index file (none when nothing is deleted)
+    added, the bucket's current index files deleted -- Java keeps one index file per bucket and
+    rewrites it whole. Returns (index_adds, index_deletes) for a pypaimon CommitMessage."""
+    from pypaimon.manifest.index_manifest_entry import IndexManifestEntry
+    from pypaimon.table.row.generic_row import GenericRow
+
+    partition = GenericRow(list(split.partition_values), table.partition_keys_fields)
+    meta = write_index_file(table, vectors)
+    adds = [IndexManifestEntry(0, partition, split.bucket, meta)] if meta is not None else []
+    deletes = [IndexManifestEntry(1, partition, split.bucket, old)
+               for old in split.deletion_index_files]
+    return adds, deletes

@@ -125,7 +125,8 @@ def _stored_names(table, schema_id: int, names: Sequence[str]) -> Dict[str, Opti
     return {n: old_by_id.get(current[n]) for n in names}
 
 
-def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = None) -> pa.Table:
+def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = None,
+                       with_positions: bool = False) -> pa.Table:
     """The raw, unmerged key-value records of a primary-key split, all files and levels.
 
     Columns: the table columns (``columns`` if given, plus the primary key and any
@@ -134,6 +135,8 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     split's order (ascending min sequence number), each file sorted by key. Rows a file's
     deletion vector (``split.deletion_files``) deletes are left out: in a deletion-vector
     table they are superseded versions that a merge must not see again.
+    ``with_positions`` adds ``_file`` (data file name) and ``_position`` (int64 row number in
+    that file): what a deletion vector records.
     """
     if not table.primary_keys:
         raise ValueError(f"{table.identifier} is an append table: use read_append_split")
@@ -142,13 +145,19 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     out_schema = pa.schema([schema.field(n) for n in names]
                            + [pa.field("_seq", pa.int64(), nullable=False),
                               pa.field("_row_kind", pa.string(), nullable=False),
-                              pa.field("_level", pa.int32(), nullable=False)])
+                              pa.field("_level", pa.int32(), nullable=False)]
+                           + ([pa.field("_file", pa.string(), nullable=False),
+                               pa.field("_position", pa.int64(), nullable=False)]
+                              if with_positions else []))
     pieces = []
     deleted = _deleted_positions(table, split, split.files)
     for meta in split.files:
         stored = _stored_names(table, meta.schema_id, names)
         raw = _read_file(table, meta, [SEQUENCE_COLUMN, VALUE_KIND_COLUMN]
                          + [stored[n] for n in names if stored[n] is not None])
+        if with_positions:
+            raw = raw.append_column("_position", pa.array(np.arange(raw.num_rows,
+                                                                    dtype=np.int64)))
         raw = _without_deleted(table, meta, raw, deleted)
         n = raw.num_rows
         if n == 0:
@@ -170,6 +179,10 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
         arrays.append(raw.column(SEQUENCE_COLUMN).cast(pa.int64()))
         arrays.append(pc.take(_ROW_KIND_ARRAY, kinds.cast(pa.int32())))
         arrays.append(pa.array(np.full(n, meta.level, dtype=np.int32)))
+        if with_positions:
+            arrays.append(pa.array([meta.file_name], pa.string()).take(
+                pa.array(np.zeros(n, dtype=np.int32))))
+            arrays.append(raw.column("_position"))
         pieces.append(pa.Table.from_arrays(arrays, schema=out_schema))
     if not pieces:
         return out_schema.empty_table()
@@ -319,10 +332,6 @@ def write_kv_file(table, partition: Union[Mapping[str, Any], Sequence[Any]], buc
     if not table.primary_keys:
         raise ValueError(f"{table.identifier} is an append table: key-value files are only "
                          f"for primary-key tables")
-    if table.options.deletion_vectors_enabled():
-        raise NotImplementedError(
-            f"Paimon table {table.identifier} has 'deletion-vectors.enabled': its new files "
-            f"must be compacted with deletion vectors, which write_kv_file does not do")
     if records.num_rows == 0:
         return []
     values = _partition_tuple(table, partition)

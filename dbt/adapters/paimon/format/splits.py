@@ -21,7 +21,7 @@ from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 from pypaimon.read.scanner.file_scanner import FileScanner
 from pypaimon.utils.file_store_path_factory import canonical_data_file_path
 
-from dbt.adapters.paimon.format.deletion_vectors import DeletionFile, deletion_files_by_bucket
+from dbt.adapters.paimon.format.deletion_vectors import DeletionFile, bucket_deletion_index
 from dbt.adapters.paimon.format.errors import PaimonFormatError
 
 PartitionFilter = Union[None, Mapping[str, Any], Sequence[Mapping[str, Any]]]
@@ -43,6 +43,9 @@ class Split:
     # deletion-vector tables: True, and data file name -> where its deletion vector is
     deletion_vectors: bool = False
     deletion_files: Dict[str, DeletionFile] = field(default_factory=dict)
+    # ... and the bucket's DELETION_VECTORS index files (pypaimon IndexFileMeta), which a
+    # rewrite of the bucket's vectors replaces
+    deletion_index_files: List[Any] = field(default_factory=list)
 
     @property
     def row_count(self) -> int:
@@ -156,7 +159,7 @@ def plan_splits(table, snapshot_id: Optional[int] = None,
         groups.setdefault((values, entry.bucket), []).append(entry)
 
     with_vectors = table.options.deletion_vectors_enabled()
-    vectors = deletion_files_by_bucket(table, snapshot) if with_vectors else {}
+    vectors = bucket_deletion_index(table, snapshot) if with_vectors else {}
     splits = []
     for (values, bucket), group in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
         files = []
@@ -174,7 +177,9 @@ def plan_splits(table, snapshot_id: Optional[int] = None,
             total_buckets=group[0].total_buckets,
             primary_key_table=bool(table.primary_keys),
             levels=[f.level for f in files], deletion_vectors=with_vectors,
-            deletion_files=_live_deletion_files(vectors.get((values, bucket), {}), files)))
+            deletion_files=_live_deletion_files(vectors.get((values, bucket), ({}, []))[0],
+                                                files),
+            deletion_index_files=list(vectors.get((values, bucket), ({}, []))[1])))
     return splits
 
 

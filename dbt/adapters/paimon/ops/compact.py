@@ -9,15 +9,25 @@ The merged record of a key keeps the sequence number Paimon keeps (the last reco
 the first's), so later writes (which start above the bucket's largest number) still win. A
 full compaction writes only additions at the top level: Java drops retractions at the max
 level, and readers that skip level 0 (first-row tables) then see every key.
+
+Deletion-vector tables (``deletion-vectors.enabled``) are compacted as Paimon's lookup
+compaction does (``LookupMergeTreeCompactRewriter`` with a deletion-vector maintainer): every
+level-0 file is always picked (``ForceUpLevel0Compaction``); the unit's records are read
+without their deleted rows, each key's live version in the bucket's other files is looked up
+and merged in (it is older), and its row position is added to that file's deletion vector;
+retractions are dropped. The bucket's deletion vectors (minus those of the rewritten files,
+plus the new positions) go to one new index file replacing the bucket's old ones, in the same
+COMPACT snapshot.
 """
 
 from __future__ import annotations
 
 import functools
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -83,10 +93,6 @@ def _check_table(table, location: TableLocation) -> None:
         raise NotImplementedError(
             f"Paimon table {location.name} is an append table: compaction of append tables "
             f"is not supported yet (only primary-key tables are compacted)")
-    if table.options.deletion_vectors_enabled():
-        raise NotImplementedError(
-            f"Paimon table {location.name} has 'deletion-vectors.enabled': compacting it "
-            f"would have to maintain deletion vectors, which dbt-paimon does not do yet")
     bucket = int(_options(table).get("bucket", "-1"))
     if bucket == -2:
         raise NotImplementedError(
@@ -172,6 +178,8 @@ def compact_unit(table, unit: CompactUnit):
     split = unit.split
     spec = merge_spec_of(table)
     records = read_split_records(table, split)
+    if split.deletion_vectors:
+        return _lookup_compact_unit(table, unit, spec, records)
     merged = premerge_arrow(spec, records.drop_columns(["_level"]))
     if unit.drop_delete:
         merged = _additions(merged)
@@ -195,6 +203,58 @@ def compact_unit(table, unit: CompactUnit):
             raise
     return new_commit_message(split.partition_values, split.bucket, new_files=new_files,
                               deleted_files=split.files, changelog_files=changelog_files)
+
+
+def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
+    """A deletion-vector table's compaction unit (see the module docstring)."""
+    from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
+                                                            replace_bucket_index)
+    from dbt.adapters.paimon.format.kv_files import (new_commit_message, read_split_records,
+                                                     write_kv_file)
+    from dbt.adapters.paimon.runtime import premerge_arrow
+
+    split = unit.split
+    records = records.drop_columns(["_level"])
+    pk = list(table.primary_keys)
+    new_positions: Dict[str, np.ndarray] = {}
+    if unit.other_files and records.num_rows:
+        others = replace(split, files=list(unit.other_files),
+                         levels=[f.level for f in unit.other_files])
+        stored = read_split_records(table, others, with_positions=True)
+        keys = records.select(pk).group_by(pk).aggregate([])
+        found = stored.join(keys, keys=pk, join_type="left semi")
+        if found.num_rows:
+            names = found.column("_file").to_numpy(zero_copy_only=False)
+            positions = found.column("_position").to_numpy()
+            for name in np.unique(names):
+                new_positions[str(name)] = positions[names == name]
+            older = found.drop_columns(["_level", "_file", "_position"])
+            records = pa.concat_tables([older.cast(records.schema), records])
+    merged = _additions(premerge_arrow(spec, records))
+    new_files = write_kv_file(table, split.partition_values, split.bucket, merged,
+                              level=unit.output_level)
+    index_adds, index_deletes = [], []
+    rewritten = {f.file_name for f in split.files}
+    if new_positions or rewritten & set(split.deletion_files):
+        try:
+            kept = {n: d for n, d in split.deletion_files.items() if n not in rewritten}
+            vectors = read_deletion_vectors(table.file_io, kept) if kept else {}
+            for name, positions in new_positions.items():
+                old = vectors.get(name)
+                vectors[name] = positions if old is None else \
+                    np.union1d(old.astype(np.int64), positions)
+            index_adds, index_deletes = replace_bucket_index(table, split, vectors)
+        except BaseException:
+            from dbt.adapters.paimon.format.commit import abort
+
+            abort(table, [new_commit_message(split.partition_values, split.bucket,
+                                             new_files=new_files)])
+            raise
+    message = new_commit_message(split.partition_values, split.bucket, new_files=new_files,
+                                 deleted_files=split.files)
+    message.index_adds = index_adds
+    message.index_deletes = index_deletes
+    return message
 
 
 def _additions(rows: pa.Table) -> pa.Table:

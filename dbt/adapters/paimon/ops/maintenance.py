@@ -58,8 +58,7 @@ def after_run(spark, location: TableLocation, compact: bool = True, expire: bool
         return AfterRunResult(None, None)
     compaction = None
     bucket = int(options.get("bucket", "-1"))
-    if compact and table.primary_keys and bucket != -2 and \
-            not table.options.deletion_vectors_enabled():
+    if compact and table.primary_keys and bucket != -2:
         delta_commits = options.get("full-compaction.delta-commits")
         full = bool(delta_commits) and \
             commits_since_full_compaction(table) >= max(1, int(delta_commits))

@@ -129,9 +129,6 @@ def _check(table, location: TableLocation, buckets) -> int:
             f"rescale_buckets of {location.name}: 'buckets' must be a positive integer, got "
             f"{buckets!r} (to switch to dynamic buckets, rebuild the model with buckets=-1 and "
             f"--full-refresh)")
-    if table.options.deletion_vectors_enabled():
-        raise NotImplementedError(f"rescale_buckets: {location.name} has deletion vectors, "
-                                  f"which dbt-paimon does not support yet")
     return old
 
 
@@ -186,7 +183,8 @@ def route_task(location: TableLocation, buckets: int,
         for batch in batches:
             for payload in batch.column(0).to_pylist():
                 split = pickle.loads(payload)
-                rows = read_merged_split(table, split, names)
+                # every level: a deletion-vector table's level-0 rows are data too
+                rows = read_merged_split(table, split, names, all_levels=True)
                 if rows.num_rows == 0:
                     continue
                 new = bucket_ids(rows.select(keys), buckets, [types[k] for k in keys])

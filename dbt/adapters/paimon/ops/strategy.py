@@ -9,7 +9,7 @@ read here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import List, Mapping, Optional, Sequence
 
 from pypaimon.manifest.schema.data_file_meta import DataFileMeta
@@ -50,7 +50,9 @@ class CompactionConfig:
         num_levels = integer("num-levels", trigger + 1, 2)
         engine = options.get("merge-engine", "deduplicate")
         force = (engine == "first-row" or options.get("changelog-producer") == "lookup"
-                 or str(options.get("force-lookup", "false")).lower() == "true")
+                 or str(options.get("force-lookup", "false")).lower() == "true"
+                 # readers of deletion-vector tables skip level 0 too (lookup compaction)
+                 or str(options.get("deletion-vectors.enabled", "false")).lower() == "true")
         return cls(num_levels=num_levels, trigger=trigger,
                    size_ratio=integer("compaction.size-ratio", DEFAULT_SIZE_RATIO, 0),
                    max_size_amp=integer("compaction.max-size-amplification-percent",
@@ -76,6 +78,8 @@ class CompactUnit:
     output_level: int
     drop_delete: bool        # no older data below: retractions can be dropped (Java dropDelete)
     full: bool
+    # the bucket's files left out of the unit (deletion-vector tables look keys up in them)
+    other_files: List[DataFileMeta] = field(default_factory=list)
 
 
 def sorted_runs(files: Sequence[DataFileMeta]) -> List[SortedRun]:
@@ -90,10 +94,13 @@ def sorted_runs(files: Sequence[DataFileMeta]) -> List[SortedRun]:
 def _unit(split: Split, runs: Sequence[SortedRun], output_level: int, full: bool) -> CompactUnit:
     chosen = {id(f) for run in runs for f in run.files}
     files = [f for f in split.files if id(f) in chosen]
+    others = [f for f in split.files if id(f) not in chosen]
     highest = max((f.level for f in split.files), default=0)
-    drop = output_level != 0 and output_level >= highest
+    # with deletion vectors the older versions of every output key are marked deleted, so
+    # retractions are dropped at any level (Java MergeTreeCompactManager: dvMaintainer != null)
+    drop = output_level != 0 and (output_level >= highest or split.deletion_vectors)
     narrowed = replace(split, files=files, levels=[f.level for f in files])
-    return CompactUnit(narrowed, output_level, drop, full)
+    return CompactUnit(narrowed, output_level, drop, full, others)
 
 
 def pick_full(split: Split, config: CompactionConfig) -> Optional[CompactUnit]:
@@ -102,7 +109,8 @@ def pick_full(split: Split, config: CompactionConfig) -> Optional[CompactUnit]:
     if not split.files:
         return None
     if all(f.level == config.max_level for f in split.files) and \
-            not any((f.delete_row_count or 0) > 0 for f in split.files):
+            not any((f.delete_row_count or 0) > 0 for f in split.files) and \
+            not split.deletion_files:  # deleted rows still to purge
         return None
     return _unit(split, sorted_runs(split.files), config.max_level, True)
 

@@ -2,9 +2,10 @@
 (the write buffer of one commit), over Arrow tables, vectorized with polars.
 
 Order of records inside a key (Paimon's SortBufferWriteBuffer / SortMergeReader):
-``sequence.field`` values (NULL smallest, ``sequence.field.sort-order``), then with
-``sequence.auto-padding`` = ``row-kind-flag`` retractions before additions, then the commit,
-then ``_seq``.
+``sequence.field`` values (NULL smallest, ``sequence.field.sort-order``), then the commit,
+then ``_seq``. (``sequence.auto-padding``, which once put retractions first on equal sequence
+values, was removed from Paimon in 0.8 -- commit 1502e83bfc "Redefine user defined sequence
+fields" -- and is ignored like every option Paimon does not know.)
 """
 from __future__ import annotations
 
@@ -75,9 +76,6 @@ def premerge_arrow(spec: MergeSpec, records: pa.Table) -> pa.Table:
 def order_by(spec: MergeSpec) -> Tuple[List[pl.Expr], List[bool]]:
     keys = [pl.col(f) for f in spec.sequence_fields]
     descending = [spec.sequence_descending] * len(keys)
-    if spec.row_kind_padding:
-        keys.append(pl.col(ADD))  # retraction (False) before addition (True)
-        descending.append(False)
     keys += [pl.col(_COMMIT), pl.col(SEQ)]
     descending += [False, False]
     return keys, descending
@@ -98,7 +96,7 @@ def _merge(spec: MergeSpec, frame: pl.DataFrame, group: List[str]) -> pl.DataFra
 
 def _last_record_wins(spec: MergeSpec) -> bool:
     """deduplicate ordered by commit and ``_seq`` only: a key's merged row is its last record."""
-    return spec.engine == "deduplicate" and not spec.sequence_fields and not spec.row_kind_padding
+    return spec.engine == "deduplicate" and not spec.sequence_fields
 
 
 def _merge_last_records(spec: MergeSpec, records: pa.Table) -> pa.Table:

@@ -16,8 +16,6 @@ from .aggregators.values import LastValue
 from .errors import PaimonConfigError
 from .types import SqlType, parse_type
 
-ROW_KIND_PADDING = "row-kind-flag"
-
 
 @dataclass(frozen=True)
 class SequenceGroup:
@@ -37,7 +35,6 @@ class MergeSpec:
     ignore_update_before: bool = False
     sequence_fields: Tuple[str, ...] = ()
     sequence_descending: bool = False
-    row_kind_padding: bool = False
     remove_record_on_delete: bool = False  # partial-update.* or aggregation.* by engine
     sequence_groups: Tuple[SequenceGroup, ...] = ()
     aggregators: Tuple[Tuple[str, Aggregator], ...] = field(default=(), compare=False)
@@ -105,17 +102,6 @@ class MergeSpec:
                 "Do not support use sequence field on FIRST_ROW merge engine: remove 'sequence.field' or use "
                 "'merge-engine' = 'deduplicate'."
             )
-        padding = O.SEQUENCE_AUTO_PADDING.get(opts)
-        if padding is not None:
-            paddings = [p.strip().lower() for p in padding.split(",") if p.strip()]
-            for p in paddings:
-                if p != ROW_KIND_PADDING:
-                    raise PaimonConfigError(
-                        f"'sequence.auto-padding' = '{p}' is not supported by dbt-paimon; only "
-                        f"'{ROW_KIND_PADDING}' is (use a sequence field of microsecond precision instead)."
-                    )
-            if not sequence_fields:
-                raise PaimonConfigError("'sequence.auto-padding' needs 'sequence.field' to be set.")
         descending = O.SEQUENCE_FIELD_SORT_ORDER.get(opts) == "descending"
 
         # options that belong to another engine
@@ -188,7 +174,6 @@ class MergeSpec:
             ignore_update_before=O.IGNORE_UPDATE_BEFORE.get(opts),
             sequence_fields=tuple(sequence_fields),
             sequence_descending=descending,
-            row_kind_padding=padding is not None,
             remove_record_on_delete=remove_on_delete,
             sequence_groups=groups,
             aggregators=tuple(aggregators.items()),
@@ -278,7 +263,7 @@ def _check_engine_options(engine: str, opts, field_options, pks) -> None:
         if suffix == O.SEQUENCE_GROUP.suffix and engine != "partial-update":
             reject(key, "'merge-engine' = 'partial-update'")
         if suffix in ("aggregate-function", "ignore-retract", "list-agg-delimiter", "distinct", "nested-key",
-                      "nested-key-null-strategy", "nested-sequence-field", "count-limit") and (
+                      "nested-key-null-strategy", "nested-sequence-field", "count-limit", "ts-field") and (
             engine not in ("aggregation", "partial-update")
         ):
             reject(key, "the 'aggregation' and 'partial-update' merge engines")

@@ -20,6 +20,8 @@ from typing import List, Optional
 
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
+from dbt.adapters.paimon.write.in_process import write_in_process
+from dbt.adapters.paimon.write.path_choice import DISTRIBUTED, IN_PROCESS, choose_path
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
                                             DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
                                             INTERNAL_COLUMNS, ROW_KIND, SEQ, WritePlan,
@@ -45,17 +47,39 @@ class WriteResult:
                                  # deduplicate, one -D per key leaving its partition)
     files: int                   # data files committed
     buckets: int                 # (partition, bucket) pairs written
+    path: str = DISTRIBUTED      # the executor that wrote the files (path_choice.py)
+    path_reason: str = ""
+
+    @property
+    def path_label(self) -> str:
+        return "in-process" if self.path == IN_PROCESS else "distributed"
 
 
 def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = None,
-                          model_name: str = "model") -> WriteResult:
+                          model_name: str = "model", write_path: Optional[str] = None,
+                          in_process_max_bytes: Optional[int] = None) -> WriteResult:
     """Merge ``df``'s rows into the existing Paimon primary-key table at ``location`` as ONE
     atomic commit. On any failure every file written is deleted and the table keeps its
     previous snapshot. Raises PaimonDataError for bad rows (naming the model, the column and
-    up to 5 sample rows), NotImplementedError for table layouts not supported yet."""
+    up to 5 sample rows), NotImplementedError for table layouts not supported yet.
+
+    ``write_path`` ('auto', 'in_process', 'distributed') and ``in_process_max_bytes`` choose
+    the executor (path_choice.py); None defers to the session conf, then to 'auto'."""
     table = location.open()
     plan = make_plan(spark, table, location, model_name, row_kind_column)
     frame = _select_input(df, plan, row_kind_column)
+    choice = choose_path(spark, frame, model_name, write_path, in_process_max_bytes,
+                         supported="cross-partition update" if plan.cross_partition else None)
+    if choice.path == IN_PROCESS:
+        # Arrow batches straight from Spark's result (never Python rows)
+        messages, records = write_in_process(plan, table, frame.toArrow())
+        result = _commit(table, plan, messages, records)
+    else:
+        result = _write_distributed(spark, table, plan, frame)
+    return dataclasses.replace(result, path=choice.path, path_reason=choice.reason)
+
+
+def _write_distributed(spark, table, plan: WritePlan, frame) -> WriteResult:
     if plan.cross_partition:
         routed = _locate_keys(spark, table, plan, frame)
     elif plan.mode == FIXED:

@@ -109,19 +109,24 @@ def bucket_udf(plan: WritePlan):
     from pyspark.sql.functions import arrow_udf
     from pyspark.sql.types import IntegerType
 
-    types = [plan.arrow_schema.field(k).type for k in plan.bucket_keys]
-
-    def bucket(*keys: pa.Array) -> pa.Array:
-        try:
-            arrays = [cast_column(a, t) for a, t in zip(keys, types)]
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
-            arrays = None
-        if arrays is None or any(a.null_count for a in arrays):
-            return pa.array(np.zeros(len(keys[0]), np.int32))
-        rows = pa.Table.from_arrays(arrays, names=list(plan.bucket_keys))
-        return pa.array(bucket_ids(rows, plan.num_buckets), pa.int32())
+    def bucket(*keys: pa.Array) -> pa.Array:  # arrow_udf reads the type hints
+        return fixed_buckets(plan, *keys)
 
     return arrow_udf(bucket, IntegerType())
+
+
+def fixed_buckets(plan: WritePlan, *keys: pa.Array) -> pa.Array:
+    """The fixed bucket of each row from its bucket-key columns (in ``plan.bucket_keys`` order);
+    all 0 when a key is NULL or does not cast (validation reports those rows)."""
+    types = [plan.arrow_schema.field(k).type for k in plan.bucket_keys]
+    try:
+        arrays = [cast_column(a, t) for a, t in zip(keys, types)]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
+        arrays = None
+    if arrays is None or any(a.null_count for a in arrays):
+        return pa.array(np.zeros(len(keys[0]), np.int32))
+    rows = pa.Table.from_arrays(arrays, names=list(plan.bucket_keys))
+    return pa.array(bucket_ids(rows, plan.num_buckets), pa.int32())
 
 
 @_carry_errors
@@ -306,9 +311,16 @@ def assign_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
     if plan.cross_partition:
         extra[MOVE_BUCKET] = pa.int32()
     data = _conform(plan, data, extra)
-    table = plan.open_table()
-    snapshot = plan.base_snapshot(table)
     out_schema = _spark_schema(plan, plan.assigned_schema())
+    for out in assign_buckets(plan, plan.open_table(), data):
+        yield from _emit(plan, out, out_schema)
+
+
+def assign_buckets(plan: WritePlan, table, data: pa.Table) -> Iterator[pa.Table]:
+    """Dynamic mode: routed rows (``_key_hash``, ``_assigner``) with their ``_bucket`` and
+    ``_new_key``, per partition. Each assigner only creates buckets ``b % assigners == id``, so
+    assigners of one partition may share this call without changing any assignment."""
+    snapshot = plan.base_snapshot(table)
     partition_columns = list(plan.partition_keys)
     for partition, rows in split_groups(data, partition_columns):
         index = dynamic_index.PartitionIndex.load(table, snapshot, partition)
@@ -334,8 +346,7 @@ def assign_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
                 buckets[mask] = chosen[sorter][pos]
         out = rows.drop_columns([c for c in (ASSIGNER, MOVE_BUCKET) if c in rows.column_names])
         out = out.append_column(BUCKET, pa.array(buckets, pa.int32()))
-        out = out.append_column(NEW_KEY, pa.array(new, pa.bool_()))
-        yield from _emit(plan, out, out_schema)
+        yield out.append_column(NEW_KEY, pa.array(new, pa.bool_()))
 
 
 # --------------------------------------------------------------------------- 3. write
@@ -396,20 +407,38 @@ def _check_bucket_counts(plan: WritePlan, existing) -> None:
 
 
 def _write(plan: WritePlan, table, batches, messages: list) -> int:
-    from dbt.adapters.paimon.format.kv_files import new_commit_message, write_kv_file
-
     data = _collect(plan, batches)
     if data is None:
         return 0
     if plan.mode == FIXED:
         data = _checked_here(plan, data)
     else:
-        data = _conform(plan, data, {ROW_KIND: pa.string(), SEQ: pa.int64(),
-                                     BUCKET: pa.int32(), KEY_HASH: pa.int32(),
-                                     NEW_KEY: pa.bool_()})
-    spec = plan.merge_spec()
+        data = conform_assigned(plan, data)
     groups = list(split_groups(data, plan.group_columns))
-    existing = _existing_splits(plan, table, sorted({g[:-1] for g, _ in groups}, key=repr))
+    existing = existing_splits(plan, table, groups)
+    write_groups(plan, table, groups, existing, messages)
+    return data.num_rows
+
+
+def conform_assigned(plan: WritePlan, data: pa.Table) -> pa.Table:
+    """Dynamic mode: assigned rows at the table's types (as ``assign_buckets`` makes them)."""
+    return _conform(plan, data, {ROW_KIND: pa.string(), SEQ: pa.int64(), BUCKET: pa.int32(),
+                                 KEY_HASH: pa.int32(), NEW_KEY: pa.bool_()})
+
+
+def existing_splits(plan: WritePlan, table, groups) -> Dict[tuple, object]:
+    """The base snapshot's split of every (partition, bucket) group (``split_groups`` output)."""
+    return _existing_splits(plan, table, sorted({g[:-1] for g, _ in groups}, key=repr))
+
+
+def write_groups(plan: WritePlan, table, groups, existing: Dict[tuple, object],
+                 messages: list) -> None:
+    """Pre-merge and write each (partition, bucket) group's rows as sorted level-0 files; one
+    commit message per group is appended to ``messages`` as soon as its files exist (so a
+    failure later still finds them to delete)."""
+    from dbt.adapters.paimon.format.kv_files import new_commit_message, write_kv_file
+
+    spec = plan.merge_spec()
     producer = plan.options_dict.get("changelog-producer", "none")
     snapshot = plan.base_snapshot(table) if plan.mode == DYNAMIC else None
     for values, rows in groups:
@@ -450,7 +479,6 @@ def _write(plan: WritePlan, table, batches, messages: list) -> int:
                 old = dynamic_index.bucket_hashes(table, snapshot, partition, bucket)
                 message.index_adds.append(dynamic_index.write_hash_index(
                     table, partition, bucket, np.concatenate([old, new_hashes])))
-    return data.num_rows
 
 
 def _checked_here(plan: WritePlan, data: pa.Table) -> pa.Table:

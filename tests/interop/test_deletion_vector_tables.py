@@ -9,7 +9,8 @@ its deletion vector deletes. Append tables get their deletion vectors from Paimo
 
 Paimon 1.0 refuses first-row tables with deletion vectors (``First row merge engine does not
 need deletion vectors``), and writes only the 32-bit bitmap (``deletion-vectors.bitmap64``
-arrived in Paimon 1.1; its encoding is covered by tests/unit/test_deletion_vectors.py).
+arrived in Paimon 1.1; its encoding is covered by
+tests/unit/format/test_deletion_vector_encoding.py).
 """
 from __future__ import annotations
 
@@ -26,7 +27,11 @@ from dbt.adapters.paimon.datasource.changes import ChangeRange, read_changes
 from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.format.kv_files import read_append_split
+from dbt.adapters.paimon.ops.compact import compact_table
 from dbt.adapters.paimon.ops.expire import expire_snapshots, remove_orphan_files
+from dbt.adapters.paimon.ops.maintenance import after_run
+from dbt.adapters.paimon.ops.rescale import rescale_buckets
+from dbt.adapters.paimon.write import write_primary_key_run
 from pypaimon.manifest.index_manifest_file import IndexManifestFile
 
 FIELDS = [("dt", "STRING NOT NULL"), ("id", "BIGINT NOT NULL"), ("name", "STRING"),
@@ -203,3 +208,53 @@ def test_append_table_deletes(spark, tmp_path, paimon_java, bucket):
     via_spark = spark.read.format("paimon").options(**location.source_options()).load()
     assert sorted(r.id for r in via_spark.select("id").collect()) == \
         sorted(r["id"] for r in theirs)
+
+
+# --------------------------------------------------------------------------- our writes
+
+def _run_table(ids, amount=lambda i: i, kind="+I", name=lambda i: f"w{i}"):
+    ids = list(ids)
+    return pa.table({"dt": pa.array([f"d{i % 2}" for i in ids], pa.string()),
+                     "id": pa.array(ids, pa.int64()),
+                     "name": pa.array([name(i) for i in ids], pa.string()),
+                     "amount": pa.array([amount(i) for i in ids], pa.int32()),
+                     "op": pa.array([kind] * len(ids), pa.string())})
+
+
+@pytest.mark.parametrize("engine", ["aggregation", "deduplicate"])  # partial-update: as agg.
+def test_our_runs_on_java_tables(spark, tmp_path, paimon_java, engine):
+    """Java writes, our runs (a commit, then the run's maintenance: lookup compaction writing
+    deletion vectors) on top, Java writes again, our full compaction: Java reads what we read
+    after every step, and every row of our runs right after them."""
+    java = JavaScript(paimon_java, tmp_path, "w_" + engine.replace("-", "_"))
+    java.create(bucket="2", **ENGINE_OPTIONS[engine]).write(_rows(range(30))).run()
+    location = java.location
+    deletes = engine == "deduplicate"
+    for run in (_run_table(range(20, 40), amount=lambda i: 200 + i, kind="+U"),
+                _run_table([1, 2, 25, 41], kind="-D" if deletes else "+I", amount=lambda i: 7)):
+        write_primary_key_run(spark, spark.createDataFrame(run), location, row_kind_column="op",
+                              model_name=location.table)
+        result = after_run(spark, location, expire=False)
+        assert result.compaction is not None and result.compaction.snapshot_id is not None
+    table = location.open()
+    splits = splits_mod.plan_splits(table)
+    assert all(f.level > 0 for s in splits for f in s.files)  # the runs' rows are visible
+    assert any(s.deletion_files for s in splits)
+    mine = _ours(location)
+    assert len(mine) == (37 if deletes else 41)  # dedup: 1, 2, 25 deleted, 41 never live
+    java.read().write(_rows([3, 41, 50], amount=lambda i: 1000 + i, kind="+U")).read()
+    after_ours, _, after_java = java.run()
+    assert after_ours == mine
+    assert _ours(location) == after_java
+    # both rewrite every file to the top level and drop the deletion vectors from the index
+    if engine == "deduplicate":
+        rescale_buckets(spark, location, 3)
+    else:
+        compact_table(spark, location, full=True)
+    table = location.open()
+    assert not any(s.deletion_files or s.deletion_index_files
+                   for s in splits_mod.plan_splits(table))
+    assert not [e for e in IndexManifestFile(table).read(
+        table.snapshot_manager().get_latest_snapshot().index_manifest)
+        if e.index_file.index_type == "DELETION_VECTORS"]
+    assert _ours(location) == java.read().run()[0] == after_java

@@ -21,6 +21,7 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.contracts.constraints import ConstraintType
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
+from dbt.adapters.paimon import error_messages
 from dbt.adapters.paimon import session
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
@@ -260,6 +261,10 @@ class PaimonAdapter(SparkAdapter):
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
+        except DbtRuntimeError:
+            raise
+        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
+            raise DbtRuntimeError(error_messages.model_failure(name, exc)) from exc
 
     @available
     def paimon_target_relation(self, definition, this: BaseRelation) -> BaseRelation:
@@ -299,13 +304,17 @@ class PaimonAdapter(SparkAdapter):
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
-        except PaimonDataError as exc:
-            raise DbtRuntimeError(f"Model '{definition.model}': {exc}") from exc
+        except (PaimonDataError, NotImplementedError) as exc:
+            raise DbtRuntimeError(_for_model(definition.model, exc)) from exc
         except CommitConflictError as exc:
             raise DbtRuntimeError(
                 f"Model '{definition.model}': another writer committed to {relation} while this "
                 f"run was writing it; nothing of this run is visible. Run the model again. "
                 f"({exc})") from exc
+        except DbtRuntimeError:
+            raise
+        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
+            raise DbtRuntimeError(error_messages.model_failure(definition.model, exc)) from exc
         self.cache_added(relation.incorporate(type="table", is_paimon=True))
         if result.maintenance_error is not None:
             logger.warning(
@@ -548,6 +557,12 @@ class PaimonAdapter(SparkAdapter):
                                         merge_rows(spark, location, spark.sql(query), condition,
                                                    update, insert))
         return f"{relation}: {result.message}"
+
+
+def _for_model(model: str, exc: BaseException) -> str:
+    """The error's message, naming the model once (most of ours name it already)."""
+    message = str(exc)
+    return message if message.startswith(f"Model '{model}'") else f"Model '{model}': {message}"
 
 
 def _contract_config(name: str, materialization: str, model: dict):

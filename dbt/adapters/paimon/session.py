@@ -9,7 +9,8 @@ Traps handled here (each cost hours once):
   Python function: executors and the driver's data-source planner run that path.
 - A driver whose host name resolves to another address than a loopback master's is not
   reachable by that master's executors.
-- Spark's progress bar and WARN lines spill into dbt's output.
+- Spark's progress bar, the JVM's start-up lines and executors' ERROR logs spill into dbt's
+  output (``spark_logs`` sends them to a log file).
 - Hive support drops metastore_db/, derby.log and spark-warehouse/ into the current folder
   unless the metastore URL, derby.system.home and spark.sql.warehouse.dir point elsewhere.
 """
@@ -24,7 +25,7 @@ from typing import Dict, Optional
 
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import connect_client, worker_warm_up
+from dbt.adapters.paimon import connect_client, spark_logs, worker_warm_up
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.spark_env import is_connect
 
@@ -129,6 +130,8 @@ def start_session(
             builder = builder.config(key, value)
         if conf.get("spark.sql.catalogImplementation") == "hive":
             builder = builder.enableHiveSupport()
+        # the JVM's output (and its Python workers') goes to a log file, not dbt's terminal
+        spark_logs.launch_jvm(conf, spark_logs.log_path(state_dir))
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
         _quiet_query_loggers()

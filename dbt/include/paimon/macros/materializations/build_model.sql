@@ -1,7 +1,10 @@
 {#- The one build sequence of every Paimon materialization: validate, pre-hooks, one atomic
     Paimon commit, docs, post-hooks. -#}
 {% macro paimon_build_model(materialization, overwrite_partitions=false) %}
-  {#-- 1. validate: config against the query's columns, before anything is written --#}
+  {#-- 1. validate: contract and config against the query's columns, before anything is written --#}
+  {%- if config.get('contract').enforced -%}
+    {{ paimon_check_contract(compiled_code) }}
+  {%- endif -%}
   {%- set definition = adapter.paimon_table_definition(model, materialization, compiled_code) -%}
   {%- set target_relation = adapter.paimon_target_relation(definition, this) -%}
   {%- set existing_relation = load_cached_relation(this) -%}

@@ -1,4 +1,4 @@
-"""Latency of fresh dbt commands (issue 14): a warm Spark Connect server vs session mode.
+"""Latency of fresh dbt commands: a warm Spark Connect server vs session mode.
 
     flock /work/bench.lock .venv/bin/python benchmarks/connect_latency.py [--repeat 3] [--rows 500000]
 

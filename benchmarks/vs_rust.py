@@ -1,4 +1,4 @@
-"""A primary-key run of dbt-paimon beside a parquet `table` model and pypaimon-rust (issue 18).
+"""A primary-key run of dbt-paimon beside a parquet `table` model and pypaimon-rust.
 
     .venv/bin/pip install -e '.[bench]'          # pypaimon-rust, outside the runtime deps
     flock /work/bench.lock .venv/bin/python benchmarks/vs_rust.py [--rows 500000] [--runs 4]
@@ -15,7 +15,7 @@ key) go into a 4-bucket ``paimon_pk`` table and a parquet ``table`` model:
             table, ``--runs`` commits, median of all but the first.
 Goals: fresh paimon_pk <= 1.0x parquet; warm paimon_pk <= 3x pypaimon-rust's commit; at 5M
 rows per run ``auto`` takes the distributed path and is no slower than ``distributed``.
-Results: benchmarks/results/vs_rust.txt (append the printed block) and vs_rust.png.
+Results: benchmarks/results/vs_rust.txt (the printed block) and vs_rust.png.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def main() -> int:
     args = parser.parse_args()
 
     load = os.getloadavg()[0]
-    print(f"# benchmarks/vs_rust.py, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, "
+    print(f"# benchmarks/vs_rust.py, "
           f"commit {_commit()}, {platform.machine()} {os.cpu_count()} cores, local[2], "
           f"load {load:.1f} at the start")
     print(f"{args.rows:,} rows per run over {args.rows:,} keys, 4 buckets, {args.runs} runs")

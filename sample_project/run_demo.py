@@ -27,7 +27,9 @@ SHOW_TRACKED = ("select order_id, status, note, _ROW_ID, _SEQUENCE_NUMBER "
 STEPS = [
     ("load the seeds", ["seed", "--full-refresh"], True),
     ("build the models", ["run"], True),
-    ("test the merged results", ["test"], True),
+    ("snapshot the customers: every version in a Paimon primary-key table on dbt_scd_id",
+     ["snapshot"], True),
+    ("test the merged results (data tests and the unit test)", ["test"], True),
     ("run again: every Paimon table merges this run's rows as a new snapshot", ["run"], True),
     ("test again (product_sales now holds both runs' sums)", ["test"], True),
     ("read a merged Paimon table (customer 3 once, latest version)",

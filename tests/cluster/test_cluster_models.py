@@ -12,6 +12,7 @@ one left (as a user's successive ``dbt run``s do).
 """
 
 import os
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -232,3 +233,28 @@ class TestClusterRuns:
             assert set(os.listdir(executor_dir)) == {"stderr", "stdout"}
         (app,) = [a for a in spark_cluster.state()["activeapps"] if a["id"] == app_id]
         assert app["cores"] == 2
+
+
+class TestClusterFailureStaysQuiet:
+    """A model failing on bad input in executors: dbt's error only on the terminal; the driver's
+    Spark log lines go to <spark_state_dir>/logs/spark.log, the executors' to their workers."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"null_key.sql": "{{ config(materialized='paimon_pk', primary_key='id', "
+                                "write_path='distributed') }}\n"
+                                "select cast(if(id = 3, null, id) as int) as id from range(8)"}
+
+    def test_bad_input_is_dbt_error_only(self, project, capfd):
+        from dbt.adapters.paimon import spark_logs
+
+        capfd.readouterr()
+        results = run_dbt(["run"], expect_pass=False)
+        assert "column 'id': NULL in a primary key" in results.results[0].message
+        terminal = "".join(capfd.readouterr())
+        for noise in ("ERROR TaskSetManager", "at org.apache", "Traceback", "@@dbt-paimon",
+                      "crashed"):
+            assert noise not in terminal, f"{noise!r} reached the terminal:\n{terminal}"
+        assert not re.search(r"\d\d:\d\d:\d\d (ERROR|WARN|INFO) ", terminal), terminal
+        with open(spark_logs.current_log_path(), errors="replace") as log:
+            assert "ERROR TaskSetManager" in log.read()

@@ -118,6 +118,10 @@ def test_sample_project_on_the_cluster_matches_local_mode(sample_runs, spark_clu
     started, runs = sample_runs
     for target, (code, log, _) in runs.items():
         assert code == 0 and "all steps passed" in log, f"{target} run failed:\n{log[-5000:]}"
+        # Spark's and the JVM's output went to <warehouse>/.spark/logs/spark.log
+        for noise in ("WARNING: Using incubator", "Setting default log level",
+                      "ERROR Executor", "at org.apache", "Traceback", "crashed"):
+            assert noise not in log, f"{target} run printed {noise!r}:\n{log[-5000:]}"
 
     on_cluster = table_rows(runs["cluster"][2], started)
     local = table_rows(runs["dev"][2], started)

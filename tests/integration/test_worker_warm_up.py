@@ -1,4 +1,6 @@
 """The background warm-up of Spark's Python processes after the session starts (worker_warm_up)."""
+import threading
+
 from dbt.adapters.paimon import worker_warm_up
 from dbt.adapters.paimon.worker_warm_up import CONF_KEY, WarmUpSource, start_in_background
 
@@ -28,3 +30,14 @@ def test_a_failed_warm_up_does_not_raise(caplog):
     caplog.set_level("DEBUG", logger=worker_warm_up.__name__)
     worker_warm_up.warm_up(object())  # no sparkContext: the warm-up gives up quietly
     assert "warming up Spark's Python processes failed" in caplog.text
+
+
+def test_stop_ends_a_running_warm_up_without_starting_more(spark):
+    # what the atexit hook does when a command ends while the warm-up still runs
+    stopping = threading.Event()
+    thread = threading.Thread(target=worker_warm_up.warm_up, args=(spark, stopping), daemon=True)
+    thread.start()
+    worker_warm_up.stop(spark, thread, stopping, wait_seconds=120)
+    assert stopping.is_set() and not thread.is_alive()
+    # the session stays usable: the cancelled job does not leak its tag into this thread
+    assert spark.range(3).count() == 3

@@ -188,12 +188,25 @@ def warm_up_server(server: Server) -> None:
     from dbt.adapters.paimon.worker_warm_up import WarmUpSource
 
     url = connect_client.parse_connect_url(server.url)
-    spark = session._join_shared_session(url, {})
-    connect_client.check_server(spark, url)
-    spark.dataSource.register(WarmUpSource)
-    slots = int(spark.conf.get(PARALLELISM_CONF, None) or 2)
-    spark.read.format(WarmUpSource.name()).option("tasks", slots).load() \
-        .write.format("noop").mode("overwrite").save()
+    # pyspark marks a process that made a Connect session as Connect-only (environment
+    # variables its children inherit): session-mode dbt started from here would refuse to start
+    saved = {key: os.environ.get(key) for key in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
+    spark, _ = session._join_shared_session(url, {})
+    try:
+        connect_client.check_server(spark, url)
+        spark.dataSource.register(WarmUpSource)
+        slots = int(spark.conf.get(PARALLELISM_CONF, None) or 2)
+        spark.read.format(WarmUpSource.name()).option("tasks", slots).load() \
+            .write.format("noop").mode("overwrite").save()
+    finally:
+        # leave the shared session open on the server, and this process out of Connect mode
+        spark.release_session_on_close = False
+        spark.stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def stop(warehouse: str, port: int = connect_client.DEFAULT_PORT,

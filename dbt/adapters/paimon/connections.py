@@ -16,7 +16,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import connect_client, session
+from dbt.adapters.paimon import connect_client, error_messages, session
 
 logger = AdapterLogger("Paimon")
 
@@ -104,8 +104,7 @@ class PaimonConnectionManager(SparkConnectionManager):
             raise
         except Exception as exc:
             logger.debug(f"Error while running:\n{sql}")
-            logger.debug(exc)
-            raise DbtRuntimeError(str(exc)) from exc
+            raise DbtRuntimeError(error_messages.spark_failure(exc)) from exc
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:

@@ -12,12 +12,16 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Type
 
 from dbt.adapters.base import PythonJobHelper, available
+from dbt.adapters.base.impl import ConstraintSupport
+from dbt.adapters.capability import Capability, CapabilityDict, CapabilitySupport, Support
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
+from dbt_common.contracts.constraints import ConstraintType
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
+from dbt.adapters.paimon import error_messages
 from dbt.adapters.paimon import session
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
@@ -57,6 +61,17 @@ class PaimonAdapter(SparkAdapter):
     ConnectionManager = PaimonConnectionManager  # type: ignore[assignment]
     Relation = PaimonRelation  # type: ignore[assignment]
     AdapterSpecificConfigs = PaimonConfig  # type: ignore[assignment]
+    # Paimon tables enforce NOT NULL columns and primary keys (config/constraints.py); dbt warns
+    # that the other constraints are not enforced.
+    CONSTRAINT_SUPPORT = {
+        **SparkAdapter.CONSTRAINT_SUPPORT,
+        ConstraintType.not_null: ConstraintSupport.ENFORCED,
+        ConstraintType.primary_key: ConstraintSupport.ENFORCED,
+    }
+    # source freshness without loaded_at_field: the latest Paimon snapshot's commit time
+    _capabilities = CapabilityDict({
+        Capability.TableLastModifiedMetadata: CapabilitySupport(support=Support.Full),
+    })
 
     def __init__(self, config, mp_context) -> None:
         super().__init__(config, mp_context)
@@ -240,11 +255,16 @@ class PaimonAdapter(SparkAdapter):
 
         name = model.get("alias") or model["name"]
         try:
+            config, not_null = _contract_config(name, materialization, model)
             return ModelBuilder(self._registry).definition(
-                name, materialization, dict(model["config"]), sql
+                name, materialization, config, sql, not_null
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
+        except DbtRuntimeError:
+            raise
+        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
+            raise DbtRuntimeError(error_messages.model_failure(name, exc)) from exc
 
     @available
     def paimon_target_relation(self, definition, this: BaseRelation) -> BaseRelation:
@@ -295,13 +315,17 @@ class PaimonAdapter(SparkAdapter):
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
-        except PaimonDataError as exc:
-            raise DbtRuntimeError(f"Model '{definition.model}': {exc}") from exc
+        except (PaimonDataError, NotImplementedError) as exc:
+            raise DbtRuntimeError(_for_model(definition.model, exc)) from exc
         except CommitConflictError as exc:
             raise DbtRuntimeError(
                 f"Model '{definition.model}': another writer committed to {relation} while this "
                 f"run was writing it; nothing of this run is visible. Run the model again. "
                 f"({exc})") from exc
+        except DbtRuntimeError:
+            raise
+        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
+            raise DbtRuntimeError(error_messages.model_failure(definition.model, exc)) from exc
         self.cache_added(relation.incorporate(type="table", is_paimon=True))
         if result.maintenance_error is not None:
             logger.warning(
@@ -314,6 +338,96 @@ class PaimonAdapter(SparkAdapter):
         if result.maintenance:
             message = f"{message}; {result.maintenance}"
         return AdapterResponse(_message=message, rows_affected=result.rows)
+
+    # -- dbt snapshot (build/snapshot_rows.py) -------------------------------------------------
+    @available
+    def paimon_snapshot_definition(self, model: dict, sql: str, scd_id: str):
+        """A snapshot's table: a Paimon primary-key table on ``scd_id``; the source's
+        unique_key checked (never NULL, never twice) before anything is written."""
+        from dbt.adapters.paimon.build import snapshot_rows
+        from dbt.adapters.paimon.build.model_builder import ModelBuilder
+        from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+        name = model.get("alias") or model["name"]
+        config = dict(model["config"])
+        registry = self._registry
+        try:
+            table_config = snapshot_rows.table_config(name, config, scd_id)
+            snapshot_rows.check_unique_key(registry.activate(), name, model["compiled_code"],
+                                           config.get("unique_key"))
+            return ModelBuilder(registry).definition(name, "paimon_pk", table_config, sql)
+        except PaimonConfigError as exc:
+            raise CompilationError(str(exc)) from exc
+        except PaimonDataError as exc:
+            raise DbtRuntimeError(str(exc)) from exc
+
+    @available
+    def paimon_snapshot_rows(self, staging_sql: str, relation: BaseRelation,
+                             columns: Dict[str, str]) -> str:
+        """A query of the rows one snapshot run merges: closed versions (stored values, new
+        dbt_valid_to) and new versions. Returns SQL reading a temporary view of them."""
+        from dbt.adapters.paimon.build import snapshot_rows
+        from dbt.adapters.paimon.datasource.registry import check_name
+
+        spark = self._registry.activate()
+        rows = snapshot_rows.merge_rows(
+            spark, staging_sql, f"`{relation.schema}`.`{relation.identifier}`", dict(columns))
+        view = check_name("view", f"{relation.schema}__{relation.identifier}__dbt_snapshot_rows")
+        rows.createOrReplaceTempView(view)
+        return f"select * from `{view}`"
+
+    # -- docs: catalog stats (ops/catalog_stats.py) ------------------------------------------
+    def _get_columns_for_catalog(self, relation: BaseRelation):
+        from dbt.adapters.paimon.ops.catalog_stats import catalog_stats
+
+        stats = {}
+        if relation.type != "view" and self.is_paimon_relation(relation):
+            stats = catalog_stats(self._paimon_location(relation))
+        for column in super()._get_columns_for_catalog(relation):
+            column.update(stats)
+            yield column
+
+    @available
+    def paimon_persist_docs(self, relation: BaseRelation, table_comment: Optional[str],
+                            column_comments: Dict[str, str]) -> None:
+        """Descriptions as the Paimon table's comment and field descriptions: one schema
+        change, only when they differ from the stored ones (no new schema per run)."""
+        from pypaimon.schema.schema_change import SchemaChange
+
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        registry = self._registry
+        table = registry.open_table(relation.schema, relation.identifier)
+        stored = {f.name: f.description for f in table.table_schema.fields}
+        changes = []
+        if table_comment is not None and table_comment != table.table_schema.comment:
+            changes.append(SchemaChange.update_comment(table_comment))
+        for name, comment in column_comments.items():
+            if name in stored and stored[name] != comment:
+                changes.append(SchemaChange.update_column_comment(name, comment))
+        if changes:
+            catalog = wh.open_catalog(registry.warehouse, registry.catalog_options)
+            catalog.alter_table(f"{relation.schema}.{relation.identifier}", changes)
+            registry.expose(relation.schema, relation.identifier)
+
+    # -- source freshness from metadata --------------------------------------------------------
+    def calculate_freshness_from_metadata(self, source: BaseRelation, macro_resolver=None):
+        """`dbt source freshness` without loaded_at_field: a Paimon table was last loaded when
+        its latest snapshot was committed."""
+        from datetime import datetime, timezone
+
+        from dbt.adapters.paimon.format.splits import list_snapshots
+
+        if not self.is_paimon_relation(source):
+            raise DbtRuntimeError(
+                f"Source {source} is not a Paimon table: its freshness cannot come from Paimon "
+                "snapshots. Set `loaded_at_field` (or `loaded_at_query`) on the source.")
+        snapshots = list_snapshots(self._registry.open_table(source.schema, source.identifier))
+        last = (datetime.fromtimestamp(snapshots[-1].time_millis / 1000, tz=timezone.utc)
+                if snapshots else None)
+        response = AdapterResponse(
+            _message=f"latest snapshot {snapshots[-1].id}" if snapshots else "no snapshot")
+        return response, self._create_freshness_response(last, datetime.now(timezone.utc))
 
     def valid_incremental_strategies(self) -> List[str]:
         """dbt-spark's strategies, plus delete+insert (Paimon tables: file_format='paimon')."""
@@ -458,6 +572,24 @@ class PaimonAdapter(SparkAdapter):
                                         merge_rows(spark, location, spark.sql(query), condition,
                                                    update, insert))
         return f"{relation}: {result.message}"
+
+
+def _for_model(model: str, exc: BaseException) -> str:
+    """The error's message, naming the model once (most of ours name it already)."""
+    message = str(exc)
+    return message if message.startswith(f"Model '{model}'") else f"Model '{model}': {message}"
+
+
+def _contract_config(name: str, materialization: str, model: dict):
+    """The model's config and NOT NULL columns, with an enforced contract's constraints applied
+    (config/constraints.py); without a contract, the config as it is."""
+    from dbt.adapters.paimon.config.constraints import apply_contract, contract_keys
+
+    config = dict(model["config"])
+    if not (config.get("contract") or {}).get("enforced"):
+        return config, ()
+    keys = contract_keys(name, model.get("columns") or {}, model.get("constraints") or [])
+    return apply_contract(name, materialization, config, keys), keys.not_null
 
 
 def _checked_name(kind: str, name: str, model: str) -> str:

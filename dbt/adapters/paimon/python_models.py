@@ -7,6 +7,7 @@ imported as a module with ``spark`` bound to the session, like dbt-duckdb's loca
 from __future__ import annotations
 
 import importlib.util
+import linecache
 import sys
 import traceback
 from typing import Any, Dict
@@ -14,7 +15,7 @@ from typing import Any, Dict
 from dbt.adapters.base import PythonJobHelper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.paimon import session
+from dbt.adapters.paimon import error_messages, session
 
 
 class SessionPythonJobHelper(PythonJobHelper):
@@ -28,13 +29,32 @@ class SessionPythonJobHelper(PythonJobHelper):
         spec = importlib.util.spec_from_loader(module_name, loader=None)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         module.__dict__["spark"] = session.current_registry().spark
+        filename = f"<python model {name}>"
+        model_id = self.parsed_model.get("unique_id", name)
+        # tracebacks then show the model's source lines
+        linecache.cache[filename] = (len(compiled_code), None,
+                                     compiled_code.splitlines(True), filename)
         try:
-            exec(compile(compiled_code, f"<python model {name}>", "exec"), module.__dict__)
+            exec(compile(compiled_code, filename, "exec"), module.__dict__)
         except Exception as exc:
+            error_messages.record(exc, f"Python model {model_id} failed")
             raise DbtRuntimeError(
-                f"Python model {self.parsed_model.get('unique_id', name)} failed:\n"
-                + "".join(traceback.format_exception(exc))
+                f"Python model {model_id} failed:\n{model_traceback(exc, filename)}"
             ) from exc
         finally:
             sys.modules.pop(module_name, None)
         return None
+
+
+def model_traceback(exc: BaseException, filename: str) -> str:
+    """The traceback's frames in the model's own code (not dbt-paimon's, pyspark's or py4j's)
+    and the error's message (Spark's without its Java stack); the whole trace is logged."""
+    from pyspark.errors import PythonException
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    lines = "".join(traceback.format_list(frames))
+    head = f"Traceback (the model's lines):\n{lines}" if frames else ""
+    message = error_messages.summary(exc)  # a Python task's ends with its exception's type
+    if not isinstance(exc, PythonException):
+        message = f"{type(exc).__name__}: {message}"
+    return head + message

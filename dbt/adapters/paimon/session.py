@@ -9,7 +9,8 @@ Traps handled here (each cost hours once):
   Python function: executors and the driver's data-source planner run that path.
 - A driver whose host name resolves to another address than a loopback master's is not
   reachable by that master's executors.
-- Spark's progress bar and WARN lines spill into dbt's output.
+- Spark's progress bar, the JVM's start-up lines and executors' ERROR logs spill into dbt's
+  output (``spark_logs`` sends them to a log file).
 - Hive support drops metastore_db/, derby.log and spark-warehouse/ into the current folder
   unless the metastore URL, derby.system.home and spark.sql.warehouse.dir point elsewhere.
 """
@@ -24,7 +25,7 @@ from typing import Dict, Optional
 
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import connect_client, worker_warm_up
+from dbt.adapters.paimon import connect_client, spark_logs, worker_warm_up
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.spark_env import is_connect
 
@@ -129,6 +130,8 @@ def start_session(
             builder = builder.config(key, value)
         if conf.get("spark.sql.catalogImplementation") == "hive":
             builder = builder.enableHiveSupport()
+        # the JVM's output (and its Python workers') goes to a log file, not dbt's terminal
+        spark_logs.launch_jvm(conf, spark_logs.log_path(state_dir))
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
         _quiet_query_loggers()
@@ -158,7 +161,7 @@ def start_connect_session(
         session_conf = {key: value for key, value in default_spark_conf("", "").items()
                         if key in CONNECT_SESSION_CONF_KEYS}
         session_conf.update(spark_conf or {})
-        spark = _join_shared_session(url, session_conf)
+        spark, session_url = _join_shared_session(url, session_conf)
         served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)
         if warehouse is None:
             if served is None:
@@ -176,6 +179,9 @@ def start_connect_session(
                 f"(`{connect_client.start_command(warehouse, url.port + 1)}`).")
         connect_client.check_server(spark, url)
         _quiet_query_loggers()
+        # code that asks pyspark for "the" session (pandas-on-Spark in Python models) finds the
+        # dbt session: the default session of this URL
+        os.environ["SPARK_REMOTE"] = str(session_url)
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
         return registry
@@ -183,7 +189,7 @@ def start_connect_session(
 
 def _join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, str]):
     """The server's shared dbt-paimon session (connect_client's docstring says why shared),
-    or the URL's own ``session_id`` when it names one."""
+    or the URL's own ``session_id`` when it names one; (session, its URL)."""
     try:
         import pyspark.sql.connect.session  # noqa: F401 - needs pyspark[connect]'s libraries
     except ImportError as exc:
@@ -203,10 +209,7 @@ def _join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str,
         try:
             spark = builder.create()
             spark.conf.get(connect_client.WAREHOUSE_CONF, None)  # the session is usable
-            # code that asks pyspark for "the" session (pandas-on-Spark in Python models)
-            # finds this one: the default session of this URL
-            os.environ["SPARK_REMOTE"] = str(target)
-            return spark
+            return spark, target
         except Exception as exc:  # noqa: BLE001 - classified below
             last_error = exc
             if not connect_client.is_session_closed(exc):

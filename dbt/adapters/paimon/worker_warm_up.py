@@ -16,17 +16,27 @@ model takes 8.5 s instead of 10-12 s, the first read 2.4 s instead of 4.7-6.4 s;
 never starts a Python task (`dbt show` of `select 1`) pays ~2.5 s more, the warm-up's CPU. On by
 default; ``spark.dbt.paimon.warmUpWorkers: 'false'`` in the profile's ``spark_conf`` turns it
 off. Best effort: if it fails, the first real task starts its Python worker itself.
+
+A command may end while the warm-up still runs (`dbt show` of `select 1` ends ~1 s after the
+session starts). Killed with the JVM mid-task, its tasks can log failures ("Python worker exited
+unexpectedly (crashed)", "Aborting commit") that read as a crash of the command; so at exit no
+new job starts, a running one is cancelled (by its operation tag, which a Spark Connect session
+has too) and the thread is waited for briefly.
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import time
 from typing import Iterator, Optional
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 CONF_KEY = "spark.dbt.paimon.warmUpWorkers"
 JOB_DESCRIPTION = "dbt-paimon: start Python workers"
+OPERATION_TAG = "dbt-paimon-worker-warm-up"
+EXIT_WAIT_SECONDS = 2.0
 
 logger = logging.getLogger(__name__)
 
@@ -34,20 +44,48 @@ logger = logging.getLogger(__name__)
 def start_in_background(spark) -> Optional[threading.Thread]:
     if str(spark.conf.get(CONF_KEY, "true")).strip().lower() != "true":
         return None
-    thread = threading.Thread(target=warm_up, args=(spark,), daemon=True,
+    stopping = threading.Event()
+    thread = threading.Thread(target=warm_up, args=(spark, stopping), daemon=True,
                               name="dbt-paimon-worker-warm-up")
     thread.start()
+    atexit.register(stop, spark, thread, stopping)
     return thread
 
 
-def warm_up(spark) -> None:
+def stop(spark, thread: threading.Thread, stopping: threading.Event,
+         wait_seconds: float = EXIT_WAIT_SECONDS) -> None:
+    """Stop the warm-up: no job starts after this, a running one is cancelled; wait at most
+    ``wait_seconds`` for its thread (a read being planned is not cancellable: the thread ends
+    once the planning returns, or the process exits without it)."""
+    from dbt.adapters.paimon import spark_logs
+
+    if not thread.is_alive():
+        return
+    stopping.set()
+    started = time.monotonic()
+    while thread.is_alive() and time.monotonic() < started + wait_seconds:
+        try:
+            spark.interruptTag(OPERATION_TAG)
+        except Exception as exc:  # noqa: BLE001 - the session may already be gone
+            logger.debug("dbt-paimon: cancelling the worker warm-up failed: %s", exc)
+            return
+        thread.join(0.25)
+    outcome = "still being planned" if thread.is_alive() else "stopped"
+    spark_logs.record("the worker warm-up was running at exit: cancelled",
+                      f"{outcome} after {time.monotonic() - started:.1f} s")
+
+
+def warm_up(spark, stopping: Optional[threading.Event] = None) -> None:
     try:
         context = spark.sparkContext
         slots = max(1, int(context.defaultParallelism))
         context.setJobDescription(JOB_DESCRIPTION)  # this thread's jobs only
+        spark.addTag(OPERATION_TAG)  # this thread's operations only
         spark.dataSource.register(WarmUpSource)
-        spark.read.format(WarmUpSource.name()).option("tasks", slots).load() \
-            .write.format("noop").mode("overwrite").save()
+        planned = spark.read.format(WarmUpSource.name()).option("tasks", slots).load()
+        if stopping is not None and stopping.is_set():
+            return  # the command ended while the read was planned: start no job
+        planned.write.format("noop").mode("overwrite").save()
     except Exception as exc:  # noqa: BLE001 - best effort, see the module docstring
         logger.debug("dbt-paimon: warming up Spark's Python processes failed: %s", exc)
 

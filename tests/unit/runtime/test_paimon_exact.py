@@ -236,3 +236,32 @@ def test_first_non_null_value_inside_a_sequence_group(rt):
                                           "fields.v.aggregate-function": "first_non_null_value"})
     assert rt.merge(s, [(1, 5, None), (1, 6, 7), (1, 8, 9), (2, 5, 1), (2, 3, 2), (2, 2, None), (3, 5, None),
                         (3, 4, 2), (3, 3, 3)]) == [(1, 8, 7), (2, 5, None), (3, 5, 2)]
+
+
+# ---- merge_map_with_keytime --------------------------------------------------------------------
+def test_merge_map_with_keytime(rt):
+    """FieldAggregatorTest.testFieldMergeMapWithKeyTimeAgg, then FieldMergeMapWithKeyTimeAgg's
+    other rules: a NULL row removes its key, a NULL timestamp is skipped, the first input is taken
+    as it is (agg(null, x) = x)."""
+    s = rt.spec("k INT, v MAP<STRING, ROW<actual_value STRING, dbsync_ts STRING>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "merge_map_with_keytime"}))
+
+    def entry(key, value, ts):
+        return key, {"actual_value": value, "dbsync_ts": ts}
+
+    m1 = [entry("key1", "A", "17682882903686900100"), entry("key2", "B", "17682882903686900100")]
+    m2 = [entry("key1", "A1", "17682882903686900200"), entry("key3", "C", "17682882903686900200")]
+    m3 = [entry("key2", "B2", "17682882903686900050")]
+    m4 = [("key1", None), entry("key2", "Z", None), entry("key4", "D", "1")]
+    raw = [entry("a", "x", None), ("b", None)]
+    merged = {k: sorted(v) for k, v in rt.merge(s, [(1, m1), (1, m2), (1, m3), (2, m1), (2, m4),
+                                                    (3, raw), (3, [entry("c", "y", "5")])])}
+    assert merged == {1: sorted([m2[0], m1[1], m2[1]]), 2: sorted([m1[1], m4[2]]),
+                      3: sorted(raw + [entry("c", "y", "5")], key=lambda e: e[0])}
+
+
+def test_merge_map_with_keytime_retraction_raises(rt):
+    s = rt.spec("k INT, v MAP<STRING, ROW<x STRING, ts STRING>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "merge_map_with_keytime", "fields.v.ts-field": "ts"}))
+    with pytest.raises(PaimonDataError, match="ignore-retract"):
+        rt.merge(s, [(1, [("a", {"x": "1", "ts": "1"})]), ("-D", 1, [("a", {"x": "1", "ts": "1"})])])

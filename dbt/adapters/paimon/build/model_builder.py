@@ -30,7 +30,7 @@ from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
 from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark
 from dbt.adapters.paimon.format import warehouse as wh
-from dbt.adapters.paimon.runtime import PaimonConfigError
+from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,10 @@ def paimon_columns(arrow_schema: pa.Schema) -> List[Tuple[str, str]]:
 
 def stored_schema(query: pa.Schema, definition: TableDefinition) -> pa.Schema:
     """The table's Arrow schema for a query: key columns NOT NULL (Paimon requires it), all other
-    columns nullable. Spark's nullability inference (a literal is NOT NULL) is no contract: a
-    later run may well bring NULLs, and Paimon cannot add NOT NULL columns."""
-    keys = set(definition.primary_keys)
+    columns nullable unless the model's contract says not_null. Spark's nullability inference
+    (a literal is NOT NULL) is no contract: a later run may well bring NULLs, and Paimon cannot
+    add NOT NULL columns."""
+    keys = set(definition.primary_keys) | set(definition.not_null)
     return pa.schema(
         [
             f.with_nullable(f.name not in keys)
@@ -71,14 +72,37 @@ def query_schema(df: DataFrame) -> pa.Schema:
     return arrow_schema_for_spark(df.schema)
 
 
+def check_not_null(df: DataFrame, definition: TableDefinition, samples: int = 5) -> None:
+    """An enforced contract's not_null columns hold no NULL: PaimonDataError naming the columns
+    and sample rows before anything is written. (Primary-key columns are checked by the write
+    path itself, as Paimon requires.)"""
+    columns = [c for c in definition.not_null if c not in definition.primary_keys]
+    if not columns:
+        return
+    any_null = F.lit(False)
+    for column in columns:
+        any_null = any_null | F.col(f"`{column}`").isNull()
+    found = df.where(any_null).limit(samples).collect()
+    if not found:
+        return
+    rows = [row.asDict() for row in found]
+    named = sorted({c for row in rows for c in columns if row.get(c) is None})
+    raise PaimonDataError(
+        f"NULL in not_null column(s) {named} of the model's contract; "
+        f"nothing was written. Sample rows: {rows}. Filter or fill the NULLs in the model's "
+        "query, or remove the not_null constraint.")
+
+
 class ModelBuilder:
     def __init__(self, registry: PaimonTableRegistry):
         self.registry = registry
         self.spark = registry.activate()
 
-    def definition(self, model: str, materialization: str, config: dict, sql: str) -> TableDefinition:
+    def definition(self, model: str, materialization: str, config: dict, sql: str,
+                   not_null: Tuple[str, ...] = ()) -> TableDefinition:
         columns = paimon_columns(query_schema(self.spark.sql(sql)))
-        return table_definition(model, materialization, config, columns)
+        definition = table_definition(model, materialization, config, columns)
+        return dataclasses.replace(definition, not_null=tuple(not_null))
 
     def build(self, definition: TableDefinition, database: str, table: str, *args, **kwargs
               ) -> BuildResult:
@@ -120,6 +144,7 @@ class ModelBuilder:
             # model without event_time is not filtered by dbt)
             df = df.filter(request.window())
         schema = stored_schema(query_schema(df), definition)
+        check_not_null(df, definition)
         if definition.target:
             if full_refresh:
                 raise PaimonConfigError(

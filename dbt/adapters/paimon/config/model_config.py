@@ -69,6 +69,8 @@ class TableDefinition:
     # primary-key runs: config `write_path` and `in_process_max_bytes` (None: the profile's)
     write_path: Optional[str] = None
     in_process_max_bytes: Optional[int] = None
+    # an enforced contract's not_null (and primary_key) columns: NOT NULL in the table
+    not_null: Tuple[str, ...] = ()
 
     @property
     def has_primary_key(self) -> bool:

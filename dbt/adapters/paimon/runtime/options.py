@@ -150,6 +150,7 @@ NESTED_KEY_NULL_STRATEGY = FieldOption(
 NESTED_SEQUENCE_FIELD = FieldOption(
     "nested-sequence-field", None, "nested_update: fields of the nested row ordering rows of one nested key."
 )
+TS_FIELD = FieldOption("ts-field", None, "merge_map_with_keytime: the row field holding the timestamp string.")
 COUNT_LIMIT = FieldOption("count-limit", None, "nested_update: the most nested rows (keys) kept.", _parse_count)
 SEQUENCE_GROUP = FieldOption(
     "sequence-group", None, "partial-update: fields ordered by this (these) sequence field(s)."
@@ -159,9 +160,8 @@ FIELD_OPTIONS: Dict[str, FieldOption] = {
     o.suffix: o
     for o in (
         AGGREGATE_FUNCTION, IGNORE_RETRACT, LIST_AGG_DELIMITER, DISTINCT, NESTED_KEY, SEQUENCE_GROUP,
-        NESTED_KEY_NULL_STRATEGY, NESTED_SEQUENCE_FIELD, COUNT_LIMIT,
+        NESTED_KEY_NULL_STRATEGY, NESTED_SEQUENCE_FIELD, COUNT_LIMIT, TS_FIELD,
         # Paimon field options we deliberately do not implement: rejected with a clear error.
-        FieldOption("ts-field", None, "not supported", supported=False),
         # Paimon field options of other layers (statistics, defaults, storage): not ours, ignored.
         FieldOption("stats-mode", None, "metadata statistics", merge=False),
         FieldOption("default-value", None, "default value of a column", merge=False),

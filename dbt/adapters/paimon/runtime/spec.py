@@ -263,7 +263,7 @@ def _check_engine_options(engine: str, opts, field_options, pks) -> None:
         if suffix == O.SEQUENCE_GROUP.suffix and engine != "partial-update":
             reject(key, "'merge-engine' = 'partial-update'")
         if suffix in ("aggregate-function", "ignore-retract", "list-agg-delimiter", "distinct", "nested-key",
-                      "nested-key-null-strategy", "nested-sequence-field", "count-limit") and (
+                      "nested-key-null-strategy", "nested-sequence-field", "count-limit", "ts-field") and (
             engine not in ("aggregation", "partial-update")
         ):
             reject(key, "the 'aggregation' and 'partial-update' merge engines")

@@ -17,10 +17,18 @@ from typing import List, Optional, Tuple
 
 _MARK = "@@dbt-paimon-task-error@@"
 _PATTERN = re.compile(re.escape(_MARK) + r"([A-Za-z0-9+/=]+)" + re.escape(_MARK))
+# An exception pickles without its traceback; the task's one travels as this attribute, for the
+# log file (the driver never shows it to the user).
+WORKER_TRACEBACK = "dbt_paimon_worker_traceback"
 
 
 def encode(exc: BaseException) -> bytes:
     """Pickled exception; unpicklable ones become a RuntimeError holding their traceback."""
+    if exc.__traceback__ is not None and not hasattr(exc, WORKER_TRACEBACK):
+        try:
+            setattr(exc, WORKER_TRACEBACK, "".join(traceback.format_exception(exc)))
+        except AttributeError:  # a class with __slots__: the message alone travels
+            pass
     try:
         payload = pickle.dumps(exc)
         pickle.loads(payload)
@@ -44,6 +52,11 @@ class TaskFailure(RuntimeError):
 
     def __reduce__(self):
         return (TaskFailure, (self.original,))
+
+
+def without_payload(text: str) -> str:
+    """Spark's text of a failed task without the pickled payload between the markers."""
+    return _PATTERN.sub("", text)
 
 
 def recover(spark_error: BaseException) -> Optional[BaseException]:

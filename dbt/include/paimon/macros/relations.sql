@@ -27,3 +27,28 @@
   {%- do adapter.drop_paimon_database(relation.schema) -%}
   {{ spark__drop_schema(relation) }}
 {%- endmacro %}
+
+{#- Columns as dbt Column objects (dbt-spark's macro returns `describe extended` rows), which
+    dbt's own helpers such as snapshot_staging_table (hard_deletes='new_record') expect. -#}
+{% macro paimon__get_columns_in_relation(relation) -%}
+  {{ return(adapter.get_columns_in_relation(relation)) }}
+{%- endmacro %}
+
+{#- persist_docs on a Paimon table: the model's description becomes the table's comment and
+    column descriptions the fields' descriptions, by one Paimon schema change (any Paimon
+    engine sees them). Views and other tables: dbt-spark's way. -#}
+{% macro paimon__persist_docs(relation, model, for_relation, for_columns) -%}
+  {%- if relation.type != 'view' and adapter.is_paimon_relation(relation) -%}
+    {%- set table_comment = model.description
+          if for_relation and config.persist_relation_docs() and model.description else none -%}
+    {%- set column_comments = {} -%}
+    {%- if for_columns and config.persist_column_docs() and model.columns -%}
+      {%- for name, column in model.columns.items() if column.description -%}
+        {%- do column_comments.update({column.name or name: column.description}) -%}
+      {%- endfor -%}
+    {%- endif -%}
+    {%- do adapter.paimon_persist_docs(relation, table_comment, column_comments) -%}
+  {%- else -%}
+    {{ spark__persist_docs(relation, model, for_relation, for_columns) }}
+  {%- endif -%}
+{%- endmacro %}

@@ -7,7 +7,7 @@ from ..errors import PaimonConfigError
 from ..options import IGNORE_RETRACT
 from ..types import SqlType
 from .base import Aggregator, GroupMasks, IgnoreRetract, Masks
-from .collections import Collect, MergeMap, NestedPartialUpdate, NestedUpdate
+from .collections import Collect, MergeMap, MergeMapWithKeyTime, NestedPartialUpdate, NestedUpdate
 from .numeric import Count, Product, Sum
 from .strings import ListAgg
 from .values import (
@@ -20,12 +20,12 @@ AGGREGATORS: Dict[str, Type[Aggregator]] = {
     for cls in (
         Sum, Count, Product, Max, Min, FirstValue, LastValue, FirstNonNullValue, FirstNotNullValue,
         LastNonNullValue, ListAgg, BoolAnd, BoolOr, Collect, MergeMap, NestedUpdate, NestedPartialUpdate,
-        PrimaryKeyValue,
+        PrimaryKeyValue, MergeMapWithKeyTime,
     )
 }
 
 # Paimon functions we know but do not implement (sketches and bitmaps need their binary formats).
-UNSUPPORTED = ("hll_sketch", "theta_sketch", "rbm32", "rbm64", "merge_map_with_keytime")
+UNSUPPORTED = ("hll_sketch", "theta_sketch", "rbm32", "rbm64")
 
 
 def check_function_name(name: str, field: str) -> None:

@@ -18,7 +18,7 @@ from typing import List, Optional
 import polars as pl
 
 from ..errors import PaimonConfigError, PaimonDataError
-from ..options import COUNT_LIMIT, DISTINCT, NESTED_KEY, NESTED_KEY_NULL_STRATEGY, NESTED_SEQUENCE_FIELD
+from ..options import COUNT_LIMIT, DISTINCT, NESTED_KEY, NESTED_KEY_NULL_STRATEGY, NESTED_SEQUENCE_FIELD, TS_FIELD
 from .base import Aggregator, GroupMasks, Masks
 
 ADD, ADD_OLDER, RETRACT = 0, 1, 2
@@ -165,6 +165,64 @@ class MergeMap(_Keyed):
 
     def pack(self, survivors):
         return pl.struct(["key", "value"])
+
+
+class MergeMapWithKeyTime(MergeMap):
+    """FieldMergeMapWithKeyTimeAgg: MAP<K, ROW<..., ts STRING>>. The first input is taken as it is
+    (agg(null, x) = x); after it, an entry with a NULL row removes its key, one with a NULL
+    timestamp is skipped, and otherwise it replaces a missing entry, a NULL row, a row without
+    timestamp or one with a smaller timestamp (String.compareTo; ties keep the stored row)."""
+
+    name = "merge_map_with_keytime"
+    supports_retract = False  # no retract override in Java: it raises
+    supports_sequence_group = False
+
+    def __init__(self, field, sql_type, options):
+        super().__init__(field, sql_type, options)
+        row = sql_type.children[1]
+        names = [f.name for f in sql_type.arrow.item_type]
+        ts = TS_FIELD.get(options, field)
+        self.ts = ts if ts is not None else names[-1]  # default: the last field of the row
+        if self.ts not in names:
+            raise PaimonConfigError(
+                f"Timestamp field '{self.ts}' ('{TS_FIELD.key(field)}') not found in ROW type for field "
+                f"'{field}'. Available fields: {names}."
+            )
+        ts_type = row.children[names.index(self.ts)]
+        if not ts_type.is_unbounded_string and ts_type.root not in ("VARCHAR", "CHAR"):
+            raise PaimonConfigError(
+                f"Timestamp field '{self.ts}' of '{field}' must be a STRING (Paimon compares it as a string)."
+            )
+
+    def agg_in_group(self, col, g: GroupMasks):
+        return Aggregator.agg_in_group(self, col, g)  # not supported inside a sequence group: raises
+
+    def check_type(self, t):
+        if t.root != "MAP" or t.children[1].root != "ROW" or len(t.children[1].children) < 2:
+            raise self.type_error("MAP<K, ROW<...>> with at least 2 row fields")
+
+    def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
+        same = [_R, "key"]
+        first = pl.col(_P).min().over(_R)
+        initial = pl.col(_P) == first
+        removal = ~initial & pl.col("value").is_null()
+        last_removal = pl.when(removal).then(pl.col(_P)).max().over(same)
+        ts = pl.col("value").struct.field(self.ts)
+        valid = pl.col("value").is_not_null() & ts.is_not_null()
+        el = el.with_columns(
+            (initial & last_removal.is_null()).alias("__initial"),
+            (~initial & valid & (last_removal.is_null() | (pl.col(_P) > last_removal))).alias("__put"),
+            ts.alias("__ts"),
+        )
+        # the stored initial entry competes only when it has a row and a timestamp
+        candidates = el.filter(pl.col("__put") | (pl.col("__initial") & valid))
+        chosen = candidates.sort([_R, "key", "__ts", _P, _I], descending=[False, False, True, False, False],
+                                 nulls_last=True).unique(subset=same, keep="first")
+        puts_any = el.filter(pl.col("__put")).select(same).unique()
+        # an initial entry no put reaches stays as written (NULL row or NULL timestamp included)
+        raw = el.filter(pl.col("__initial")).join(puts_any, on=same, how="anti", nulls_equal=True)
+        raw = raw.join(chosen.select(same), on=same, how="anti", nulls_equal=True)
+        return pl.concat([chosen.drop("__ts"), raw.drop("__ts")], how="vertical_relaxed").sort([_R, _P, _I])
 
 
 class NestedUpdate(_Keyed):

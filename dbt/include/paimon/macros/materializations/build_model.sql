@@ -1,8 +1,8 @@
 {#- The one build sequence of every Paimon materialization: validate, pre-hooks, one atomic
     Paimon commit, docs, post-hooks. `standard`: dbt's table/incremental/seed materializations
-    (file_format='paimon'), see paimon_standard_write. -#}
+    (file_format='paimon'): see build/standard_writes.py. -#}
 {% macro paimon_build_model(materialization, overwrite_partitions=false, standard=none) %}
-  {#-- 1. validate: config against the query's columns, before anything is written --#}
+  {#-- 1. validate: contract and config against the query's columns, before anything is written --#}
   {%- set prepared = paimon_prepare_model(materialization, compiled_code) -%}
 
   {{ run_hooks(pre_hooks) }}
@@ -28,6 +28,9 @@
 {#- Validate a model's config against its query (`sql`) before anything is written; returns
     {definition, target_relation}. -#}
 {% macro paimon_prepare_model(materialization, sql) %}
+  {%- if config.get('contract') and config.get('contract').enforced -%}
+    {{ paimon_check_contract(sql) }}
+  {%- endif -%}
   {%- set definition = adapter.paimon_table_definition(model, materialization, sql) -%}
   {%- set target_relation = adapter.paimon_target_relation(definition, this) -%}
   {%- set existing_relation = load_cached_relation(this) -%}

@@ -1,0 +1,133 @@
+"""Read cost of a deletion-vector table vs merge-on-read vs a compacted table (same rows).
+
+    .venv/bin/python benchmarks/deletion_vector_read.py [--keys 400000] [--runs 4] [--buckets 4]
+
+Three primary-key tables (deduplicate) receive the same ``--runs`` runs (each updates half of the
+keys, the first inserts them all), written with the format layer, no Spark:
+* merge-on-read -- every run a level-0 file per bucket: a read merges ``--runs`` sorted runs;
+* deletion vectors -- ``deletion-vectors.enabled``: every run followed by the lookup compaction
+  dbt-paimon's run maintenance does (deletion vectors for the superseded rows);
+* compacted -- the merge-on-read table after a full compaction: one top-level run.
+Each read is the table's merged rows through ``plan_splits`` + ``read_merged_split`` (what each
+Spark task of the ``paimon`` data source does), best of 3. Writes benchmarks/results/
+deletion_vector_read.txt.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from dbt.adapters.paimon.datasource.source import read_merged_split  # noqa: E402
+from dbt.adapters.paimon.format import warehouse  # noqa: E402
+from dbt.adapters.paimon.format.bucket import bucket_ids  # noqa: E402
+from dbt.adapters.paimon.format.commit import commit_append  # noqa: E402
+from dbt.adapters.paimon.format.kv_files import (new_commit_message,  # noqa: E402
+                                                 next_sequence_number, write_kv_file)
+from dbt.adapters.paimon.format.splits import plan_splits  # noqa: E402
+from dbt.adapters.paimon.ops.compact import commit_units, compact_unit  # noqa: E402
+from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor  # noqa: E402
+from provenance import results_header  # noqa: E402  (same folder: run as a script)
+
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string()),
+                    ("amount", pa.int64()), ("score", pa.float64())])
+
+
+def run_rows(keys: int, run: int, rng) -> pa.Table:
+    ids = np.arange(keys) if run == 0 else np.sort(rng.choice(keys, keys // 2, replace=False))
+    n = len(ids)
+    return pa.table({"id": pa.array(ids, pa.int64()),
+                     "name": pa.array(np.char.add("n", (ids % 1000).astype(str)), pa.string()),
+                     "amount": pa.array(rng.integers(0, 10**6, n), pa.int64()),
+                     "score": pa.array(rng.random(n)),
+                     "_row_kind": pa.array(["+I"] * n, pa.string()),
+                     "_seq": pa.array(np.arange(n), pa.int64())})
+
+
+def write_run(table, rows: pa.Table, buckets: int) -> None:
+    which = bucket_ids(rows.select(["id"]), buckets)
+    messages = []
+    for bucket in range(buckets):
+        part = rows.filter(pa.array(which == bucket))
+        base = next_sequence_number(table, {}, bucket)
+        files = write_kv_file(table, (), bucket, part, sequence_base=base)
+        messages.append(new_commit_message((), bucket, new_files=files))
+    commit_append(table, messages)
+
+
+def compact(table, full: bool) -> None:
+    config = CompactionConfig.from_options(
+        {str(k): str(v) for k, v in table.table_schema.options.items()})
+    pick = pick_full if full else pick_minor
+    units = [u for u in (pick(s, config) for s in plan_splits(table)) if u is not None]
+    commit_units(table, [compact_unit(table, u) for u in units])
+
+
+def read_seconds(location) -> tuple:
+    best, rows = None, 0
+    for _ in range(3):
+        table = warehouse.open_table(*location, {})
+        start = time.perf_counter()
+        rows = sum(read_merged_split(table, s, list(table.field_names)).num_rows
+                   for s in plan_splits(table))
+        elapsed = time.perf_counter() - start
+        best = elapsed if best is None else min(best, elapsed)
+    return best, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--keys", type=int, default=400_000)
+    parser.add_argument("--runs", type=int, default=4)
+    parser.add_argument("--buckets", type=int, default=4)
+    args = parser.parse_args()
+    root = tempfile.mkdtemp(prefix="dv-bench-")
+    options = {"bucket": str(args.buckets)}
+    tables = {"merge-on-read": dict(options),
+              "deletion vectors": dict(options, **{"deletion-vectors.enabled": "true"})}
+    for name, opts in tables.items():
+        table = warehouse.create_table(root, "db", name.replace(" ", "_").replace("-", "_"),
+                                       SCHEMA, primary_keys=["id"], options=opts)
+        rng = np.random.default_rng(11)
+        for run in range(args.runs):
+            write_run(table, run_rows(args.keys, run, rng), args.buckets)
+            table = warehouse.open_table(root, "db", table.identifier.get_object_name(), {})
+            if "deletion-vectors.enabled" in opts:
+                compact(table, full=False)
+                table = warehouse.open_table(root, "db", table.identifier.get_object_name(), {})
+    with_vectors = warehouse.open_table(root, "db", "deletion_vectors", {})
+    deleted = sum(d.cardinality or 0 for s in plan_splits(with_vectors)
+                  for d in s.deletion_files.values())
+    assert deleted > 0, "the deletion-vector table holds no deletion vectors"
+    results = {}
+    for name in tables:
+        results[name] = read_seconds((root, "db", name.replace(" ", "_").replace("-", "_")))
+    table = warehouse.open_table(root, "db", "merge_on_read", {})
+    compact(table, full=True)
+    results["compacted"] = read_seconds((root, "db", "merge_on_read"))
+    rows = {r for _, r in results.values()}
+    assert len(rows) == 1, f"the tables read different row counts: {results}"
+    base = results["compacted"][0]
+    lines = [results_header("deletion_vector_read.py", "one process"),
+             f"# {args.keys} keys, {args.runs} runs (the first inserts every key, each later one "
+             f"updates half of them), {args.buckets} buckets, deduplicate; merged read of "
+             f"{rows.pop()} rows, best of 3; the deletion-vector table's vectors delete "
+             f"{deleted} stored rows",
+             f"{'table':<18} {'read s':>8} {'vs compacted':>13}"]
+    for name, (seconds, _) in results.items():
+        lines.append(f"{name:<18} {seconds:>8.3f} {seconds / base:>12.2f}x")
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    out = os.path.join(os.path.dirname(__file__), "results", "deletion_vector_read.txt")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()

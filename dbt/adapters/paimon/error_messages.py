@@ -1,0 +1,148 @@
+"""What dbt shows of an exception that reached the adapter: a message, never a stack.
+
+Spark's exceptions carry more than their message: an analysis error its query plan, a failed
+job the Java stack of its task, a failed Python task the worker's traceback (with, for a task of
+ours, the pickled original between markers, see write/task_errors.py). dbt prints an exception's
+text as the model's error, so that text is cut to what the user needs, and the whole of it goes
+to Spark's log file (``spark_logs``) and dbt's debug log, for a bug report.
+
+Errors dbt-paimon reports itself (bad rows, bad config, commit conflicts) never come here with
+a stack: they are raised as dbt errors with their own message.
+"""
+from __future__ import annotations
+
+import os
+import re
+import traceback
+from typing import List, Optional, Tuple
+
+from dbt.adapters.events.logging import AdapterLogger
+
+from dbt.adapters.paimon import spark_logs
+from dbt.adapters.paimon.write import task_errors
+
+logger = AdapterLogger("Paimon")
+# Errors dbt-paimon raises on purpose in Spark tasks (e.g. a Paimon read finding bad data);
+# a Python task's traceback names them with their module, and a TaskFailure wraps them.
+HANDLED_IN_TASKS = ("TaskFailure: PaimonDataError", "TaskFailure: PaimonConfigError",
+                    "PaimonDataError", "PaimonConfigError", "CommitConflictError")
+_OUR_MODULES = re.compile(r"^(?:dbt\.adapters\.paimon\.[\w.]*\.)(?=\w+: )")
+_FRAME = re.compile(r'^  File "([^"]*)", line \d+', re.MULTILINE)
+_OUR_CODE = "/dbt/adapters/paimon/"
+# Hive's error when Spark's Derby metastore cannot be opened (another process holds its lock)
+METASTORE_UNAVAILABLE = ("Unable to instantiate "
+                         "org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient")
+
+
+def summary(exc: BaseException) -> str:
+    """The message of ``exc`` without plans, stacks, tracebacks or task-error payloads."""
+    from pyspark.errors import PythonException
+
+    text = task_errors.without_payload(str(exc)).strip()
+    if isinstance(exc, PythonException):
+        return _task_error(text)[0]
+    lines: List[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("at ", "... ", "JVM stacktrace:")):
+            break
+        if not stripped:
+            continue
+        lines.append(line)
+        # an analysis error's message ends with ';' and the query plan follows it
+        if stripped.endswith(";") and "SQLSTATE" in stripped:
+            lines[-1] = line.rstrip().rstrip(";")
+            break
+    return "\n".join(lines).strip() or type(exc).__name__
+
+
+def spark_failure(exc: BaseException) -> str:
+    """dbt's message for a statement Spark refused or failed; the whole text goes to the logs."""
+    where = record(exc, "a statement failed")
+    if METASTORE_UNAVAILABLE in str(exc):
+        return _metastore_unavailable(where)
+    message = summary(exc)
+    if where and _is_unexpected(exc):
+        return f"{_unexpected(exc, message)} The full trace is in {where}."
+    return message
+
+
+def model_failure(model: str, exc: BaseException) -> str:
+    """dbt's message for a model whose build raised an exception dbt-paimon does not handle:
+    Spark's own verdict on the query (an unresolved column, a raise_error, a failed cast) as
+    Spark states it; anything else as an unexpected error, with its type and where its full
+    trace was written."""
+    where = record(exc, f"model '{model}' failed")
+    message = summary(exc)
+    if not _is_unexpected(exc):
+        return f"Model '{model}': {message}"
+    trace = f"its full trace is in {where}" if where else "its full trace is in dbt's log"
+    return (f"Model '{model}': {_unexpected(exc, message)} Nothing was written; {trace} "
+            "(please include it when reporting this as a dbt-paimon bug).")
+
+
+def record(exc: BaseException, title: str) -> Optional[str]:
+    """Write ``exc``'s full text (driver trace, Spark's text, a task's own traceback) to dbt's
+    debug log and Spark's log file; returns the log file's path (None without one)."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    worker = getattr(exc, task_errors.WORKER_TRACEBACK, None)
+    if worker:
+        text += f"\nIn the Spark task:\n{worker}"
+    logger.debug(f"dbt-paimon: {title}:\n{text}")
+    return spark_logs.record(title, text)
+
+
+def _metastore_unavailable(where: Optional[str]) -> str:
+    state_dir = os.path.dirname(os.path.dirname(where)) if where else "spark_state_dir"
+    return (f"Spark could not open its metastore (a Derby database in {state_dir}). Derby "
+            "admits one process at a time: most likely another dbt process on this warehouse "
+            "is running. Wait for it to end, or give each process its own `spark_state_dir` "
+            "in the profile (see docs/troubleshooting.md)."
+            + (f" Spark's log: {where}" if where else ""))
+
+
+def _is_unexpected(exc: BaseException) -> bool:
+    from pyspark.errors import PySparkException, PythonException
+
+    if isinstance(exc, spark_logs.JvmStartError):  # says what went wrong and what to do
+        return False
+    if isinstance(exc, PythonException):
+        return not _task_error(str(exc))[1]
+    return not isinstance(exc, PySparkException)
+
+
+def _task_error(text: str) -> Tuple[str, bool]:
+    """(message, whether dbt-paimon raised it on purpose) of a failed Python task's text."""
+    text = task_errors.without_payload(text).strip()
+    raised = _OUR_MODULES.sub("", _raised_line(text))
+    for name in HANDLED_IN_TASKS:  # our own error: its message says it all
+        if raised.startswith(f"{name}: "):
+            return raised[len(name) + 2:], True
+    # dbt-paimon's code refuses bad options and input with ValueError (the Paimon errors
+    # subclass it) or NotImplementedError; the same raised elsewhere is a bug
+    frames = _FRAME.findall(text)
+    if frames and _OUR_CODE in frames[-1].replace("\\", "/"):
+        for name in ("ValueError", "NotImplementedError"):
+            if raised.startswith(f"{name}: "):
+                return raised[len(name) + 2:], True
+    return raised, False
+
+
+def _unexpected(exc: BaseException, message: str) -> str:
+    from pyspark.errors import PythonException
+
+    if isinstance(exc, PythonException):
+        return f"unexpected error in a Spark Python task: {message.rstrip('.')}."
+    return f"unexpected error {type(exc).__name__}: {message.rstrip('.')}."
+
+
+def _raised_line(text: str) -> str:
+    """The exception line(s) at the end of a Python traceback's text."""
+    lines = text.splitlines()
+    frames = [i for i, line in enumerate(lines) if line.startswith("  File ")]
+    if not frames:
+        return text
+    rest = lines[frames[-1] + 1:]
+    while rest and rest[0].startswith("    "):  # the frame's source line and its ^^^ marks
+        rest = rest[1:]
+    return "\n".join(rest).strip() or text

@@ -129,7 +129,7 @@ def main() -> int:
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
                             capture_output=True, text=True).stdout.strip()
-    lines = [f"# benchmarks/connect_latency.py, {time.strftime('%Y-%m-%d %H:%M')}, commit "
+    lines = [f"# benchmarks/connect_latency.py, commit "
              f"{commit}, {platform.node()} ({os.cpu_count()} cores, {platform.machine()}), "
              f"load {load:.1f} at the start; fresh dbt processes, local[2]; server start + "
              f"warm-up {server_start:.1f} s",

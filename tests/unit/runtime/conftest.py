@@ -78,3 +78,63 @@ def merge(spec, *commits):
 @pytest.fixture
 def rt():
     return types.SimpleNamespace(spec=spec, records=records, rows=rows, merge=merge)
+
+
+# ---- record-at-a-time reference folds (test_reference_model, test_collections_model) ----------
+ADD = ("+I", "+U")
+
+
+class Raise(Exception):
+    """A reference fold's merge raises where Paimon raises."""
+
+
+def fold(merge, recs, canonical=tuple):
+    """ReducerMergeFunctionWrapper + read: group ``(kind, row)`` records by key (row[0]), merge
+    each group with ``merge``, hide retractions; rows sorted by key."""
+    by_key = {}
+    for kind, kv in recs:
+        by_key.setdefault(kv[0], []).append((kind, kv))
+    out = []
+    for key in sorted(by_key):
+        group = by_key[key]
+        kind, row = group[0] if len(group) == 1 else merge(group)
+        if kind in ADD:
+            out.append(canonical(row))
+    return out
+
+
+def stored_per_commit(merge, commits):
+    """Each commit through the write buffer: one stored record per key (ReducerMergeFunctionWrapper)."""
+    stored = []
+    for recs in commits:
+        by_key = {}
+        for kind, kv in recs:
+            by_key.setdefault(kv[0], []).append((kind, kv))
+        for key in sorted(by_key):
+            group = by_key[key]
+            stored.append(group[0] if len(group) == 1 else merge(group))
+    return stored
+
+
+def folded_commits(merge, commits, canonical=tuple):
+    """(merged rows, lookup changelog) of ``commits`` (lists of ``(kind, row)``) by the reference
+    fold: per commit, each written key's state before and after it
+    (LookupChangelogMergeFunctionWrapper); ("raises", "raises") where the fold raises."""
+    try:
+        states = [{row[0]: row for row in fold(merge, stored_per_commit(merge, commits[:c]),
+                                                canonical)}
+                  for c in range(1, len(commits) + 1)]
+    except Raise:
+        return "raises", "raises"
+    changes, before = [], {}
+    for c, after in enumerate(states, start=1):
+        for key in sorted({kv[0] for _, kv in commits[c - 1]}):
+            was, now = before.get(key), after.get(key)
+            if was is None and now is not None:
+                changes.append(now + ("+I", c))
+            elif was is not None and now is None:
+                changes.append(was + ("-D", c))
+            elif was is not None:
+                changes += [was + ("-U", c), now + ("+U", c)]
+        before = after
+    return sorted(states[-1].values()), changes

@@ -14,17 +14,12 @@ from hypothesis import strategies as st
 
 from dbt.adapters.paimon.runtime import PaimonDataError, merge_arrow
 
-from conftest import records, spec as make_spec
+from conftest import ADD, Raise, fold, folded_commits, records, spec as make_spec
 
-ADD = ("+I", "+U")
 SCHEMA = ("k INT, g INT, c ARRAY<INT>, m MAP<INT, INT>, n ARRAY<ROW<id INT, x INT>>, "
           "u ARRAY<ROW<a INT, b INT>>, p INT, l STRING")
 NAMES = ["k", "g", "c", "m", "n", "u", "p", "l"]
 I = {n: i for i, n in enumerate(NAMES)}
-
-
-class Raise(Exception):
-    pass
 
 
 # ---- Java aggregators, one record at a time (None = NULL) ---------------------------------------
@@ -252,17 +247,6 @@ def partial_update(recs, aggs, group=("g",)):
     return ("+I" if meet_insert else "-D"), row
 
 
-def model(merge, recs):
-    by_key = {}
-    for kind, kv in recs:
-        by_key.setdefault(kv[0], []).append((kind, kv))
-    out = []
-    for key in sorted(by_key):
-        group = by_key[key]
-        kind, row = group[0] if len(group) == 1 else merge(group)
-        if kind in ADD:
-            out.append(canonical(row))
-    return out
 
 
 UNORDERED = set()
@@ -367,7 +351,7 @@ def test_collections_match_the_java_fold(name, recs):
     UNORDERED.clear()
     UNORDERED.update(unordered)
     try:
-        expected = model(merge, [(r[0], tuple(r[1:])) for r in recs])
+        expected = fold(merge, [(r[0], tuple(r[1:])) for r in recs], canonical)
     except Raise:
         expected = "raises"
     try:
@@ -377,17 +361,6 @@ def test_collections_match_the_java_fold(name, recs):
     assert got == expected
 
 
-def stored_per_commit(merge, commits):
-    """Each commit through the write buffer: one stored record per key (ReducerMergeFunctionWrapper)."""
-    stored = []
-    for recs in commits:
-        by_key = {}
-        for kind, kv in recs:
-            by_key.setdefault(kv[0], []).append((kind, kv))
-        for key in sorted(by_key):
-            group = by_key[key]
-            stored.append(group[0] if len(group) == 1 else merge(group))
-    return stored
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -400,22 +373,7 @@ def test_commits_and_lookup_changelog_match_the_java_fold(name, commits):
     UNORDERED.clear()
     UNORDERED.update(unordered)
     typed = [[(r[0], tuple(r[1:])) for r in c] for c in commits]
-    try:
-        states = [{row[0]: row for row in model(merge, stored_per_commit(merge, typed[:c]))}
-                  for c in range(1, len(typed) + 1)]
-        expected, changes, before = sorted(states[-1].values()), [], {}
-        for c, after in enumerate(states, start=1):
-            for key in sorted({kv[0] for _, kv in typed[c - 1]}):
-                was, now = before.get(key), after.get(key)
-                if was is None and now is not None:
-                    changes.append(now + ("+I", c))
-                elif was is not None and now is None:
-                    changes.append(was + ("-D", c))
-                elif was is not None:
-                    changes += [was + ("-U", c), now + ("+U", c)]
-            before = after
-    except Raise:
-        expected = changes = "raises"
+    expected, changes = folded_commits(merge, typed, canonical)
     try:
         t = records(s, *[[arrow_row(r) for r in c] for c in commits])
         merged, log = merge_arrow(s, t, with_changelog=True)

@@ -11,16 +11,11 @@ from hypothesis import strategies as st
 
 from dbt.adapters.paimon.runtime import PaimonDataError, merge_arrow
 
-from conftest import records, rows, spec as make_spec
+from conftest import ADD, Raise, fold, folded_commits, records, rows, spec as make_spec
 
-ADD = ("+I", "+U")
 SCHEMA = "k INT, a INT, b INT, g INT, c INT, h INT"
 NAMES = ["k", "a", "b", "g", "c", "h"]
 INT_MAX = 2**31 - 1
-
-
-class Raise(Exception):
-    pass
 
 
 # ---- field aggregators (None = NULL) ---------------------------------------------------------
@@ -215,18 +210,6 @@ def aggregation(recs, aggs, remove_on_delete=False):
     return ("-D" if delete_row else "+I"), row
 
 
-def model(merge, recs):
-    """ReducerMergeFunctionWrapper + read: group by key, merge, hide retractions."""
-    by_key = {}
-    for kind, kv in recs:
-        by_key.setdefault(kv[0], []).append((kind, kv))
-    out = []
-    for key in sorted(by_key):
-        group = by_key[key]
-        kind, row = group[0] if len(group) == 1 else merge(group)
-        if kind in ADD:
-            out.append(tuple(row))
-    return out
 
 
 # ---- the configurations compared --------------------------------------------------------------
@@ -291,7 +274,7 @@ def test_kernel_matches_record_at_a_time_model(name, recs):
     s = make_spec(SCHEMA, **options)
     typed = [(r[0], tuple(r[1:])) for r in recs]
     try:
-        expected = model(merge, typed)
+        expected = fold(merge, typed)
     except Raise:
         expected = "raises"
     try:
@@ -301,17 +284,6 @@ def test_kernel_matches_record_at_a_time_model(name, recs):
     assert got == expected
 
 
-def stored_per_commit(merge, commits):
-    """Each commit through the write buffer: one stored record per key (ReducerMergeFunctionWrapper)."""
-    stored = []
-    for recs in commits:
-        by_key = {}
-        for kind, kv in recs:
-            by_key.setdefault(kv[0], []).append((kind, kv))
-        for key in sorted(by_key):
-            group = by_key[key]
-            stored.append(group[0] if len(group) == 1 else merge(group))
-    return stored
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -321,25 +293,7 @@ def test_commits_and_changelog_match_model(name, commits):
     options, merge = CASES[name]
     s = make_spec(SCHEMA, **options)
     typed = [[(r[0], tuple(r[1:])) for r in c] for c in commits]
-    try:
-        states, changes = [], []
-        for c in range(1, len(typed) + 1):
-            states.append({r[0]: r for r in model(merge, stored_per_commit(merge, typed[:c]))})
-        expected = sorted(states[-1].values())
-        before = {}
-        for c, after in enumerate(states, start=1):
-            written = sorted({kv[0] for _, kv in typed[c - 1]})
-            for key in written:
-                was, now = before.get(key), after.get(key)
-                if was is None and now is not None:
-                    changes.append(now + ("+I", c))
-                elif was is not None and now is None:
-                    changes.append(was + ("-D", c))
-                elif was is not None:
-                    changes += [was + ("-U", c), now + ("+U", c)]
-            before = after
-    except Raise:
-        expected = changes = "raises"
+    expected, changes = folded_commits(merge, typed)
     try:
         t = records(s, *[[(r[0],) + r[1:] for r in c] for c in commits])
         merged, log = merge_arrow(s, t, with_changelog=True)

@@ -173,16 +173,8 @@ class ModelBuilder:
             return self._rebuild(definition, database, table, schema, df)
 
         current = self.registry.open_table(database, table)
-        plan = plan_changes(
-            definition,
-            table_primary_keys=current.primary_keys,
-            table_partition_keys=current.partition_keys,
-            table_options=dict(current.table_schema.options),
-            table_columns=paimon_columns(arrow_schema_of(current)),
-            query_columns=paimon_columns(schema),
-            on_schema_change=on_schema_change,
-            relation=f"{database}.{table}",
-        )
+        plan = _plan_changes(definition, current, paimon_columns(schema), on_schema_change,
+                             f"{database}.{table}")
         if plan.changes_schema:
             self._alter(database, table, plan)
         try:
@@ -241,16 +233,8 @@ class ModelBuilder:
         current = self.registry.open_table(database, table)
         wanted = paimon_columns(schema)
         try:
-            plan = plan_changes(
-                definition,
-                table_primary_keys=current.primary_keys,
-                table_partition_keys=current.partition_keys,
-                table_options=dict(current.table_schema.options),
-                table_columns=paimon_columns(arrow_schema_of(current)),
-                query_columns=wanted,
-                on_schema_change="sync_all_columns",
-                relation=f"{database}.{table}",
-            )
+            plan = _plan_changes(definition, current, wanted, "sync_all_columns",
+                                 f"{database}.{table}")
         except PaimonConfigError:
             return self._rebuild(definition, database, table, schema, df)
         stored = [n for n, _ in paimon_columns(arrow_schema_of(current))]
@@ -407,3 +391,18 @@ class ModelBuilder:
             f"{verb}" + (f" (snapshot {committed})" if committed is not None else " (no rows)"),
             -1, committed, False,
         )
+
+
+def _plan_changes(definition: TableDefinition, current, query_columns, on_schema_change: str,
+                  relation: str) -> SchemaPlan:
+    """What a run must change in the existing Paimon table ``current`` (schema_changes)."""
+    return plan_changes(
+        definition,
+        table_primary_keys=current.primary_keys,
+        table_partition_keys=current.partition_keys,
+        table_options=dict(current.table_schema.options),
+        table_columns=paimon_columns(arrow_schema_of(current)),
+        query_columns=query_columns,
+        on_schema_change=on_schema_change,
+        relation=relation,
+    )

@@ -138,11 +138,7 @@ class ModelBuilder:
         replace the partitions the run writes instead of appending. ``request``: how a dbt
         materialization (table, incremental, seed) writes an existing table
         (standard_writes.py)."""
-        df = self.spark.sql(sql)
-        if request is not None and request.strategy == "microbatch" and request.window() is not None:
-            # a batch writes only its window: rows outside it are other batches' (an upstream
-            # model without event_time is not filtered by dbt)
-            df = df.filter(request.window())
+        df = self._query(sql, request)
         schema = stored_schema(query_schema(df), definition)
         check_not_null(df, definition)
         if definition.target:
@@ -177,9 +173,16 @@ class ModelBuilder:
                              f"{database}.{table}")
         if plan.changes_schema:
             self._alter(database, table, plan)
+            # the query may read this table ({{ this }}): Spark plans it again against the
+            # altered table, whose files no longer have the dropped columns
+            self.registry.expose(database, table)
         try:
+            if plan.changes_schema:
+                df = self._query(sql, request)
+            # stored columns the query no longer returns keep their values; columns this run
+            # drops (on_schema_change='sync_all_columns') are gone from the table already
             absent = [c for c, _ in paimon_columns(arrow_schema_of(current))
-                      if c not in df.columns]
+                      if c not in df.columns and c not in plan.drop_columns]
             df = self._align(df, database, table, definition, plan)
             if request is not None:
                 result = self._write_standard(definition, database, table, df, request, absent)
@@ -188,10 +191,18 @@ class ModelBuilder:
         except BaseException:
             if plan.changes_schema:  # a failed run leaves the table exactly as it was
                 wh.retract_schema_changes(current, current.table_schema.id)
+                self.registry.expose(database, table)
             raise
-        if plan.changes_schema:
-            self.registry.expose(database, table)
         return BuildResult(result.message, result.rows, result.snapshot_id, False)
+
+    def _query(self, sql: str, request: Optional[WriteRequest]) -> DataFrame:
+        """The model's rows (not computed here)."""
+        df = self.spark.sql(sql)
+        if request is not None and request.strategy == "microbatch" and request.window() is not None:
+            # a batch writes only its window: rows outside it are other batches' (an upstream
+            # model without event_time is not filtered by dbt)
+            df = df.filter(request.window())
+        return df
 
     # -- steps -----------------------------------------------------------------------------
     def _create(self, definition: TableDefinition, database: str, table: str, schema: pa.Schema):

@@ -142,10 +142,10 @@ def main() -> int:
     parquet = by[(f"{args.runs} runs x {args.rows:,} rows: parquet_model", "connect")]
     show_what, run_what = 'show --inline "select 1"', "run: one 10-row paimon_pk"
     lines += [f"show select 1 over connect: {by[(show_what, 'connect')]:.1f} s (goal <= 3 s); "
-              f"session {by[(show_what, 'session')]:.1f} s, dbt-spark session "
+              f"session mode {by[(show_what, 'session')]:.1f} s, dbt-spark session mode "
               f"{by[(show_what, 'spark')]:.1f} s",
               f"run of a 10-row paimon_pk over connect: {by[(run_what, 'connect')]:.1f} s "
-              f"(goal <= 5 s); session {by[(run_what, 'session')]:.1f} s",
+              f"(goal <= 5 s); session mode {by[(run_what, 'session')]:.1f} s",
               f"{args.runs} merging paimon_pk runs / parquet runs over connect = "
               f"{pk / parquet:.2f}x (goal <= 1.5x)"]
     text = "\n".join(lines)

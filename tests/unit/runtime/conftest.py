@@ -88,6 +88,25 @@ class Raise(Exception):
     """A reference fold's merge raises where Paimon raises."""
 
 
+class IgnoreRetract:
+    """fields.<f>.ignore-retract around a reference aggregator (FieldIgnoreRetractAgg)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def reset(self):
+        self.inner.reset()
+
+    def agg(self, acc, x):
+        return self.inner.agg(acc, x)
+
+    def reversed(self, acc, x):
+        return self.inner.reversed(acc, x)
+
+    def retract(self, acc, x):
+        return acc
+
+
 def fold(merge, recs, canonical=tuple):
     """ReducerMergeFunctionWrapper + read: group ``(kind, row)`` records by key (row[0]), merge
     each group with ``merge``, hide retractions; rows sorted by key."""

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from dbt.adapters.paimon.runtime import PaimonDataError, merge_arrow
 
-from conftest import ADD, Raise, fold, folded_commits, records, spec as make_spec
+from conftest import ADD, IgnoreRetract, Raise, fold, folded_commits, records, spec as make_spec
 
 SCHEMA = ("k INT, g INT, c ARRAY<INT>, m MAP<INT, INT>, n ARRAY<ROW<id INT, x INT>>, "
           "u ARRAY<ROW<a INT, b INT>>, p INT, l STRING")
@@ -180,23 +180,6 @@ class FirstNonNull(Agg):
         if not self.init and x is not None:
             self.init = True
             return x
-        return acc
-
-
-class IgnoreRetract(Agg):
-    def __init__(self, inner):
-        self.inner = inner
-
-    def reset(self):
-        self.inner.reset()
-
-    def agg(self, acc, x):
-        return self.inner.agg(acc, x)
-
-    def reversed(self, acc, x):
-        return self.inner.reversed(acc, x)
-
-    def retract(self, acc, x):
         return acc
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from dbt.adapters.paimon.runtime import PaimonDataError, merge_arrow
 
-from conftest import ADD, Raise, fold, folded_commits, records, rows, spec as make_spec
+from conftest import ADD, IgnoreRetract, Raise, fold, folded_commits, records, rows, spec as make_spec
 
 SCHEMA = "k INT, a INT, b INT, g INT, c INT, h INT"
 NAMES = ["k", "a", "b", "g", "c", "h"]
@@ -81,23 +81,6 @@ class FirstValue(Sum):
 
     def retract(self, acc, x):
         raise Raise("no retract")
-
-
-class IgnoreRetract:
-    def __init__(self, inner):
-        self.inner = inner
-
-    def reset(self):
-        self.inner.reset()
-
-    def agg(self, acc, x):
-        return self.inner.agg(acc, x)
-
-    def reversed(self, acc, x):
-        return self.inner.reversed(acc, x)
-
-    def retract(self, acc, x):
-        return acc
 
 
 # ---- merge functions ---------------------------------------------------------------------------

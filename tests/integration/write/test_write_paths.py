@@ -142,7 +142,7 @@ def test_auto_chooses_by_spark_size_estimate(spark, tmp_path):
     unknown = spark.createDataFrame([(1, "a")], "id int, tag string")
     assert estimated_bytes(unknown) is None
     choice = choose_path(spark, unknown, "m")
-    assert choice.path == "distributed" and "cannot estimate" in choice.reason
+    assert choice.path == "distributed" and "cannot be estimated" in choice.reason
     assert choose_path(spark, unknown, "m", requested="in_process").path == "in_process"
 
     result = write_primary_key_run(spark, small, location, model_name="m")

@@ -23,6 +23,8 @@ from pypaimon.schema.schema_change import SchemaChange
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from dbt.adapters.events.logging import AdapterLogger
+
 from dbt.adapters.paimon.build.schema_changes import SchemaPlan, plan_changes
 from dbt.adapters.paimon.build.standard_writes import WriteRequest
 from dbt.adapters.paimon.config import TableDefinition, table_definition
@@ -31,6 +33,8 @@ from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
 from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark
 from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+logger = AdapterLogger("Paimon")
 
 
 @dataclass(frozen=True)
@@ -366,6 +370,8 @@ class ModelBuilder:
             overwrite=overwrite,
         )
         verb = "MERGE" if overwrite is None else "OVERWRITE"
+        logger.debug(f"Model '{definition.model}' written {result.path_label}: "
+                     f"{result.path_reason}")
         message = f"{verb} {result.records} rows {result.path_label}" + (
             f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None else ""
         )

@@ -183,6 +183,12 @@ def plan_splits(table, snapshot_id: Optional[int] = None,
     return splits
 
 
+def data_file_bytes(table, snapshot_id: Optional[int] = None) -> int:
+    """The bytes of the live data files of a snapshot (the latest by default): what a read of
+    the table opens. Manifests only."""
+    return sum(f.file_size for split in plan_splits(table, snapshot_id) for f in split.files)
+
+
 def _live_deletion_files(deletion_files: Dict[str, DeletionFile], files) -> Dict[str, DeletionFile]:
     names = {f.file_name for f in files}
     return {name: d for name, d in deletion_files.items() if name in names}

@@ -1,38 +1,31 @@
 """Which executor writes a run: in this process (the run's Arrow here) or in Spark tasks.
 
-Decided before any row is computed, from Spark's own size estimate of the model's query (its
-optimized plan's ``sizeInBytes``, read through ``DataFrame.explain``, which Spark Connect serves
-too). ``auto`` writes in-process when the estimate is known and within the budget and Spark runs
-on this machine (a ``local`` master); anything else, and every run whose size Spark cannot
-estimate (e.g. a scan of a Python data source), is written by Spark tasks.
+Decided before any row is computed, from the bytes the model's query reads (plan_size.py:
+Spark's own estimate from its optimized plan, with Paimon scans sized from their tables'
+metadata). ``auto`` writes in-process when the estimate is known and within the budget and Spark
+runs on this machine (a ``local`` master); anything else, and every run whose size cannot be
+estimated (e.g. rows from a Python list), is written by Spark tasks.
 
 Settings, most specific first: model config ``write_path`` / ``in_process_max_bytes``, then the
 session conf (a profile's ``spark_conf``) ``spark.dbt.paimon.writePath`` /
-``spark.dbt.paimon.inProcessMaxBytes``, then ``auto`` and 64 MiB of Spark's estimate (the Arrow
-in this process is about 1-2x the estimate, and validation, sorting and merging hold a few
-copies of it: the budget bounds the dbt process's memory).
+``spark.dbt.paimon.inProcessMaxBytes``, then ``auto`` and 64 MiB (the Arrow in this process is
+about 1-2x the estimate, and validation, sorting and merging hold a few copies of it: the budget
+bounds the dbt process's memory).
 """
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 from dataclasses import dataclass
 from typing import Optional
 
 from dbt.adapters.paimon.config.model_config import WRITE_PATHS
+from dbt.adapters.paimon.write import plan_size
 
 AUTO, IN_PROCESS, DISTRIBUTED = WRITE_PATHS
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 CONF_WRITE_PATH = "spark.dbt.paimon.writePath"
 CONF_MAX_BYTES = "spark.dbt.paimon.inProcessMaxBytes"
 
-_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
-          "PiB": 1 << 50, "EiB": 1 << 60}
-_SIZE = re.compile(r"Statistics\(sizeInBytes=([0-9.E+]+)\s*(B|KiB|MiB|GiB|TiB|PiB|EiB)")
-# Spark's spark.sql.defaultSizeInBytes (Long.MaxValue, "8.0 EiB"): the size of a relation
-# without statistics; anything this large is unknown, not big
-_UNKNOWN = 1 << 62
+_UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 
 
 @dataclass(frozen=True)
@@ -69,9 +62,11 @@ def check_max_bytes(value, what: str) -> Optional[int]:
 
 
 def choose_path(spark, frame, model_name: str, requested: Optional[str] = None,
-                max_bytes: Optional[int] = None, supported: Optional[str] = None) -> PathChoice:
+                max_bytes: Optional[int] = None, supported: Optional[str] = None,
+                table_bytes: Optional[plan_size.TableBytes] = None) -> PathChoice:
     """``frame``: the run's input rows (not computed here). ``supported``: None if the
-    in-process executor can write this table, else why not."""
+    in-process executor can write this table, else why not. ``table_bytes``: sizes the Paimon
+    tables the query scans (plan_size.py); without it their size is unknown."""
     conf = _conf(spark)
     requested = check_write_path(requested or conf(CONF_WRITE_PATH) or AUTO, model_name)
     if max_bytes is None:
@@ -86,28 +81,21 @@ def choose_path(spark, frame, model_name: str, requested: Optional[str] = None,
     master = conf("spark.master") or ""
     if not master.startswith("local"):
         return PathChoice(DISTRIBUTED, f"Spark master {master!r} is not local")
-    estimate = estimated_bytes(frame)
-    if estimate is None:
-        return PathChoice(DISTRIBUTED, "Spark cannot estimate the input's size")
-    if estimate > max_bytes:
-        return PathChoice(DISTRIBUTED, f"estimated {_human(estimate)} > in-process budget "
-                                       f"{_human(max_bytes)}", estimate)
-    return PathChoice(IN_PROCESS, f"estimated {_human(estimate)} <= in-process budget "
-                                  f"{_human(max_bytes)}", estimate)
+    found = plan_size.estimate(frame, table_bytes)
+    if found.bytes is None:
+        return PathChoice(DISTRIBUTED, "the input's size cannot be estimated")
+    basis = (f" (Paimon metadata of {', '.join(found.paimon_tables)})"
+             if found.paimon_tables else "")
+    if found.bytes > max_bytes:
+        return PathChoice(DISTRIBUTED, f"estimated {_human(found.bytes)}{basis} > in-process "
+                                       f"budget {_human(max_bytes)}", found.bytes)
+    return PathChoice(IN_PROCESS, f"estimated {_human(found.bytes)}{basis} <= in-process "
+                                  f"budget {_human(max_bytes)}", found.bytes)
 
 
-def estimated_bytes(frame) -> Optional[int]:
-    """Spark's size estimate of ``frame`` (its optimized plan's root), None when unknown."""
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        frame.explain(mode="cost")
-    plan = text.getvalue()
-    optimized = plan.find("== Optimized Logical Plan ==")
-    match = _SIZE.search(plan, optimized if optimized >= 0 else 0)
-    if match is None:
-        return None
-    size = int(float(match.group(1)) * _UNITS[match.group(2)])
-    return None if size >= _UNKNOWN else size
+def estimated_bytes(frame, table_bytes: Optional[plan_size.TableBytes] = None) -> Optional[int]:
+    """The bytes ``frame``'s query reads (plan_size.py), None when unknown."""
+    return plan_size.estimate(frame, table_bytes).bytes
 
 
 def _conf(spark):

@@ -13,6 +13,11 @@
  *                                                  "primaryKeys": [], "partitionKeys": [], "options": {}}
  *   batch   <file>                                 several commands in one JVM: one JSON array of
  *                                                  arguments a line, each output ending with BATCH_END
+ *   sketch  hll|theta|rbm32|rbm64 <v,v,...>        the serialized sketch / bitmap of the integers, as
+ *                                                  Paimon's own test helpers build them (HllSketchUtil,
+ *                                                  ThetaSketch, RoaringBitmap32/64), lowercase hex
+ *   union   hll|theta|rbm32|rbm64 <hex>...         Paimon's aggregator (FieldHllSketchAgg, ...) folded
+ *                                                  over the serialized inputs: agg(agg(a, b), c) ...
  *   dvdelete <warehouse> <db.table> <column> <v>..  an append table with deletion vectors: one commit
  *                                                  marking every row whose column (BIGINT) is one of the
  *                                                  values deleted in its file's deletion vector, as
@@ -20,7 +25,8 @@
  *
  * Values are rendered stably: integers and floats as JSON numbers (NaN/Infinity as strings),
  * DECIMAL as its plain string, DATE as yyyy-MM-dd, TIME as HH:mm:ss.SSS, TIMESTAMP as
- * yyyy-MM-ddTHH:mm:ss.SSSSSS (micros, no zone), BINARY as lowercase hex, NULL as null.
+ * yyyy-MM-ddTHH:mm:ss.SSSSSS (micros, no zone), BINARY as lowercase hex, NULL as null. `write`
+ * takes BINARY/VARBINARY as lowercase hex too.
  */
 
 import java.io.BufferedReader;
@@ -129,6 +135,14 @@ public class PaimonPeer {
             usage();
         }
         String command = args[0];
+        if (command.equals("sketch")) {
+            out.println(hex(sketch(args[1], args[2])));
+            return;
+        }
+        if (command.equals("union")) {
+            out.println(hex(union(args[1], java.util.Arrays.copyOfRange(args, 2, args.length))));
+            return;
+        }
         try (Catalog catalog = openCatalog(args[1])) {
             if (command.equals("create")) {
                 if (args.length < 4) {
@@ -186,6 +200,8 @@ public class PaimonPeer {
                 + "       PaimonPeer compact <warehouse> <db.table>\n"
                 + "       PaimonPeer stream <warehouse> <db.table> <from> <to>\n"
                 + "       PaimonPeer create <warehouse> <db.table> <json spec>\n"
+                + "       PaimonPeer sketch hll|theta|rbm32|rbm64 <v,v,...>\n"
+                + "       PaimonPeer union hll|theta|rbm32|rbm64 <hex>...\n"
                 + "       PaimonPeer dvdelete <warehouse> <db.table> <column> <value>...");
         System.exit(2);
     }
@@ -296,16 +312,80 @@ public class PaimonPeer {
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return quote(((Timestamp) value).toLocalDateTime().format(TS));
             case BINARY:
-            case VARBINARY: {
-                StringBuilder hex = new StringBuilder();
-                for (byte b : (byte[]) value) {
-                    hex.append(String.format("%02x", b & 0xff));
-                }
-                return quote(hex.toString());
-            }
+            case VARBINARY:
+                return quote(hex((byte[]) value));
             default:
                 return quote(value.toString());
         }
+    }
+
+    private static String hex(byte[] bytes) {
+        StringBuilder hex = new StringBuilder();
+        for (byte b : bytes) {
+            hex.append(String.format("%02x", b & 0xff));
+        }
+        return hex.toString();
+    }
+
+    private static byte[] sketch(String kind, String csv) throws Exception {
+        List<Long> values = new ArrayList<>();
+        for (String v : csv.split(",")) {
+            if (!v.trim().isEmpty()) {
+                values.add(Long.parseLong(v.trim()));
+            }
+        }
+        int[] ints = new int[values.size()];
+        long[] longs = new long[values.size()];
+        for (int i = 0; i < ints.length; i++) {
+            ints[i] = (int) (long) values.get(i);
+            longs[i] = values.get(i);
+        }
+        switch (kind) {
+            case "hll":
+                return org.apache.paimon.utils.HllSketchUtil.sketchOf(ints);
+            case "theta":
+                return org.apache.paimon.utils.ThetaSketch.sketchOf(ints);
+            case "rbm32":
+                return org.apache.paimon.utils.RoaringBitmap32.bitmapOf(ints).serialize();
+            case "rbm64":
+                return org.apache.paimon.utils.RoaringBitmap64.bitmapOf(longs).serialize();
+            default:
+                throw new IllegalArgumentException("PaimonPeer sketch: unknown kind " + kind);
+        }
+    }
+
+    private static byte[] union(String kind, String[] inputs) {
+        org.apache.paimon.types.VarBinaryType type = new org.apache.paimon.types.VarBinaryType();
+        org.apache.paimon.mergetree.compact.aggregate.FieldAggregator agg;
+        switch (kind) {
+            case "hll":
+                agg = new org.apache.paimon.mergetree.compact.aggregate.FieldHllSketchAgg(type);
+                break;
+            case "theta":
+                agg = new org.apache.paimon.mergetree.compact.aggregate.FieldThetaSketchAgg(type);
+                break;
+            case "rbm32":
+                agg = new org.apache.paimon.mergetree.compact.aggregate.FieldRoaringBitmap32Agg(type);
+                break;
+            case "rbm64":
+                agg = new org.apache.paimon.mergetree.compact.aggregate.FieldRoaringBitmap64Agg(type);
+                break;
+            default:
+                throw new IllegalArgumentException("PaimonPeer union: unknown kind " + kind);
+        }
+        Object acc = null;
+        for (String input : inputs) {
+            acc = agg.agg(acc, unhex(input));
+        }
+        return (byte[]) acc;
+    }
+
+    private static byte[] unhex(String hex) {
+        byte[] bytes = new byte[hex.length() / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        }
+        return bytes;
     }
 
     private static String quote(String s) {
@@ -393,6 +473,9 @@ public class PaimonPeer {
             case TIMESTAMP_WITHOUT_TIME_ZONE:
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return Timestamp.fromLocalDateTime(LocalDateTime.parse(node.asText()));
+            case BINARY:
+            case VARBINARY:
+                return unhex(node.asText());
             default:
                 throw new IllegalArgumentException("PaimonPeer write: unsupported type " + type);
         }

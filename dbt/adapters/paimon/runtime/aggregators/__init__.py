@@ -9,6 +9,7 @@ from ..types import SqlType
 from .base import Aggregator, GroupMasks, IgnoreRetract, Masks
 from .collections import Collect, MergeMap, MergeMapWithKeyTime, NestedPartialUpdate, NestedUpdate
 from .numeric import Count, Product, Sum
+from .sketches import RoaringBitmap32, ThetaSketch
 from .strings import ListAgg
 from .values import (
     BoolAnd, BoolOr, FirstNonNullValue, FirstNotNullValue, FirstValue, LastNonNullValue, LastValue, Max, Min,
@@ -20,12 +21,19 @@ AGGREGATORS: Dict[str, Type[Aggregator]] = {
     for cls in (
         Sum, Count, Product, Max, Min, FirstValue, LastValue, FirstNonNullValue, FirstNotNullValue,
         LastNonNullValue, ListAgg, BoolAnd, BoolOr, Collect, MergeMap, NestedUpdate, NestedPartialUpdate,
-        PrimaryKeyValue, MergeMapWithKeyTime,
+        PrimaryKeyValue, MergeMapWithKeyTime, ThetaSketch, RoaringBitmap32,
     )
 }
 
-# Paimon functions we know but do not implement (sketches and bitmaps need their binary formats).
-UNSUPPORTED = ("hll_sketch", "theta_sketch", "rbm32", "rbm64")
+# Paimon functions we know but do not implement, with the reason.
+UNSUPPORTED = {
+    "hll_sketch": "DataSketches C++ (the Python library) unions HLL sketches to the same registers, "
+                  "but Java writes another HIP-accumulator field when an out-of-order accumulator "
+                  "in HLL mode meets a sketch in LIST/SET mode, so the stored bytes would differ",
+    "rbm64": "Paimon stores Java's Roaring64Bitmap in its internal ART-tree serialization, which "
+             "no Python library writes (pyroaring's BitMap64 reads and writes the portable format "
+             "only); use rbm32 for 32-bit ids",
+}
 
 
 def check_function_name(name: str, field: str) -> None:
@@ -43,7 +51,9 @@ def create_aggregator(name: str, field: str, sql_type: SqlType, options: Mapping
     cls = AGGREGATORS.get(name)
     if cls is None:
         key = f"fields.{field}.aggregate-function"
-        raise PaimonConfigError(f"Aggregate function '{name}' ('{key}') is not supported by dbt-paimon.")
+        raise PaimonConfigError(
+            f"Aggregate function '{name}' ('{key}') is not supported by dbt-paimon: {UNSUPPORTED[name]}."
+        )
     aggregator = cls(field, sql_type, options)
     if IGNORE_RETRACT.get(options, field):
         aggregator = IgnoreRetract(aggregator)

@@ -1,0 +1,93 @@
+"""theta_sketch, rbm32: unions of serialized sketches / bitmaps (Paimon FieldThetaSketchAgg,
+FieldRoaringBitmap32Agg); hll_sketch and rbm64 are refused. Their bytes are held to Paimon
+Java in tests/interop/test_sketches_java.py; these tests check the merge rules without a JVM."""
+import datasketches as ds
+import pytest
+from pyroaring import BitMap
+
+from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+AGG = {"merge-engine": "aggregation"}
+
+
+def _spec(rt, function, **options):
+    return rt.spec("k INT, v BYTES", **dict(AGG, **{"fields.v.aggregate-function": function}, **options))
+
+
+def _bitmap(*values) -> bytes:
+    return BitMap(values).serialize()
+
+
+def _theta(*values) -> bytes:
+    sketch = ds.update_theta_sketch()
+    for v in values:
+        sketch.update(v)
+    return sketch.compact().serialize()
+
+
+def test_rbm32_unions_the_bitmaps_of_a_key(rt):
+    s = _spec(rt, "rbm32")
+    out = rt.merge(s, [(1, _bitmap(1, 2)), (2, _bitmap(7)), (1, None)], [(1, _bitmap(2, 3, 70000))])
+    assert [(k, sorted(BitMap.deserialize(v))) for k, v in out] == [(1, [1, 2, 3, 70000]), (2, [7])]
+
+
+def test_a_lone_input_is_kept_byte_for_byte(rt):
+    """agg(null, x) returns x itself: a bitmap that was not run-optimized stays as written, even
+    when a NULL input of the same key took part in the merge."""
+    # 0..999 as an array container (portable format, no-run cookie); runOptimize makes it a run
+    raw = bytes.fromhex("3a300000" "01000000" "0000e703" "10000000") + b"".join(
+        i.to_bytes(2, "little") for i in range(1000))
+    assert BitMap.deserialize(raw) == BitMap(range(1000)) and _bitmap(*range(1000)) != raw
+    s = _spec(rt, "rbm32")
+    assert rt.merge(s, [(1, None), (1, raw), (1, None)]) == [(1, raw)]
+    assert rt.merge(s, [(1, None), (1, None)]) == [(1, None)]
+
+
+def test_theta_union_estimates_the_distinct_count(rt):
+    s = _spec(rt, "theta_sketch")
+    out = rt.merge(s, [(1, _theta(*range(0, 60))), (1, _theta(*range(40, 100))), (1, None)],
+                   [(1, _theta(*range(90, 130)))])
+    assert round(ds.compact_theta_sketch.deserialize(out[0][1]).get_estimate()) == 130
+
+
+def test_theta_union_writes_javas_header(rt):
+    """DataSketches Java 4.2 writes p = 1.0f in the second preamble long and no seed hash in an
+    empty sketch; the C++ library leaves both 0 (checked against Java in the interop test)."""
+    s = _spec(rt, "theta_sketch")
+    (_, merged), = rt.merge(s, [(1, _theta(1, 2)), (1, _theta(3))])
+    assert merged[12:16] == bytes.fromhex("0000803f")
+    (_, empty), = rt.merge(s, [(1, _theta()), (1, _theta())])
+    assert empty == bytes.fromhex("01030300001e0000")
+
+
+def test_retraction_needs_ignore_retract(rt):
+    """FieldAggregator.retract raises for functions without a retract of their own."""
+    s = _spec(rt, "theta_sketch")
+    with pytest.raises(PaimonDataError, match="fields.v.ignore-retract"):
+        rt.merge(s, [(1, _theta(1)), ("-D", 1, _theta(2))])
+    kept = _spec(rt, "rbm32", **{"fields.v.ignore-retract": "true"})
+    assert rt.merge(kept, [(1, _bitmap(1)), ("-D", 1, _bitmap(1)), (1, _bitmap(2))]) == [(1, _bitmap(1, 2))]
+
+
+def test_sketches_inside_a_sequence_group(rt):
+    """An older record of the group is aggregated with aggReversed(acc, x) = agg(x, acc)."""
+    s = rt.spec("k INT, g INT, v BYTES", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v", "fields.v.aggregate-function": "rbm32"})
+    out = rt.merge(s, [(1, 5, _bitmap(1)), (1, 3, _bitmap(2)), (1, None, _bitmap(9))])
+    assert [(k, g, sorted(BitMap.deserialize(v))) for k, g, v in out] == [(1, 5, [1, 2])]
+
+
+@pytest.mark.parametrize("function", ["theta_sketch", "rbm32"])
+def test_sketches_need_a_varbinary_column(rt, function):
+    """Paimon's factories check ``fieldType instanceof VarBinaryType``: BINARY(n) is refused."""
+    for column in ("BINARY(16)", "STRING"):
+        with pytest.raises(PaimonConfigError, match="VARBINARY / BYTES"):
+            rt.spec(f"k INT, v {column}", **dict(AGG, **{"fields.v.aggregate-function": function}))
+    rt.spec("k INT, v VARBINARY(64)", **dict(AGG, **{"fields.v.aggregate-function": function}))
+
+
+@pytest.mark.parametrize("function, reason", [("rbm64", "ART-tree serialization"),
+                                              ("hll_sketch", "HIP-accumulator field")])
+def test_functions_without_bit_compatible_bytes_are_refused_with_the_reason(rt, function, reason):
+    with pytest.raises(PaimonConfigError, match=f"{function}.*{reason}"):
+        _spec(rt, function)

@@ -265,3 +265,63 @@ def test_merge_map_with_keytime_retraction_raises(rt):
         "fields.v.aggregate-function": "merge_map_with_keytime", "fields.v.ts-field": "ts"}))
     with pytest.raises(PaimonDataError, match="ignore-retract"):
         rt.merge(s, [(1, [("a", {"x": "1", "ts": "1"})]), ("-D", 1, [("a", {"x": "1", "ts": "1"})])])
+
+
+# ---- DECIMAL product retraction ----------------------------------------------------------------
+def _decimal_product(rt, type_text="DECIMAL(10, 2)"):
+    return rt.spec(f"k INT, d {type_text}", **dict(AGG, **{"fields.d.aggregate-function": "product"}))
+
+
+def test_decimal_product_retraction_divides_exactly_then_rounds_half_up(rt):
+    """FieldProductAgg.retract on DECIMAL: BigDecimal.divide (exact), then Decimal.fromBigDecimal
+    rounds HALF_UP to the scale; a NULL accumulator stays NULL and the next input starts again."""
+    from decimal import Decimal as D
+
+    s = _decimal_product(rt)
+    assert rt.merge(s, [(1, D("2.00")), (1, D("3.00")), ("-D", 1, D("2.00"))],
+                    [(2, D("0.01")), ("-U", 2, D("0.08"))],
+                    [(3, None), ("-D", 3, D("2.00")), (3, D("5.00"))]) == [
+        (1, D("3.00")), (2, D("0.13")), (3, D("5.00"))]
+
+
+def test_decimal_product_overflow_gives_null_and_restarts(rt):
+    """Decimal.fromBigDecimal returns NULL past the precision; agg(null, x) = x afterwards."""
+    from decimal import Decimal as D
+
+    s = _decimal_product(rt, "DECIMAL(4, 2)")
+    assert rt.merge(s, [(1, D("50.00")), (1, D("30.00")), ("-D", 1, D("2.00")), (1, D("3.00"))]) == [
+        (1, D("3.00"))]
+
+
+def test_decimal_product_retraction_without_exact_quotient_raises(rt):
+    """BigDecimal.divide raises ArithmeticException for a non-terminating quotient or a 0 divisor."""
+    from decimal import Decimal as D
+
+    s = _decimal_product(rt)
+    with pytest.raises(PaimonDataError, match="Non-terminating decimal expansion"):
+        rt.merge(s, [(1, D("3.00")), ("-D", 1, D("7.00"))])
+    with pytest.raises(PaimonDataError, match="Division by zero"):
+        rt.merge(s, [(1, D("3.00")), ("-D", 1, D("0.00"))])
+
+
+# ---- count-limit, step by step ---------------------------------------------------------------------
+def test_count_limit_with_retraction(rt):
+    """FieldNestedUpdateAgg: retract shrinks the array, so a later agg has room again (agg checks
+    acc.size() against the limit; with a key, rows.size() < countLimit admits a new key)."""
+    rows = [{"id": i, "s": i, "x": str(i)} for i in range(4)]
+    plain = _nested(rt, **{"fields.v.count-limit": "2"})
+    assert rt.merge(plain, [(1, rows[:2]), ("-D", 1, rows[:1]), (1, rows[2:])]) == [(1, [rows[1], rows[2]])]
+    keyed = _nested(rt, **{"fields.v.nested-key": "id", "fields.v.count-limit": "2"})
+    [(_, v)] = rt.merge(keyed, [(1, rows[:2]), ("-D", 1, rows[:1]), (1, rows[2:])])
+    assert sorted(v, key=lambda r: r["id"]) == [rows[1], rows[2]]
+
+
+def test_count_limit_with_an_older_record_of_a_sequence_group(rt):
+    """aggReversed(acc, x) = agg(x, acc): the older array is the accumulator, so when it already
+    holds count-limit rows the stored rows are dropped; else they fill the remaining room."""
+    rows = [{"id": i, "s": i, "x": str(i)} for i in range(4)]
+    s = rt.spec("k INT, g INT, v ARRAY<ROW<id INT, s INT, x STRING>>", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v",
+        "fields.v.aggregate-function": "nested_update", "fields.v.count-limit": "2"})
+    assert rt.merge(s, [(1, 5, rows[:1]), (1, 3, rows[1:3])], [(2, 5, rows[:1]), (2, 3, rows[1:2])]) == [
+        (1, 5, rows[1:3]), (2, 5, [rows[1], rows[0]])]

@@ -277,11 +277,74 @@ class NestedUpdate(_Keyed):
         return list(self.nested_sequence)
 
     def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
-        if self.count_limit is not None and el.select((pl.col(_O) != ADD).any()).item():
-            raise PaimonDataError(
-                f"'{COUNT_LIMIT.key(self.field)}' together with retraction or a sequence group's older "
-                f"records (field '{self.field}') is not supported by dbt-paimon; remove the count limit."
-            )
+        if self.count_limit is not None:
+            stepwise = el.filter(((pl.col(_O) != ADD) | pl.col(_S)).any().over(_R))
+            if stepwise.height:
+                rest = self._survivors(el.join(stepwise.select(_R).unique(), on=_R, how="anti"))
+                folded = self._limited_fold(stepwise)
+                return pl.concat([rest, folded], how="diagonal_relaxed").sort(_R, maintain_order=True)
+        return self._survivors(el)
+
+    def _limited_fold(self, el: pl.DataFrame) -> pl.DataFrame:
+        """count-limit with retractions, older records of a sequence group or a seed: the limit
+        depends on the accumulator's size after every step, so FieldNestedUpdateAgg's agg /
+        retract are replayed one record at a time (a Python loop over these merges' records only;
+        merges of plain additions stay vectorized)."""
+        limit, keyed = self.count_limit, bool(self.nested_key)
+        fields = list(self.row_fields)
+
+        def key_of(row):
+            return tuple(row[f] for f in self.nested_key)
+
+        def order_of(row):  # nested sequence, NULL first
+            return tuple((row[f] is not None, row[f]) for f in self.nested_sequence)
+
+        def put_all(entries: dict, rows, limit_new: bool) -> None:  # addNestedRows
+            for row in rows:
+                key = key_of(row)
+                if key in entries:
+                    if not self.nested_sequence or order_of(row) >= order_of(entries[key]):
+                        entries[key] = row
+                elif not limit_new or len(entries) < limit:
+                    entries[key] = row
+
+        def agg(acc, rows):  # FieldNestedUpdateAgg.agg(acc, rows); acc None = NULL
+            if keyed:
+                entries = {}
+                put_all(entries, acc or [], False)
+                put_all(entries, rows, True)
+                return list(entries.values())
+            if acc is None:
+                return rows[:limit]
+            return acc if len(acc) >= limit else acc + rows[:limit - len(acc)]
+
+        def retract(acc, rows):
+            if keyed:
+                entries = {key_of(x): x for x in acc}
+                for key in {key_of(x) for x in rows}:
+                    entries.pop(key, None)
+                return list(entries.values())
+            return [x for x in acc if x not in rows]
+
+        out = []
+        for (r,), merge in el.sort([_R, _P, _I]).group_by(_R, maintain_order=True):
+            acc = None
+            for _, event in merge.group_by(_P, maintain_order=True):
+                op = event[_O][0]
+                rows = [dict(zip(fields, t)) for t in event.select(fields).iter_rows()]
+                if event[_S][0] and acc is None:
+                    acc = rows  # initRow: the seed's array as written
+                elif op == ADD:
+                    acc = agg(acc, rows)
+                elif op == ADD_OLDER:  # aggReversed(acc, x) = agg(x, acc)
+                    acc = rows if acc is None else agg(rows, acc)
+                elif acc is not None:
+                    acc = retract(acc, rows)
+            out.extend({_R: r, **row} for row in acc or [])
+        schema = {c: el.schema[c] for c in [_R] + fields}
+        return pl.DataFrame(out, schema=schema) if out else pl.DataFrame(schema=schema)
+
+    def _survivors(self, el: pl.DataFrame) -> pl.DataFrame:
         if self.nested_key:
             out = super().survivors(self._limited_keys(el))
             return out

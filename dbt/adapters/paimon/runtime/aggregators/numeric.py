@@ -2,6 +2,9 @@
 an INT/BIGINT sum: Apache Paimon has no count function and documents counting as a sum of 1s)."""
 from __future__ import annotations
 
+import decimal
+import math
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -101,6 +104,30 @@ class Count(Sum):
             raise self.type_error("INTEGER, BIGINT")
 
 
+def _round_half_up(n: int, d: int) -> int:
+    """n / d rounded to an integer, halves away from zero (RoundingMode.HALF_UP)."""
+    q, r = divmod(abs(n), abs(d))
+    if 2 * r >= abs(d):
+        q += 1
+    return q if (n < 0) == (d < 0) else -q
+
+
+def _fit(unscaled: int, bound: int):
+    """Decimal.fromBigDecimal: NULL when the value needs more digits than the precision."""
+    return unscaled if abs(unscaled) < bound else None
+
+
+def _unscaled(value: decimal.Decimal, s: int) -> int:
+    """value * 10^s as an exact integer (no decimal context rounding)."""
+    sign, digits, exponent = value.as_tuple()
+    n = int("".join(map(str, digits)) or "0") * 10 ** (exponent + s)
+    return -n if sign else n
+
+
+def _as_decimal(unscaled: int, s: int) -> decimal.Decimal:
+    return decimal.Decimal(f"{unscaled}E-{s}")  # string construction is exact
+
+
 class Product(Aggregator):
     """Product of additions; retraction divides (exact for the values that were multiplied in)."""
 
@@ -115,8 +142,7 @@ class Product(Aggregator):
             raise self.type_error("DECIMAL, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE")
 
     def agg(self, col: pl.Expr, m: Masks) -> pl.Expr:
-        if self.sql_type.root == "DECIMAL":
-            # validate() has refused DECIMAL retraction already
+        if self.sql_type.root == "DECIMAL" and not m.has_retract:
             return col.filter(m.add & col.is_not_null())  # list; finish() multiplies with HALF_UP
         if m.has_retract:
             # FieldProductAgg.retract divides the accumulator step by step (integer division
@@ -130,12 +156,6 @@ class Product(Aggregator):
         return self.agg(col, Masks(g.w | g.l, g.rw | g.rl, g.has_retract))
 
     def validate(self, frame: pl.DataFrame, column: str, group: list, m: Masks) -> None:
-        if self.sql_type.root == "DECIMAL" and m.has_retract:
-            if frame.select((m.ret & pl.col(column).is_not_null()).any()).item():
-                raise PaimonDataError(
-                    f"Retraction of a DECIMAL product (field '{self.field}') is not supported by dbt-paimon; "
-                    f"set 'fields.{self.field}.ignore-retract' = 'true' or use DOUBLE."
-                )
         if not self.sql_type.is_integer or m.has_retract:
             return  # with retraction _fold checks every step exactly
         lo, hi = _INT_LIMITS[self.sql_type.root]
@@ -154,7 +174,8 @@ class Product(Aggregator):
         root = self.sql_type.root
         dtype = frame.schema[column]
         if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
-            return frame.with_columns(self._fold(frame[column]).alias(column))
+            fold = self._fold_decimal if root == "DECIMAL" else self._fold
+            return frame.with_columns(fold(frame[column]).alias(column))
         if root in _POLARS_INT:
             return frame.with_columns(pl.col(column).cast(_POLARS_INT[root]))
         if root != "DECIMAL":
@@ -225,6 +246,49 @@ class Product(Aggregator):
                 acc[r_ret] = self._divide(acc[r_ret], x_ret)
         out = pa.array(acc, mask=~seen).cast(self.sql_type.arrow)
         return pl.from_arrow(out)
+
+    def _fold_decimal(self, lists: pl.Series) -> pl.Series:
+        """DECIMAL multiply/divide in merge order, as FieldProductAgg does with BigDecimal: each
+        step is exact, then Decimal.fromBigDecimal rounds HALF_UP to the column's scale and gives
+        NULL when the precision overflows (a NULL accumulator then takes the next input). The
+        exact quotient (BigDecimal.divide, which raises on a non-terminating expansion) has no
+        Arrow kernel, so this runs on Python integers (unscaled values), one step per record; it
+        is used only when the merged records hold a retraction (additions alone are multiplied
+        vectorized in finish())."""
+        p, s = self.sql_type.precision, self.sql_type.scale
+        scale, bound = 10**s, 10**p
+        out = []
+        for inputs in lists.to_list():
+            acc = None
+            for item in inputs or ():
+                x = _unscaled(item["v"], s)
+                if item["a"]:
+                    acc = x if acc is None else _fit(_round_half_up(acc * x, scale), bound)
+                elif acc is not None:
+                    acc = _fit(self._exact_quotient(acc, x, scale), bound)
+            out.append(acc)
+        return pl.Series([None if v is None else _as_decimal(v, s) for v in out], dtype=pl.Decimal(p, s))
+
+    def _exact_quotient(self, a: int, b: int, scale: int) -> int:
+        """(a / 10^s) / (b / 10^s) exactly, rounded HALF_UP to s digits, as unscaled."""
+        if b == 0:
+            raise PaimonDataError(
+                f"Division by zero while retracting aggregate function 'product' of field '{self.field}' "
+                "(Paimon raises ArithmeticException)."
+            )
+        if a != 0:
+            rest = abs(b) // math.gcd(abs(a), abs(b))
+            for factor in (2, 5):
+                while rest % factor == 0:
+                    rest //= factor
+            if rest != 1:
+                raise PaimonDataError(
+                    f"Retracting {_as_decimal(b, len(str(scale)) - 1)} from the DECIMAL product of field "
+                    f"'{self.field}' has no exact decimal result (Paimon's BigDecimal.divide raises "
+                    "'Non-terminating decimal expansion'). Set "
+                    f"'fields.{self.field}.ignore-retract' = 'true' or use DOUBLE."
+                )
+        return _round_half_up(a * scale, b)
 
     def _multiply(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         product = a * b

@@ -524,6 +524,14 @@ class PaimonAdapter(SparkAdapter):
                                       lambda spark, location: table_info(
                                           location, int(snapshot_id) if snapshot_id else None))
 
+    @available
+    def paimon_table_ddl(self, relation: BaseRelation) -> str:
+        """The Paimon table as Paimon's Spark SQL would create it (for the model's run file)."""
+        from dbt.adapters.paimon.ops.table_info import table_ddl
+
+        return self._paimon_operation("paimon_table_ddl", relation,
+                                      lambda spark, location: table_ddl(location, str(relation)))
+
     # -- row tracking (paimon_append with row_tracking=true) ----------------------------------
     @available
     def paimon_row_tracking_view(self, relation: BaseRelation) -> str:

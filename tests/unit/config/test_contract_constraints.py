@@ -33,6 +33,15 @@ def test_config_and_constraint_must_agree():
         apply_contract("m", "paimon_pk", {"primary_key": ["name"]}, keys)
 
 
+@pytest.mark.parametrize("materialization", ["table", "incremental"])
+def test_dbt_materializations_take_the_primary_key(materialization):
+    # file_format='paimon': the constraint makes the model's table a primary-key table
+    keys = contract_keys("m", COLUMNS, [])
+    assert apply_contract("m", materialization, {}, keys)["primary_key"] == ["id"]
+    with pytest.raises(PaimonConfigError, match="must agree"):
+        apply_contract("m", materialization, {"unique_key": "name"}, keys)
+
+
 def test_append_tables_have_no_primary_key():
     with pytest.raises(PaimonConfigError, match="paimon_append.*without primary key"):
         apply_contract("m", "paimon_append", {}, contract_keys("m", COLUMNS, []))

@@ -12,7 +12,9 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from dbt.adapters.paimon.runtime import PaimonConfigError
 
-PRIMARY_KEY_MATERIALIZATIONS = ("paimon_pk", "partial_update")
+# materializations whose table takes the contract's primary key: dbt's own table, incremental
+# and seed (file_format='paimon') build a primary-key table when the model has a key
+PRIMARY_KEY_MATERIALIZATIONS = ("paimon_pk", "partial_update", "table", "incremental", "seed")
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,14 @@ def spark_schema(arrow_schema: pa.Schema) -> StructType:
 
 def spark_ddl_columns(arrow_schema: pa.Schema) -> str:
     """Column list for CREATE TABLE: ``\\`a\\` int, \\`b\\` string``."""
-    return ", ".join(
-        f"{quote_identifier(field.name)} {field.dataType.simpleString()}"
-        + ("" if field.nullable else " not null")
-        for field in spark_schema(arrow_schema).fields
-    )
+    return ", ".join(spark_column_definitions(arrow_schema))
+
+
+def spark_column_definitions(arrow_schema: pa.Schema) -> list:
+    """Each column as CREATE TABLE declares it: ``\\`a\\` int not null``."""
+    return [f"{quote_identifier(field.name)} {field.dataType.simpleString()}"
+            + ("" if field.nullable else " not null")
+            for field in spark_schema(arrow_schema).fields]
 
 
 def arrow_schema_for_spark(schema: StructType) -> pa.Schema:

@@ -117,3 +117,33 @@ def table_info(location: TableLocation, snapshot_id: Optional[int] = None) -> st
     else:
         out.append("  (no data files)")
     return "\n".join(out)
+
+
+def table_ddl(location: TableLocation, relation: str) -> str:
+    """The table as Paimon's Spark SQL would create it: columns (NOT NULL included), partition
+    keys, primary key and options. The run file of a Paimon model (target/run) shows it, since
+    the table is created through Paimon's catalog rather than by a statement."""
+    from dbt.adapters.paimon.datasource.source import arrow_schema_of
+    from dbt.adapters.paimon.datasource.spark_types import (
+        quote_identifier,
+        spark_column_definitions,
+    )
+
+    table = location.open()
+    columns = spark_column_definitions(arrow_schema_of(table))
+    properties = {}
+    if table.primary_keys:
+        properties["primary-key"] = ",".join(table.primary_keys)
+    properties.update({str(k): str(v) for k, v in sorted(table.table_schema.options.items())})
+    out = [f"create table {relation} (", ",\n".join(f"    {c}" for c in columns), ") using paimon"]
+    if table.partition_keys:
+        out.append("partitioned by (" + ", ".join(quote_identifier(k)
+                                                  for k in table.partition_keys) + ")")
+    if properties:
+        out.append("tblproperties (" + ", ".join(
+            f"'{_sql_escape(k)}' = '{_sql_escape(v)}'" for k, v in properties.items()) + ")")
+    return "\n".join(out)
+
+
+def _sql_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("'", "\\'")

@@ -2,14 +2,24 @@
     Paimon commit, docs, post-hooks. `standard`: dbt's table/incremental/seed materializations
     (file_format='paimon'): see build/standard_writes.py. -#}
 {% macro paimon_build_model(materialization, overwrite_partitions=false, standard=none) %}
-  {#-- 1. validate: contract and config against the query's columns, before anything is written --#}
-  {%- set prepared = paimon_prepare_model(materialization, compiled_code) -%}
+  {#-- 1. validate: contract and config against the query's columns, before anything is written;
+       an enforced contract also fixes the columns' order: the YAML's (as dbt's create table as) --#}
+  {%- set sql = compiled_code -%}
+  {%- if config.get('contract') and config.get('contract').enforced -%}
+    {{ paimon_check_contract(compiled_code) }}
+    {%- set sql = get_select_subquery(compiled_code) -%}
+  {%- endif -%}
+  {%- set prepared = paimon_prepare_model(materialization, sql) -%}
 
   {{ run_hooks(pre_hooks) }}
 
   {#-- 2. build: one atomic Paimon commit --#}
-  {%- set response = paimon_write_model(prepared, compiled_code, overwrite_partitions, standard) -%}
+  {%- set response = paimon_write_model(prepared, sql, overwrite_partitions, standard) -%}
   {%- do store_result('main', response=response) -%}
+  {#-- the run file (target/run): the table Paimon's catalog holds now, and the query whose rows
+       this run committed --#}
+  {%- do write(adapter.paimon_table_ddl(prepared.target_relation) ~ ";\n"
+               ~ "-- the model's rows, written as one Paimon commit:\n" ~ sql) -%}
 
   {#-- a model writing a shared table is a view of it, so ref() and tests see the whole table --#}
   {%- set model_relation = prepared.target_relation -%}
@@ -28,9 +38,6 @@
 {#- Validate a model's config against its query (`sql`) before anything is written; returns
     {definition, target_relation}. -#}
 {% macro paimon_prepare_model(materialization, sql) %}
-  {%- if config.get('contract') and config.get('contract').enforced -%}
-    {{ paimon_check_contract(sql) }}
-  {%- endif -%}
   {%- set definition = adapter.paimon_table_definition(model, materialization, sql) -%}
   {%- set target_relation = adapter.paimon_target_relation(definition, this) -%}
   {%- set existing_relation = load_cached_relation(this) -%}

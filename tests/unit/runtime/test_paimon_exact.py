@@ -267,6 +267,26 @@ def test_merge_map_with_keytime_retraction_raises(rt):
         rt.merge(s, [(1, [("a", {"x": "1", "ts": "1"})]), ("-D", 1, [("a", {"x": "1", "ts": "1"})])])
 
 
+def test_merge_map_with_keytime_inside_a_sequence_group(rt):
+    """FieldAggregator.aggReversed(acc, x) = agg(x, acc): an older record's map is the base and the
+    stored entries merge into it by timestamp; the first input is taken as written."""
+    s = rt.spec("k INT, g INT, v MAP<STRING, ROW<x STRING, ts STRING>>", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v",
+        "fields.v.aggregate-function": "merge_map_with_keytime"})
+
+    def entry(key, value, ts):
+        return key, {"x": value, "ts": ts}
+
+    merged = rt.merge(s, [(1, 5, [entry("a", "new", "t2")]), (1, 3, [entry("a", "old", "t3"), entry("b", "o", "t1")]),
+                          (2, 5, [entry("a", "new", "t5")]), (2, 3, [entry("a", "old", "t3")]),
+                          (3, 3, [entry("a", "x", None)]), (3, 1, [("a", None)]), (3, 4, [entry("b", "y", "1")])])
+    assert {k: (g, sorted(v)) for k, g, v in merged} == {
+        1: (5, [entry("a", "old", "t3"), entry("b", "o", "t1")]),
+        2: (5, [entry("a", "new", "t5")]),
+        3: (4, [("a", None), entry("b", "y", "1")]),  # the older NULL row is the base; a NULL ts is skipped
+    }
+
+
 # ---- DECIMAL product retraction ----------------------------------------------------------------
 def _decimal_product(rt, type_text="DECIMAL(10, 2)"):
     return rt.spec(f"k INT, d {type_text}", **dict(AGG, **{"fields.d.aggregate-function": "product"}))

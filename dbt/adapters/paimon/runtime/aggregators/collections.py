@@ -33,6 +33,7 @@ def _events(col: pl.Expr, op: pl.Expr, mask: pl.Expr, seed: pl.Expr = pl.lit(Fal
 
 class _Collection(Aggregator):
     single_safe = False  # a lone record is stored as-is; merged ones go through the fold
+    empty_retract_keeps_acc = False  # retract(acc, []) returns acc itself (FieldCollectAgg, FieldMergeMapAgg)
     supports_retract = True
     supports_sequence_group = True
 
@@ -49,9 +50,13 @@ class _Collection(Aggregator):
     # -- finish: events -> elements -> survivors -> one list per key ------------------------------
     def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
         events = frame.select(pl.col(column)).with_row_index(_R).explode(column).drop_nulls(column).unnest(column)
-        # A seed no input reaches stays as written (a NULL input leaves the accumulator as-is,
-        # except for a distinct collect, whose agg rebuilds the set).
-        touching = pl.col(_V).is_not_null() | pl.lit(getattr(self, "distinct", False))
+        # A seed no input reaches stays as written: a NULL input leaves the accumulator as-is
+        # (except for a distinct collect, whose agg -- not its retract -- rebuilds the set), and
+        # so does an empty retraction of collect / merge_map (their retract returns early).
+        retract = pl.col(_O) == RETRACT
+        touching = pl.col(_V).is_not_null() & ~(
+            pl.lit(self.empty_retract_keeps_acc) & retract & (pl.col(_V).list.len() == 0)
+        ) | (pl.lit(getattr(self, "distinct", False)) & ~retract)
         raw = events.filter((~pl.col(_S) & touching).sum().over(_R) == 0).filter(pl.col(_S))
         raw = raw.group_by(_R).agg(pl.col(_V).last().alias("__raw"))
         events = events.filter(pl.col(_V).is_not_null())
@@ -89,6 +94,7 @@ class _Collection(Aggregator):
 
 class Collect(_Collection):
     name = "collect"
+    empty_retract_keeps_acc = True
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)
@@ -103,6 +109,11 @@ class Collect(_Collection):
         push = pl.col(_O) != RETRACT
         same = [_R, _V]
         if self.distinct:
+            seeded = el.filter(pl.col(_S).any().over(_R))
+            if seeded.height:
+                rest = self.survivors(el.join(seeded.select(_R).unique(), on=_R, how="anti"))
+                return pl.concat([rest, self._distinct_from_seed(seeded)], how="diagonal_relaxed").sort(
+                    _R, maintain_order=True)
             # a distinct element is present iff its last event adds it; it sits where that
             # run of additions first added it (HashSet order is unspecified in Paimon)
             last_pop = pl.when(~push).then(pl.col(_P)).max().over(same).fill_null(-1)
@@ -118,6 +129,33 @@ class Collect(_Collection):
         failed = (-pl.col("__balance").min().over(same)).clip(lower_bound=0)
         removed = (~push).sum().over(same) - failed
         return el.filter(push & (pl.col("__rank") > removed))
+
+
+    def _distinct_from_seed(self, el: pl.DataFrame) -> pl.DataFrame:
+        """Distinct collect of merges that start from a seed (initRow keeps its array as written,
+        duplicates included): agg makes a set again, retract removes one occurrence per retracted
+        element (FieldCollectAgg.retract), so a seed's duplicates count until the next agg. A
+        Python loop over these merges' elements only (a leading retraction or a restart)."""
+        out = []
+        for (r,), merge in el.sort([_R, _P, _I]).group_by(_R, maintain_order=True):
+            counts: dict = {}  # hashable value -> [value, occurrences], in first-appearance order
+            for _, event in merge.group_by(_P, maintain_order=True):
+                values = event[_V].to_list()
+                if event[_S][0]:
+                    for v in values:
+                        counts.setdefault(_hashable(v), [v, 0])[1] += 1
+                elif event[_O][0] != RETRACT:
+                    counts = {h: [v, 1] for h, (v, n) in counts.items() if n > 0}
+                    for v in values:
+                        counts.setdefault(_hashable(v), [v, 1])
+                else:
+                    for v in values:
+                        entry = counts.get(_hashable(v))
+                        if entry is not None and entry[1] > 0:
+                            entry[1] -= 1
+            out.extend({_R: r, _V: v} for v, n in counts.values() for _ in range(n))
+        schema = {_R: el.schema[_R], _V: el.schema[_V]}
+        return pl.DataFrame(out, schema=schema) if out else pl.DataFrame(schema=schema)
 
 
 class _Keyed(_Collection):
@@ -152,6 +190,7 @@ class _Keyed(_Collection):
 
 class MergeMap(_Keyed):
     name = "merge_map"
+    empty_retract_keeps_acc = True
 
     def check_type(self, t):
         if t.root != "MAP":
@@ -175,7 +214,6 @@ class MergeMapWithKeyTime(MergeMap):
 
     name = "merge_map_with_keytime"
     supports_retract = False  # no retract override in Java: it raises
-    supports_sequence_group = False
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)
@@ -194,14 +232,52 @@ class MergeMapWithKeyTime(MergeMap):
                 f"Timestamp field '{self.ts}' of '{field}' must be a STRING (Paimon compares it as a string)."
             )
 
-    def agg_in_group(self, col, g: GroupMasks):
-        return Aggregator.agg_in_group(self, col, g)  # not supported inside a sequence group: raises
-
     def check_type(self, t):
         if t.root != "MAP" or t.children[1].root != "ROW" or len(t.children[1].children) < 2:
             raise self.type_error("MAP<K, ROW<...>> with at least 2 row fields")
 
     def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
+        stepwise = el.filter(((pl.col(_O) != ADD) | pl.col(_S)).any().over(_R))
+        if not stepwise.height:
+            return self._in_order(el)
+        rest = self._in_order(el.join(stepwise.select(_R).unique(), on=_R, how="anti"))
+        return pl.concat([rest, self._fold(stepwise)], how="diagonal_relaxed").sort(_R, maintain_order=True)
+
+    def _fold(self, el: pl.DataFrame) -> pl.DataFrame:
+        """Merges with an older record of a sequence group (aggReversed(acc, x) = agg(x, acc): the
+        older map is the base, the stored entries merge into it) or a seed, replayed one record at
+        a time: a Python loop over these merges' entries only."""
+        ts = self.ts
+
+        def merge_into(base, entries):  # putToMap(base), then mergeInputMap(entries)
+            result = {_hashable(key): (key, row) for key, row in base}
+            for key, row in entries:
+                h = _hashable(key)
+                stored = result.get(h, (None, None))[1]
+                if row is None:
+                    result.pop(h, None)
+                elif row[ts] is None:
+                    continue
+                elif stored is None or stored[ts] is None or row[ts] > stored[ts]:
+                    result[h] = (key, row)
+            return list(result.values())
+
+        out = []
+        for (r,), merge in el.sort([_R, _P, _I]).group_by(_R, maintain_order=True):
+            acc = None  # list of (key, row) entries, as written when taken whole
+            for _, event in merge.group_by(_P, maintain_order=True):
+                entries = list(zip(event["key"].to_list(), event["value"].to_list()))
+                if acc is None:
+                    acc = entries  # agg(null, x) = x and aggReversed(null, x) = x: as written
+                elif event[_O][0] == ADD:
+                    acc = merge_into(acc, entries)
+                else:
+                    acc = merge_into(entries, acc)
+            out.extend({_R: r, "key": key, "value": row} for key, row in acc or [])
+        schema = {c: el.schema[c] for c in (_R, "key", "value")}
+        return pl.DataFrame(out, schema=schema) if out else pl.DataFrame(schema=schema)
+
+    def _in_order(self, el: pl.DataFrame) -> pl.DataFrame:
         same = [_R, "key"]
         first = pl.col(_P).min().over(_R)
         initial = pl.col(_P) == first
@@ -401,6 +477,15 @@ class NestedPartialUpdate(NestedUpdate):
                 for v in values
             ]
         )
+
+
+def _hashable(value):
+    """A dict key for a map key of any type (ROW keys arrive as dicts, ARRAY keys as lists)."""
+    if isinstance(value, dict):
+        return tuple((k, _hashable(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 def _field_list(text: Optional[str]) -> List[str]:

@@ -7,6 +7,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import is_raw_convertible
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops import compact_table
+from tests.integration.table_files import live_file_metadata
 from ops_helpers import (kinds, levels, live_files, make_table, pypaimon_rows, read_back,
                          sorted_rows, write_run)
 
@@ -183,3 +184,26 @@ def test_full_compaction_changelog_producer(spark, tmp_path):
     compact_table(spark, location, full=True)
     # 3 rewritten with the same value: deduplicated away
     assert _changelog(location) == [("-U", 1, 10), ("+U", 1, 11), ("-D", 2, 20), ("+I", 4, 40)]
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["minor", "full"])
+def test_threads_and_spark_tasks_compact_to_the_same_files(spark, tmp_path, full):
+    """A small compaction runs in the dbt process's threads; the same units in Spark tasks
+    (writePath 'distributed') write files with the same rows, levels, sequence numbers and
+    statistics."""
+    options = {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum",
+               "fields.s.aggregate-function": "last_non_null_value",
+               "num-sorted-run.compaction-trigger": "2"}
+    tables = {path: _table(tmp_path, path, options) for path in ("in_process", "distributed")}
+    for location in tables.values():
+        for run in _runs(11, 4, deletes=False):
+            write_run(spark, location, run, "op")
+    for path, location in tables.items():
+        spark.conf.set("spark.dbt.paimon.writePath", path)
+        try:
+            assert compact_table(spark, location, full=full).snapshot_id == 5
+        finally:
+            spark.conf.unset("spark.dbt.paimon.writePath")
+    a, b = tables["in_process"], tables["distributed"]
+    assert live_file_metadata(a) == live_file_metadata(b)
+    assert sorted_rows(read_back(a), ["dt", "id"]) == sorted_rows(read_back(b), ["dt", "id"])

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import write_primary_key_run
 from dbt.adapters.paimon.write.path_choice import choose_path, estimated_bytes
+from tests.integration.table_files import bucket_file_bytes, live_file_metadata
 from write_helpers import make_table, read_back
 
 SCHEMA = pa.schema([pa.field("id", pa.int32(), nullable=False),
@@ -48,44 +48,6 @@ records = st.fixed_dictionaries({
 # no shrinking: each example is two Spark jobs per run, a shrink would take minutes
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 streams = st.lists(st.lists(records, max_size=15), min_size=1, max_size=2)
-
-
-def _files(location):
-    """(partition, bucket) -> each live file's metadata but its name and creation time (file
-    size, rows, min/max key, key and value stats, sequence numbers, level, delete count)."""
-    table = location.open()
-    skip = ("file_name", "file_path", "creation_time", "extra_files", "external_path")
-    return {(tuple(split.partition_values), split.bucket):
-            [{k: _plain(v) for k, v in vars(meta).items() if k not in skip}
-             for meta in split.files]
-            for split in splits_mod.plan_splits(table)}
-
-
-def _plain(value):
-    """Stats rows and other pypaimon objects as plain values (they compare by identity)."""
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "data") and isinstance(value.data, bytes):  # BinaryRow
-        return value.data
-    if hasattr(value, "values") and hasattr(value, "fields"):  # GenericRow
-        return ("row", _plain(value.values))
-    if hasattr(value, "min_values"):  # SimpleStats
-        return [_plain(value.min_values), _plain(value.max_values), _plain(value.null_counts)]
-    return value
-
-
-def _file_bytes(location):
-    import os
-
-    root = os.path.join(location.warehouse, f"{location.database}.db", location.table)
-    found = {}
-    for folder, _, names in os.walk(root):
-        if "bucket-" not in folder:
-            continue
-        for name in names:
-            with open(os.path.join(folder, name), "rb") as handle:
-                found.setdefault(os.path.relpath(folder, root), []).append(handle.read())
-    return {k: sorted(v) for k, v in found.items()}
 
 
 def _comparable(table: pa.Table):
@@ -123,8 +85,8 @@ def test_both_paths_write_the_same_table(spark, tmp_path, layout, stream):
                                                    first_line))
         assert outcome["distributed"] == outcome["in_process"]
     a, b = tables["distributed"], tables["in_process"]
-    assert _files(a) == _files(b)
-    assert _file_bytes(a) == _file_bytes(b)
+    assert live_file_metadata(a) == live_file_metadata(b)
+    assert bucket_file_bytes(a) == bucket_file_bytes(b)
     assert _comparable(read_back(a)) == _comparable(read_back(b))
 
 
@@ -166,4 +128,4 @@ def test_in_process_bad_rows_fail_before_any_file(spark, tmp_path):
     with pytest.raises(PaimonDataError, match="column 'id'.*NULL"):
         write_primary_key_run(spark, df, location, model_name="m", write_path="in_process")
     assert read_back(location).num_rows == 0
-    assert _file_bytes(location) == {}
+    assert bucket_file_bytes(location) == {}

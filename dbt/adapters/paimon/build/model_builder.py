@@ -351,7 +351,7 @@ class ModelBuilder:
         if definition.merge_keys:
             return self._merge_rows(location, df, definition.merge_keys)
         if not definition.has_primary_key:
-            return self._append(location, df, overwrite)
+            return self._append(definition, location, df, overwrite)
         return self._merge_write(definition, location, df, definition.row_kind_column,
                                  overwrite)
 
@@ -390,22 +390,21 @@ class ModelBuilder:
         return BuildResult(f"MERGE {result.message}", result.updated + result.inserted,
                            result.snapshot_id, False)
 
-    def _append(self, location: TableLocation, df: DataFrame, overwrite: Optional[str]):
-        from dbt.adapters.paimon.format.splits import current_snapshot_id
+    def _append(self, definition: TableDefinition, location: TableLocation, df: DataFrame,
+                overwrite: Optional[str]):
+        from dbt.adapters.paimon.write.append_run import write_append_run
 
-        before = current_snapshot_id(location.open())
-        writer = df.write.format("paimon").options(**location.source_options())
-        if overwrite:
-            writer = writer.option("overwrite", overwrite).mode("overwrite")
-        else:
-            writer = writer.mode("append")
-        writer.save()
-        after = current_snapshot_id(location.open())
+        result = write_append_run(self.spark, df, location, definition.model, overwrite,
+                                  write_path=definition.write_path,
+                                  in_process_max_bytes=definition.in_process_max_bytes)
+        logger.debug(f"Model '{definition.model}' written {result.choice.label}: "
+                     f"{result.choice.reason}")
         verb = {"partitions": "OVERWRITE partitions", "table": "OVERWRITE"}.get(overwrite,
                                                                                "APPEND")
-        committed = after if after != before else None
+        committed = result.snapshot_id
         return BuildResult(
-            f"{verb}" + (f" (snapshot {committed})" if committed is not None else " (no rows)"),
+            f"{verb} {result.choice.label}"
+            + (f" (snapshot {committed})" if committed is not None else " (no rows)"),
             -1, committed, False,
         )
 

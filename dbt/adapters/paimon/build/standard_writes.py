@@ -18,6 +18,7 @@ write a run into an existing Paimon table: each is ONE commit of the shared writ
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -25,7 +26,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dbt.adapters.paimon.config import TableDefinition
-from dbt.adapters.paimon.datasource.source import TableLocation, encode_partitions
+from dbt.adapters.paimon.datasource.registry import provider_name
+from dbt.adapters.paimon.datasource.source import TableLocation, table_source_class
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier
 from dbt.adapters.paimon.runtime import PaimonConfigError
 
@@ -89,8 +91,13 @@ def _literal(text: str) -> str:
 
 def read_table(spark, location: TableLocation) -> DataFrame:
     """The table's current rows (a merged read), lazily: a write planned from it reads the
-    files of the snapshot it was planned on, which stay on disk after the commit."""
-    return spark.read.format("paimon").options(**location.source_options()).load()
+    files of the snapshot it was planned on, which stay on disk after the commit. Read through
+    the table's own provider (``paimon.<db>.<table>``, registry.py) so that the plan names the
+    table, and a write planned on it is sized from the table's metadata (write/plan_size.py)."""
+    provider = provider_name(location.database, location.table)
+    spark.dataSource.register(table_source_class(provider, location.warehouse, location.database,
+                                                 location.table, location.catalog_options))
+    return spark.read.format(provider).load()
 
 
 def _columns(names: Sequence[str]) -> List[Column]:
@@ -125,10 +132,14 @@ def copy_on_write(spark, location: TableLocation, definition: TableDefinition, d
     """Replace the stored rows ``marked`` (the stored rows plus a boolean REMOVED column) flags
     by ``df``'s rows, as ONE OVERWRITE commit of the whole table (unpartitioned) or of every
     partition that loses or gains rows. False when there was nothing to replace."""
+    from dbt.adapters.paimon.write.append_run import write_append_run
+
     names = [c for c in marked.columns if c != REMOVED]
     kept = marked.filter(~F.col(REMOVED)).select(*_columns(names))
     incoming = df.select(*_columns(names))
-    writer_options = dict(location.source_options())
+    write = functools.partial(write_append_run, spark, location=location,
+                              model_name=definition.model, write_path=definition.write_path,
+                              in_process_max_bytes=definition.in_process_max_bytes)
     partitions = list(definition.partition_keys)
     if partitions:
         # the partitions this run rewrites: those losing rows (even if they end up empty) and
@@ -143,16 +154,13 @@ def copy_on_write(spark, location: TableLocation, definition: TableDefinition, d
             clause = kept[quote_identifier(p)].eqNullSafe(affected_frame[quote_identifier(p)])
             condition = clause if condition is None else condition & clause
         kept = kept.join(affected_frame, on=condition, how="left_semi")
-        writer_options["overwrite"] = "partitions"
-        writer_options["overwrite_partitions"] = encode_partitions([tuple(r) for r in affected])
+        write(kept.unionByName(incoming), overwrite="partitions",
+              overwrite_partitions=[tuple(r) for r in affected])
     elif marked.filter(F.col(REMOVED)).limit(1).count() == 0:
         # nothing to remove (a batch's first run, new keys): one APPEND, no rewrite
-        incoming.write.format("paimon").options(**writer_options).mode("append").save()
-        return True
+        write(incoming)
     else:
-        writer_options["overwrite"] = "table"
-    kept.unionByName(incoming).write.format("paimon").options(**writer_options) \
-        .mode("overwrite").save()
+        write(kept.unionByName(incoming), overwrite="table")
     return True
 
 

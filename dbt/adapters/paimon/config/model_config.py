@@ -49,7 +49,7 @@ OPTION_PREFIXES = ("file-index.", "parquet.", "orc.", "avro.", "blob-descriptor.
 _FIELD_OPTION = re.compile(r"^fields\.(.+)\.([a-z-]+)$")
 # Options a run must not change on an existing table: they decide where rows live or how they merge.
 IMMUTABLE_OPTIONS = ("merge-engine", "bucket-key", "sequence.field", "row-tracking.enabled")
-# config `write_path`: which executor writes a primary-key run (write/path_choice.py)
+# config `write_path`: which executor writes a run (write/path_choice.py)
 WRITE_PATHS = ("auto", "in_process", "distributed")
 
 
@@ -66,7 +66,7 @@ class TableDefinition:
     target: Optional[str] = None
     # paimon_append with incremental_strategy='merge': the `unique_key` columns of MERGE INTO
     merge_keys: Tuple[str, ...] = ()
-    # primary-key runs: config `write_path` and `in_process_max_bytes` (None: the profile's)
+    # config `write_path` and `in_process_max_bytes` (None: the profile's)
     write_path: Optional[str] = None
     in_process_max_bytes: Optional[int] = None
     # an enforced contract's not_null (and primary_key) columns: NOT NULL in the table

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 import pyarrow as pa
 from pyspark.sql.datasource import (
@@ -302,49 +302,59 @@ class PaimonAppendWriter(DataSourceArrowWriter):
             )
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
-        table = self.location.open()
-        write = table.new_batch_write_builder().new_write()
-        target = arrow_schema_of(table)
-        from dbt.adapters.paimon.format.queue import bucket_groups, is_queue_table
-
-        queue = is_queue_table(table)
-        try:
-            for batch in iterator:
-                if queue:  # our vectorized bucket hash instead of pypaimon's per-row one
-                    for bucket, rows in bucket_groups(table, conform(batch, target)):
-                        write.write_arrow(rows, bucket=bucket)
-                else:
-                    write.write_arrow(conform(batch, target))
-            return PaimonCommitMessage(write.prepare_commit())
-        except BaseException:
-            # Spark's abort() only sees the messages of tasks that succeeded: a failing task
-            # deletes the files it already wrote itself.
-            write.abort()
-            raise
-        finally:
-            write.close()
+        return PaimonCommitMessage(write_append_files(self.location.open(), iterator))
 
     def commit(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
-        from dbt.adapters.paimon.format.commit import commit_append, commit_overwrite
-
-        from dbt.adapters.paimon.format.queue import is_queue_table, number_files
-
-        table = self.location.open()
         written = [m for msg in messages if msg is not None for m in msg.messages]
-        if is_queue_table(table):  # each bucket's files numbered in write order, as Java's
-            written = number_files(table, written)
-        if self.overwrite is None:
-            commit_append(table, written)
-        elif self.overwrite == "table" or not table.partition_keys:
-            commit_overwrite(table, written, partitions=None)
-        else:
-            touched = {tuple(m.partition) for m in written if m.new_files}
-            touched |= set(self.extra_partitions)
-            keys = list(table.partition_keys)
-            if touched:
-                commit_overwrite(table, written, [dict(zip(keys, p)) for p in sorted(touched)])
+        commit_append_files(self.location.open(), written, self.overwrite, self.extra_partitions)
 
     def abort(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
         from dbt.adapters.paimon.format.commit import abort
 
         abort(self.location.open(), [m for msg in messages if msg is not None for m in msg.messages])
+
+
+def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]) -> list:
+    """Write ``batches`` (Spark's Arrow of the rows) as new files of the append table ``table``;
+    returns the commit messages. On failure the files already written are deleted (a failing
+    Spark task's messages never reach abort())."""
+    from dbt.adapters.paimon.format.queue import bucket_groups, is_queue_table
+
+    write = table.new_batch_write_builder().new_write()
+    target = arrow_schema_of(table)
+    queue = is_queue_table(table)
+    try:
+        for batch in batches:
+            if queue:  # our vectorized bucket hash instead of pypaimon's per-row one
+                for bucket, rows in bucket_groups(table, conform(batch, target)):
+                    write.write_arrow(rows, bucket=bucket)
+            else:
+                write.write_arrow(conform(batch, target))
+        return write.prepare_commit()
+    except BaseException:
+        write.abort()
+        raise
+    finally:
+        write.close()
+
+
+def commit_append_files(table, written: list, overwrite: Optional[str] = None,
+                        extra_partitions: Sequence[tuple] = ()) -> None:
+    """ONE commit of ``written`` (write_append_files' messages): APPEND, or with ``overwrite``
+    an OVERWRITE of the table ('table') or of the partitions written plus ``extra_partitions``
+    ('partitions')."""
+    from dbt.adapters.paimon.format.commit import commit_append, commit_overwrite
+    from dbt.adapters.paimon.format.queue import is_queue_table, number_files
+
+    if is_queue_table(table):  # each bucket's files numbered in write order, as Java's
+        written = number_files(table, written)
+    if overwrite is None:
+        commit_append(table, written)
+    elif overwrite == "table" or not table.partition_keys:
+        commit_overwrite(table, written, partitions=None)
+    else:
+        touched = {tuple(m.partition) for m in written if m.new_files}
+        touched |= {tuple(p) for p in extra_partitions}
+        keys = list(table.partition_keys)
+        if touched:
+            commit_overwrite(table, written, [dict(zip(keys, p)) for p in sorted(touched)])

@@ -1,9 +1,12 @@
 """Compaction: merge a bucket's files with the merge runtime into files at a higher level.
 
-    driver: plan_splits --strategy--> CompactUnits --one Spark task each--> read all files of
-            the unit, premerge (retractions kept, sequence numbers kept), drop retractions when
-            nothing older lies below, write sorted files at the output level --> messages
-            (old files deleted, new files added) --> one COMPACT snapshot | abort
+    driver: plan_splits --strategy--> CompactUnits --one thread or Spark task each--> read all
+            files of the unit, premerge (retractions kept, sequence numbers kept), drop
+            retractions when nothing older lies below, write sorted files at the output level
+            --> messages (old files deleted, new files added) --> one COMPACT snapshot | abort
+
+Small compactions (the files read within the in-process budget of write/path_choice.py, Spark
+local) run in threads of the dbt process; others one Spark task per unit.
 
 The merged record of a key keeps the sequence number Paimon keeps (the last record's, first-row
 the first's), so later writes (which start above the bucket's largest number) still win. A
@@ -122,18 +125,21 @@ def _partition_filter(table, partitions):
 # --------------------------------------------------------------------------- Spark tasks
 
 def run_units(spark, location: TableLocation, units: Sequence[CompactUnit]) -> List:
-    """Each unit in its own Spark task; the commit messages of all of them (every file
-    already deleted again when any task failed: then the first error is raised)."""
+    """Every unit compacted, in this process (threads) when the files they read fit the
+    in-process budget and Spark is local (write/path_choice.py), else each unit in its own
+    Spark task; the commit messages of all of them (every file already deleted again when any
+    unit failed: then the first error is raised)."""
     from dbt.adapters.paimon.format.commit import abort
-    from dbt.adapters.paimon.write import task_errors
+    from dbt.adapters.paimon.write.path_choice import IN_PROCESS, choose_path_for_size
 
-    payloads = [(pickle.dumps(u),) for u in units]
-    frame = spark.createDataFrame(payloads, "unit binary").repartition(len(payloads))
-    rows = frame.mapInArrow(functools.partial(compact_task, location),
-                            "payload binary").collect()
-    results = [pickle.loads(bytes(r.payload)) for r in rows]
+    size = sum(f.file_size for u in units for f in list(u.split.files) + list(u.other_files))
+    choice = choose_path_for_size(spark, f"compaction of {location.name}", size)
+    if choice.path == IN_PROCESS:
+        results = _run_in_threads(location, units)
+    else:
+        results = _run_in_spark_tasks(spark, location, units)
     messages = [m for r in results for m in r["messages"]]
-    errors = [task_errors.decode(r["error"]) for r in results if r["error"] is not None]
+    errors = [r["error"] for r in results if r["error"] is not None]
     if errors or len(results) != len(units):
         if messages:
             abort(location.open(), messages)
@@ -142,6 +148,37 @@ def run_units(spark, location: TableLocation, units: Sequence[CompactUnit]) -> L
         raise RuntimeError(f"compaction of {location.name}: {len(units)} tasks planned, "
                            f"{len(results)} reported back")
     return messages
+
+
+def _run_in_threads(location: TableLocation, units: Sequence[CompactUnit]) -> List[dict]:
+    """Units in threads of this process: the merge kernel, Arrow and parquet release the GIL
+    for most of their work. A table object per unit: pypaimon keeps state on it."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(unit: CompactUnit) -> dict:
+        try:
+            return {"messages": [compact_unit(location.open(), unit)], "error": None}
+        except BaseException as exc:  # noqa: BLE001 - every unit's files must be known first
+            return {"messages": [], "error": exc}
+
+    workers = max(1, min(os.cpu_count() or 1, len(units), 8))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paimon-compact") as pool:
+        return list(pool.map(run, units))
+
+
+def _run_in_spark_tasks(spark, location: TableLocation, units: Sequence[CompactUnit]
+                        ) -> List[dict]:
+    from dbt.adapters.paimon.write import task_errors
+
+    payloads = [(pickle.dumps(u),) for u in units]
+    frame = spark.createDataFrame(payloads, "unit binary").repartition(len(payloads))
+    rows = frame.mapInArrow(functools.partial(compact_task, location),
+                            "payload binary").collect()
+    results = [pickle.loads(bytes(r.payload)) for r in rows]
+    return [{"messages": r["messages"],
+             "error": None if r["error"] is None else task_errors.decode(r["error"])}
+            for r in results]
 
 
 def compact_task(location: TableLocation,

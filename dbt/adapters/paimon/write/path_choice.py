@@ -67,8 +67,25 @@ def choose_path(spark, frame, model_name: str, requested: Optional[str] = None,
     """``frame``: the run's input rows (not computed here). ``supported``: None if the
     in-process executor can write this table, else why not. ``table_bytes``: sizes the Paimon
     tables the query scans (plan_size.py); without it their size is unknown."""
+    def size():
+        found = plan_size.estimate(frame, table_bytes)
+        basis = (f" (Paimon metadata of {', '.join(found.paimon_tables)})"
+                 if found.paimon_tables else "")
+        return found.bytes, basis
+    return _choose(spark, model_name, requested, max_bytes, supported, size)
+
+
+def choose_path_for_size(spark, what: str, size: int, requested: Optional[str] = None,
+                         max_bytes: Optional[int] = None) -> PathChoice:
+    """The executor of work whose input is ``size`` bytes of Paimon data files (e.g. the
+    files a compaction rewrites); ``what`` names it in errors."""
+    return _choose(spark, what, requested, max_bytes, None, lambda: (size, " of data files"))
+
+
+def _choose(spark, what: str, requested: Optional[str], max_bytes: Optional[int],
+            supported: Optional[str], size) -> PathChoice:
     conf = _conf(spark)
-    requested = check_write_path(requested or conf(CONF_WRITE_PATH) or AUTO, model_name)
+    requested = check_write_path(requested or conf(CONF_WRITE_PATH) or AUTO, what)
     if max_bytes is None:
         max_bytes = check_max_bytes(conf(CONF_MAX_BYTES), CONF_MAX_BYTES)
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
@@ -81,21 +98,35 @@ def choose_path(spark, frame, model_name: str, requested: Optional[str] = None,
     master = conf("spark.master") or ""
     if not master.startswith("local"):
         return PathChoice(DISTRIBUTED, f"Spark master {master!r} is not local")
-    found = plan_size.estimate(frame, table_bytes)
-    if found.bytes is None:
+    found, basis = size()
+    if found is None:
         return PathChoice(DISTRIBUTED, "the input's size cannot be estimated")
-    basis = (f" (Paimon metadata of {', '.join(found.paimon_tables)})"
-             if found.paimon_tables else "")
-    if found.bytes > max_bytes:
-        return PathChoice(DISTRIBUTED, f"estimated {_human(found.bytes)}{basis} > in-process "
-                                       f"budget {_human(max_bytes)}", found.bytes)
-    return PathChoice(IN_PROCESS, f"estimated {_human(found.bytes)}{basis} <= in-process "
-                                  f"budget {_human(max_bytes)}", found.bytes)
+    if found > max_bytes:
+        return PathChoice(DISTRIBUTED, f"estimated {_human(found)}{basis} > in-process "
+                                       f"budget {_human(max_bytes)}", found)
+    return PathChoice(IN_PROCESS, f"estimated {_human(found)}{basis} <= in-process "
+                                  f"budget {_human(max_bytes)}", found)
 
 
 def estimated_bytes(frame, table_bytes: Optional[plan_size.TableBytes] = None) -> Optional[int]:
     """The bytes ``frame``'s query reads (plan_size.py), None when unknown."""
     return plan_size.estimate(frame, table_bytes).bytes
+
+
+def warehouse_table_bytes(location) -> plan_size.TableBytes:
+    """Sizes the Paimon tables of ``location``'s warehouse (a TableLocation) for plan_size:
+    their live data files' bytes, None for a table that is not there."""
+    def table_bytes(database: str, table: str) -> Optional[int]:
+        from dbt.adapters.paimon.format import warehouse
+        from dbt.adapters.paimon.format.splits import data_file_bytes
+
+        try:
+            found = warehouse.open_table(location.warehouse, database, table,
+                                         location.catalog_options)
+        except warehouse.TableNotFoundError:
+            return None
+        return data_file_bytes(found)
+    return table_bytes
 
 
 def _conf(spark):

@@ -21,7 +21,8 @@ from typing import List, Optional, Sequence
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.in_process import write_in_process
-from dbt.adapters.paimon.write.path_choice import DISTRIBUTED, IN_PROCESS, choose_path
+from dbt.adapters.paimon.write.path_choice import (DISTRIBUTED, IN_PROCESS, choose_path,
+                                                   warehouse_table_bytes)
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
                                             DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
                                             INTERNAL_COLUMNS, ROW_KIND, SEQ, WritePlan,
@@ -77,7 +78,7 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
     frame = _select_input(df, plan, row_kind_column)
     choice = choose_path(spark, frame, model_name, write_path, in_process_max_bytes,
                          supported="cross-partition update" if plan.cross_partition else None,
-                         table_bytes=functools.partial(_paimon_table_bytes, location))
+                         table_bytes=warehouse_table_bytes(location))
     if choice.path == IN_PROCESS:
         # Arrow batches straight from Spark's result (never Python rows)
         messages, records = write_in_process(plan, table, frame.toArrow())
@@ -85,19 +86,6 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
     else:
         result = _write_distributed(spark, table, plan, frame, overwrite, overwrite_partitions)
     return dataclasses.replace(result, path=choice.path, path_reason=choice.reason)
-
-
-def _paimon_table_bytes(location, database: str, table: str) -> Optional[int]:
-    """Data-file bytes of a Paimon table of ``location``'s warehouse; None if there is none."""
-    from dbt.adapters.paimon.format import warehouse
-    from dbt.adapters.paimon.format.splits import data_file_bytes
-
-    try:
-        found = warehouse.open_table(location.warehouse, database, table,
-                                     location.catalog_options)
-    except warehouse.TableNotFoundError:
-        return None
-    return data_file_bytes(found)
 
 
 def _write_distributed(spark, table, plan: WritePlan, frame, overwrite: Optional[str] = None,

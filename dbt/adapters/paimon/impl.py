@@ -75,6 +75,7 @@ class PaimonAdapter(SparkAdapter):
 
     def __init__(self, config, mp_context) -> None:
         super().__init__(config, mp_context)
+        self._filling_relations_cache = False
         config.credentials.resolve_paths(getattr(config, "project_root", None))
 
     @classmethod
@@ -87,7 +88,21 @@ class PaimonAdapter(SparkAdapter):
         # quote the schema name: a name Spark would misparse gets the reason, not a parse error
         if schema_relation.schema and not re.fullmatch(r"[A-Za-z0-9_]+", schema_relation.schema):
             _checked_name("schema", schema_relation.schema, schema_relation.schema)
+        if self._filling_relations_cache:
+            # the session's start has just listed the schema to sync it: no second request
+            rows = self._registry.take_listed_relations(schema_relation.schema or "")
+            if rows is not None:
+                return self._build_spark_relation_list(rows, self._get_relation_information)
         return super().list_relations_without_caching(schema_relation)
+
+    def _relations_cache_for_schemas(self, relation_configs, cache_schemas=None) -> None:
+        # dbt fills its relation cache before it runs anything: only then may the listing of
+        # the registry's sync stand in for a new one
+        self._filling_relations_cache = True
+        try:
+            super()._relations_cache_for_schemas(relation_configs, cache_schemas)
+        finally:
+            self._filling_relations_cache = False
 
     def _build_spark_relation_list(self, row_list, relation_info_func: Callable) -> List[BaseRelation]:
         relations = super()._build_spark_relation_list(row_list, relation_info_func)

@@ -5,19 +5,23 @@ tasks (Split, DataFileMeta, CommitMessage) pickles.
 """
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
-from dbt.adapters.paimon.format.bucket import bucket_ids, bucket_key_columns, hash_codes
-from dbt.adapters.paimon.format.commit import (abort, commit_append, commit_compact,
-                                               commit_overwrite)
-from dbt.adapters.paimon.format.errors import (CommitConflictError, PaimonFormatError,
-                                               TableAlreadyExistsError, TableNotFoundError)
-from dbt.adapters.paimon.format.kv_files import (new_commit_message, next_sequence_number,
-                                                 read_append_split, read_split_records,
-                                                 write_kv_file)
-from dbt.adapters.paimon.format.splits import (Split, current_snapshot_id, list_snapshots,
-                                               plan_splits)
-from dbt.adapters.paimon.format.warehouse import (create_table, drop_table, list_databases,
-                                                  list_tables, open_catalog, open_table,
-                                                  rename_table, table_exists)
+from typing import Any
+
+# name -> submodule. Loaded on first use: a dbt command that only lists tables (the registry's
+# sync, `dbt show`) must not pay for the commit and read code (pypaimon's readers import polars
+# and pyarrow.dataset).
+_EXPORTS = {
+    "bucket": ("bucket_ids", "bucket_key_columns", "hash_codes"),
+    "commit": ("abort", "commit_append", "commit_compact", "commit_overwrite"),
+    "errors": ("CommitConflictError", "PaimonFormatError", "TableAlreadyExistsError",
+               "TableNotFoundError"),
+    "kv_files": ("new_commit_message", "next_sequence_number", "read_append_split",
+                 "read_split_records", "write_kv_file"),
+    "splits": ("Split", "current_snapshot_id", "list_snapshots", "plan_splits"),
+    "warehouse": ("create_table", "drop_table", "list_databases", "list_tables", "open_catalog",
+                  "open_table", "rename_table", "table_exists"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "abort", "bucket_ids", "bucket_key_columns", "commit_append", "commit_compact",
@@ -28,3 +32,12 @@ __all__ = [
     "rename_table", "Split", "table_exists", "TableAlreadyExistsError", "TableNotFoundError",
     "write_kv_file",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

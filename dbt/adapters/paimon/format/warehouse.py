@@ -16,6 +16,7 @@ from pypaimon.catalog.catalog_exception import (DatabaseNotExistException,
 from pypaimon.schema.data_types import DataField, DataTypeParser
 
 from dbt.adapters.paimon.format.errors import TableAlreadyExistsError, TableNotFoundError
+from dbt.adapters.paimon.format.listing import check_path_name
 
 # a schema is either an Arrow schema or [(column name, Paimon SQL type such as "DECIMAL(10, 2)")]
 TableSchemaSpec = Union[pa.Schema, Sequence[Tuple[str, str]]]
@@ -41,19 +42,6 @@ def _identifier(database: str, table: str) -> str:
     check_path_name("database", database)
     check_path_name("table", table)
     return f"{database}.{table}"
-
-
-def check_path_name(kind: str, name: str) -> str:
-    """A database or table name must stay one folder inside the warehouse: pypaimon would take
-    '' or '..' or 'a/b' as a path ('<warehouse>/../x' escapes it), a '.' cannot be told apart
-    from ``database.table``, and Paimon reads '$' as a system table or branch suffix
-    (``t$snapshots``; a table named '$snapshots' would be created in the database folder)."""
-    if not isinstance(name, str) or name in ("", ".", "..") or \
-            any(c in name for c in "./\\$\0"):
-        raise ValueError(f"Paimon {kind} name {name!r} is not allowed: it must be non-empty "
-                         f"and contain no '.', '/', '\\', '$' or NUL (it names a folder of the "
-                         f"warehouse)")
-    return name
 
 
 def open_table(warehouse: str, database: str, table: str, catalog_options: CatalogOptions = None):

@@ -1,0 +1,100 @@
+"""The warehouse's databases, tables and each table's latest schema id: what keeping Spark's
+catalog in line with the warehouse (datasource/registry.py) reads on every dbt command.
+
+A local warehouse (a folder path or a file:// URI) is read from its folder layout, exactly as
+pypaimon's filesystem catalog reads it (catalog/filesystem_catalog.py: list_databases,
+list_tables; schema/schema_manager.py: latest): databases are ``<name>.db`` folders, tables
+their sub-folders not starting with '.', a table's schemas ``<table>/schema/schema-<id>``.
+Importing pypaimon's catalog costs ~0.3 s (it imports polars and pyarrow.dataset), a good part
+of a `dbt show` over Spark Connect, which otherwise never needs pypaimon. Any other URI
+(s3://, oss://, hdfs://...) goes through pypaimon's catalog and its FileIO.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional
+from urllib.parse import urlparse
+
+DB_SUFFIX = ".db"
+SCHEMA_PREFIX = "schema-"
+
+
+def local_folder(warehouse: str) -> Optional[str]:
+    """The folder of a local warehouse; None for a remote URI."""
+    parsed = urlparse(str(warehouse))
+    if parsed.scheme == "file":
+        return parsed.path
+    if parsed.scheme == "":
+        return str(warehouse)
+    return None
+
+
+def check_path_name(kind: str, name: str) -> str:
+    """A database or table name must stay one folder inside the warehouse: pypaimon would take
+    '' or '..' or 'a/b' as a path ('<warehouse>/../x' escapes it), a '.' cannot be told apart
+    from ``database.table``, and Paimon reads '$' as a system table or branch suffix
+    (``t$snapshots``; a table named '$snapshots' would be created in the database folder)."""
+    if not isinstance(name, str) or name in ("", ".", "..") or \
+            any(c in name for c in "./\\$\0"):
+        raise ValueError(f"Paimon {kind} name {name!r} is not allowed: it must be non-empty "
+                         f"and contain no '.', '/', '\\', '$' or NUL (it names a folder of the "
+                         f"warehouse)")
+    return name
+
+
+def _sub_folders(path: str) -> List[str]:
+    try:
+        with os.scandir(path) as entries:
+            return [e.name for e in entries if e.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def list_databases(warehouse: str, catalog_options: Optional[Dict[str, str]] = None
+                   ) -> List[str]:
+    """Database names, sorted; [] for a warehouse folder that does not exist yet."""
+    folder = local_folder(warehouse)
+    if folder is None:
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        return wh.list_databases(warehouse, catalog_options)
+    return sorted(name[:-len(DB_SUFFIX)] for name in _sub_folders(folder)
+                  if name.endswith(DB_SUFFIX) and len(name) > len(DB_SUFFIX))
+
+
+def list_tables(warehouse: str, database: str,
+                catalog_options: Optional[Dict[str, str]] = None) -> List[str]:
+    """Table names of ``database``, sorted; [] when the database does not exist."""
+    folder = local_folder(warehouse)
+    if folder is None:
+        from dbt.adapters.paimon.format import warehouse as wh
+
+        return wh.list_tables(warehouse, database, catalog_options)
+    return sorted(name for name in _sub_folders(os.path.join(folder, database + DB_SUFFIX))
+                  if not name.startswith("."))
+
+
+def latest_schema_id(warehouse: str, database: str, table: str,
+                     catalog_options: Optional[Dict[str, str]] = None) -> Optional[int]:
+    """The id of the table's latest schema; None when the table has none (does not exist)."""
+    folder = local_folder(warehouse)
+    if folder is None:
+        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.format.errors import TableNotFoundError
+
+        try:
+            return wh.open_table(warehouse, database, table, catalog_options).table_schema.id
+        except TableNotFoundError:
+            return None
+    check_path_name("database", database)
+    check_path_name("table", table)
+    schema_folder = os.path.join(folder, database + DB_SUFFIX, table, "schema")
+    try:
+        with os.scandir(schema_folder) as entries:
+            names = [e.name for e in entries]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    ids = [int(name[len(SCHEMA_PREFIX):]) for name in names
+           if name.startswith(SCHEMA_PREFIX) and name[len(SCHEMA_PREFIX):].isdigit()]
+    return max(ids) if ids else None

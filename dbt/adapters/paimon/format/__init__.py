@@ -1,10 +1,10 @@
 """Thin layer over pypaimon's format code for our Spark data source and write path.
 
 No dbt, no Spark: only pypaimon, pyarrow, numpy. Everything a Spark driver hands to its
-tasks (Split, DataFileMeta, CommitMessage) pickles.
+tasks (Split, DataFileMeta, CommitMessage) pickles. Each module using pypaimon imports
+``pypaimon_compat`` first.
 """
 
-from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from typing import Any
 
 # name -> submodule. Loaded on first use: a dbt command that only lists tables (the registry's

@@ -22,6 +22,7 @@ import uuid
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from pypaimon.common.json_util import JSON
 from pypaimon.common.predicate_builder import PredicateBuilder
 from pypaimon.filesystem.local_file_io import LocalFileIO

@@ -1,7 +1,7 @@
 """Where pypaimon 2.1.0 cannot read tables written by other Paimon writers, mended in one place.
 
-Imported by ``format/__init__.py``, so every process that reads or writes through this package
-(the Spark driver and every worker) has it.
+Imported first by every module of this package that uses pypaimon, so every process that reads
+or writes through this package (the Spark driver and every worker) has it.
 
 - Manifests written by Paimon 1.0 Java have no ``_VALUE_STATS_COLS`` field (it came later).
   pypaimon looks it up unconditionally and fails with KeyError. An absent field means what a

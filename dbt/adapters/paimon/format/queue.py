@@ -19,6 +19,7 @@ from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
+from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from pypaimon.write.commit_message import CommitMessage
 
 from dbt.adapters.paimon.format.bucket import bucket_ids, bucket_key_columns

@@ -345,3 +345,39 @@ def test_count_limit_with_an_older_record_of_a_sequence_group(rt):
         "fields.v.aggregate-function": "nested_update", "fields.v.count-limit": "2"})
     assert rt.merge(s, [(1, 5, rows[:1]), (1, 3, rows[1:3])], [(2, 5, rows[:1]), (2, 3, rows[1:2])]) == [
         (1, 5, rows[1:3]), (2, 5, [rows[1], rows[0]])]
+
+
+# ---- restarts of the row (remove-record-on-delete / -on-sequence-group) -----------------------------
+def test_first_value_flags_survive_a_restarting_delete(rt):
+    """AggregateMergeFunction.add: a -D with aggregation.remove-record-on-delete only does
+    initRow(row, -D); the aggregators are reset per key, not per -D, so FieldFirstValueAgg /
+    FieldFirstNonNullValueAgg keep their ``initialized`` flag. Not initialised (the -D came first,
+    or only NULLs reached first_non_null_value): the next input replaces the -D's value."""
+    s = rt.spec("k INT, v INT, w INT", **dict(AGG, **{
+        "aggregation.remove-record-on-delete": "true", "fields.v.aggregate-function": "first_value",
+        "fields.w.aggregate-function": "first_non_null_value"}))
+    assert rt.merge(s, [("-D", 1, 5, 6), (1, 7, None), (1, 8, 9),
+                        (2, 1, 1), ("-D", 2, 5, None), (2, 7, 8),
+                        (3, 1, None), ("-D", 3, 5, 6), (3, 7, 8)]) == [(1, 7, 9), (2, 5, None), (3, 5, 8)]
+
+
+def test_first_value_in_a_group_stays_initialised_after_a_removal(rt):
+    """PartialUpdateMergeFunction.retractWithSequenceGroup restarts the row (initRow) without
+    resetting the group's aggregators: first_value, initialised by the record before, keeps the
+    -D's value against a newer input."""
+    s = rt.spec("k INT, g INT, v INT", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v", "fields.v.aggregate-function": "first_value",
+        "partial-update.remove-record-on-sequence-group": "g"})
+    assert rt.merge(s, [(1, 1, 10), ("-D", 1, 2, 20), (1, 3, 30), (2, 2, 20), (2, 3, 30)]) == [(1, 3, 20), (2, 3, 20)]
+
+
+def test_removals_through_different_groups_compare_against_the_restarted_row(rt):
+    """After a removing -D the row holds that -D's values (initRow), so a later -D of another
+    removing group wins when its sequence is >= the restarted row's, whatever came before."""
+    s = rt.spec("k INT, a INT, g1 INT, b INT, g2 INT", **{
+        "merge-engine": "partial-update", "fields.g1.sequence-group": "a", "fields.g2.sequence-group": "b",
+        "partial-update.remove-record-on-sequence-group": "g1,g2"})
+    assert rt.merge(s, [(1, 1, 1, 1, 10), ("-D", 1, 2, 2, None, None), ("-D", 1, None, None, 3, 5),
+                        (1, None, None, 4, 6)]) == [(1, None, None, 4, 6)]
+    # without the second restart the record before it would still count: the -D alone removes the row
+    assert rt.merge(s, [(1, 1, 1, 1, 10), ("-D", 1, 2, 2, None, None), ("-D", 1, None, None, 3, 5)]) == []

@@ -14,7 +14,7 @@ Retraction raises by default, naming the option that fixes it (``ignore-retract`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Mapping, Optional
 
 import polars as pl
@@ -30,6 +30,12 @@ class Masks:
     ret: pl.Expr
     has_retract: bool
     all_add: bool = False  # every record of the merge adds: no filtering needed (fast path)
+    # aggregation.remove-record-on-delete: the last -D restarts the row from its values (seed,
+    # also under ``add``); ``earlier_add`` marks the additions before it, which no longer count
+    # but did reach stateful functions (first_value's ``initialized`` flag survives the restart)
+    restarts: bool = False
+    seed: pl.Expr = pl.lit(False)
+    earlier_add: pl.Expr = pl.lit(False)
 
     def adds(self, col: pl.Expr) -> pl.Expr:
         return col if self.all_add else col.filter(self.add)
@@ -44,6 +50,8 @@ class GroupMasks:
     has_retract: bool
     # the record whose values start the row (Paimon initRow): it is the accumulator, not an input
     seed: pl.Expr = pl.lit(False)
+    # records before a restart of the row reached the group's functions (first_value's flag)
+    primed: pl.Expr = pl.lit(False)
 
 
 def when_any(col: pl.Expr, mask, value: pl.Expr) -> pl.Expr:
@@ -117,16 +125,16 @@ class IgnoreRetract(Aggregator):
         self.order_insensitive = inner.order_insensitive
 
     def agg(self, col: pl.Expr, m: Masks) -> pl.Expr:
-        return self.inner.agg(col, Masks(m.add, pl.lit(False), False, m.all_add))
+        return self.inner.agg(col, replace(m, ret=pl.lit(False), has_retract=False))
 
     def agg_in_group(self, col: pl.Expr, g: GroupMasks) -> pl.Expr:
-        return self.inner.agg_in_group(col, GroupMasks(g.w, g.l, pl.lit(False), pl.lit(False), False, g.seed))
+        return self.inner.agg_in_group(col, replace(g, rw=pl.lit(False), rl=pl.lit(False), has_retract=False))
 
     def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
         return self.inner.finish(frame, column)
 
     def validate(self, frame, column, group, m: Masks) -> None:
-        self.inner.validate(frame, column, group, Masks(m.add, pl.lit(False), False))
+        self.inner.validate(frame, column, group, replace(m, ret=pl.lit(False), has_retract=False))
 
 
 def is_blank(col: pl.Expr) -> pl.Expr:

@@ -59,9 +59,17 @@ class _Collection(Aggregator):
         ) | (pl.lit(getattr(self, "distinct", False)) & ~retract)
         raw = events.filter((~pl.col(_S) & touching).sum().over(_R) == 0).filter(pl.col(_S))
         raw = raw.group_by(_R).agg(pl.col(_V).last().alias("__raw"))
+        empty = pl.col(_V).is_null() | (pl.col(_V).list.len() == 0)
+        empty_adds = events.filter(empty & (pl.col(_O) != RETRACT) & ~pl.col(_S))
         events = events.filter(pl.col(_V).is_not_null())
         seen = events.filter(pl.col(_O) != RETRACT).select(_R).unique()
         elements = self.elements(events)
+        if getattr(self, "distinct", False) and empty_adds.height:
+            # a distinct collect's agg(acc, null / []) still rebuilds the set (a seed's
+            # duplicates go): keep such inputs as markers without an element (``_I`` = -1)
+            markers = empty_adds.select(_R, _P, _O, _S).with_columns(
+                pl.lit(-1, elements.schema[_I]).alias(_I), pl.lit(None, elements.schema[_V]).alias(_V))
+            elements = pl.concat([elements, markers.select(elements.columns)], how="vertical_relaxed")
         survivors = self.survivors(elements)
         packed = survivors.group_by(_R, maintain_order=True).agg(self.pack(survivors).alias(column))
         dtype = frame.schema[column].inner.fields[0].dtype  # the events' {v} is the column's type
@@ -110,6 +118,7 @@ class Collect(_Collection):
         same = [_R, _V]
         if self.distinct:
             seeded = el.filter(pl.col(_S).any().over(_R))
+            el = el.filter(pl.col(_I) >= 0)  # markers only matter after a seed
             if seeded.height:
                 rest = self.survivors(el.join(seeded.select(_R).unique(), on=_R, how="anti"))
                 return pl.concat([rest, self._distinct_from_seed(seeded)], how="diagonal_relaxed").sort(
@@ -140,7 +149,7 @@ class Collect(_Collection):
         for (r,), merge in el.sort([_R, _P, _I]).group_by(_R, maintain_order=True):
             counts: dict = {}  # hashable value -> [value, occurrences], in first-appearance order
             for _, event in merge.group_by(_P, maintain_order=True):
-                values = event[_V].to_list()
+                values = event.filter(pl.col(_I) >= 0)[_V].to_list()
                 if event[_S][0]:
                     for v in values:
                         counts.setdefault(_hashable(v), [v, 0])[1] += 1

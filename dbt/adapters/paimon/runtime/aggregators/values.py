@@ -85,12 +85,24 @@ class FirstValue(Aggregator):
     supports_sequence_group = True
 
     def agg(self, col, m: Masks):
-        return m.adds(col).first()
+        if not m.restarts:
+            return m.adds(col).first()
+        # after a restart the row holds the -D's values; FieldFirstValueAgg's flag was set by any
+        # addition before it, else the first addition after the -D initialises the value
+        after = m.add & ~m.seed
+        return pl.when(~m.earlier_add.any() & after.any()).then(col.filter(after).first()).otherwise(
+            m.adds(col).first())
 
     def agg_in_group(self, col, g: GroupMasks):
         # The first input initialises the value: a newer one with itself, an older one keeps the
         # accumulator. After that a newer input keeps the value and an older one replaces it
-        # (aggReversed = agg(x, acc)). A seed row is the starting accumulator, not an input.
+        # (aggReversed = agg(x, acc)). A seed row is the starting accumulator, not an input; when
+        # records before the restart reached the function, it is initialised already.
+        older = g.l & ~g.seed
+        primed_value = pl.when(older.any()).then(col.filter(older).last()).otherwise(col.filter(g.seed).last())
+        return pl.when(g.primed.any()).then(primed_value).otherwise(self._fresh_in_group(col, g))
+
+    def _fresh_in_group(self, col, g: GroupMasks):
         pos = _position()
         real = (g.w | g.l) & ~g.seed
         first = pos.filter(real).min()
@@ -147,7 +159,16 @@ class FirstNonNullValue(Aggregator):
     def agg(self, col, m: Masks):
         if m.all_add:
             return col.drop_nulls().first()
-        return col.filter(m.add & col.is_not_null()).first()
+        first = col.filter(m.add & col.is_not_null()).first()
+        if not m.restarts:
+            return first
+        # after a restart: FieldFirstNonNullValueAgg stays initialised by an earlier non-null
+        # input (the -D's value is kept, NULL included); else the first non-null input after it
+        after = m.add & ~m.seed & col.is_not_null()
+        kept = (m.earlier_add & col.is_not_null()).any() | ~after.any()
+        return pl.when(m.seed.any()).then(
+            pl.when(kept).then(col.filter(m.seed).first()).otherwise(col.filter(after).first())
+        ).otherwise(first)
 
 
 class FirstNotNullValue(FirstNonNullValue):

@@ -9,7 +9,10 @@ from __future__ import annotations
 import polars as pl
 
 from ..aggregators import Masks
-from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, out_columns, position, split_singles
+from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, UPDATE_BEFORE, out_columns, position, split_singles
+
+
+_SEED, _EARLIER = "__seed", "__earlier"
 
 
 def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
@@ -23,15 +26,23 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
     last_kind = pl.col(ROW_KIND).last()
     kind = pl.lit(INSERT)
     if spec.remove_record_on_delete and (multi[ROW_KIND] == DELETE).any():
-        # keep the records from the last -D on; that -D seeds the row with its own values
+        # The last -D seeds the row with its own values and only the records from it on count.
+        # The records before it stay in the frame outside every mask: first_value's flag, set by
+        # an earlier addition, survives the restart, and an earlier -U reached the functions.
         pos = position().over(group)
         last_delete = pl.when(pl.col(ROW_KIND) == DELETE).then(pos).max().over(group)
-        multi = multi.filter(last_delete.is_null() | (pos >= last_delete)).with_columns(
-            (pl.col(ADD) | (pl.col(ROW_KIND) == DELETE)).alias(ADD)
+        multi = multi.with_columns(
+            (last_delete.is_not_null() & (pos < last_delete)).alias(_EARLIER),
+            (pos == last_delete).fill_null(False).alias(_SEED),
         )
+        earlier, seed = pl.col(_EARLIER), pl.col(_SEED)
         kind = pl.when(last_kind == DELETE).then(pl.lit(DELETE)).otherwise(pl.lit(INSERT))
-    has_retract = not multi[ADD].all()
-    masks = Masks(pl.col(ADD), ~pl.col(ADD), has_retract)
+        has_retract = bool((multi[ROW_KIND] == UPDATE_BEFORE).any())
+        masks = Masks((pl.col(ADD) & ~earlier) | seed, ~pl.col(ADD) & ~earlier & ~seed, has_retract,
+                      restarts=True, seed=seed, earlier_add=earlier & pl.col(ADD))
+    else:
+        has_retract = not multi[ADD].all()
+        masks = Masks(pl.col(ADD), ~pl.col(ADD), has_retract)
     for name, aggregator in aggregators.items():
         if has_retract and not aggregator.supports_retract:
             raise aggregator.retract_error()

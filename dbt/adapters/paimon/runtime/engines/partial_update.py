@@ -192,16 +192,18 @@ def _restart_points(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
     if spec.remove_record_on_delete:
         reset = is_delete
     elif any(g.remove_record_on_delete for g in spec.sequence_groups):
-        with_winners = _with_winners(spec, _with_leading_retraction_seed(spec, multi, group), group)
-        wins = [pl.col(f"__win{j}") for j, g in enumerate(spec.sequence_groups) if g.remove_record_on_delete]
-        flags = with_winners.filter(~pl.col(SEED)).select(
-            (is_delete & ~pl.col(SEED) & pl.any_horizontal(wins)).alias("r")
-        )["r"]
-        multi = multi.with_columns(flags.alias(RESET))
+        multi = _group_removals(spec, multi, group)
         reset = pl.col(RESET)
     else:
         reset = pl.lit(False)
     last_reset = pl.when(reset).then(pos).max().over(group)
+    # first_value in a group: records before the restart reached it (agg or aggReversed), so its
+    # ``initialized`` flag is set when the row starts again
+    earlier = last_reset.is_not_null() & (pos < last_reset) & pl.col(ADD)
+    multi = multi.with_columns(
+        [(earlier & pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields])).any().over(group)
+         .alias(f"__primed{j}") for j, g in enumerate(spec.sequence_groups)]
+    )
     multi = multi.with_columns(reset.alias(RESET)).filter(last_reset.is_null() | (pos >= last_reset))
     # the restarting -D seeds the row; it counts as an addition of its values
     multi = multi.with_columns(
@@ -212,6 +214,33 @@ def _restart_points(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
     # without groups a leading retraction only seeds the row (Paimon initRow, then no-op)
     first_retract = (position().over(group) == 0) & ~pl.col(ADD)
     return multi.with_columns((pl.col(SEED) | first_retract).alias(SEED), (pl.col(ADD) | first_retract).alias(ADD))
+
+
+def _group_removals(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
+    """``RESET`` on the -D that restarts the row last (partial-update.remove-record-on-sequence-group).
+    A removing -D restarts the row from its own values (initRow), so whether a later -D wins its
+    group is decided against those values, not against the records before: find the first
+    removal, restart from it, find the next one, ... (one vectorized pass per removal in a chain)."""
+    pos = position().over(group)
+    removing = [j for j, g in enumerate(spec.sequence_groups) if g.remove_record_on_delete]
+    multi = multi.with_row_index("__removal_row").with_columns(pos.alias("__removal_pos"), pl.lit(-1).alias("__removal_start"))
+    first_pass = True
+    while True:
+        part = multi.filter(pl.col("__removal_pos") >= pl.col("__removal_start")).with_columns(
+            (pl.col(SEED) | (pl.col("__removal_pos") == pl.col("__removal_start"))).alias(SEED))
+        if first_pass:
+            part = _with_leading_retraction_seed(spec, part, group)
+        winners = _with_winners(spec, part, group)
+        removal = (pl.col(ROW_KIND) == DELETE) & ~pl.col(SEED) & pl.any_horizontal(
+            [pl.col(f"__win{j}") for j in removing])
+        found = winners.filter(removal & (pl.col("__removal_pos") > pl.col("__removal_start"))).group_by(group).agg(
+            pl.col("__removal_pos").min().alias("__removal_next"))
+        if found.height == 0:
+            break
+        multi = multi.join(found, on=group, how="left", nulls_equal=True).with_columns(
+            pl.coalesce("__removal_next", "__removal_start").alias("__removal_start")).drop("__removal_next").sort("__removal_row")
+        first_pass = False
+    return multi.with_columns((pl.col("__removal_pos") == pl.col("__removal_start")).alias(RESET)).drop(["__removal_row", "__removal_pos", "__removal_start"])
 
 
 def _with_leading_retraction_seed(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
@@ -282,7 +311,8 @@ def _value_exprs(spec, has_retract: bool, all_add: bool = False) -> list:
     for j, g in enumerate(spec.sequence_groups):
         win, ne = pl.col(f"__win{j}"), pl.col(f"__ne{j}")
         masks = GroupMasks(win & add, ne & ~win & add, win & retract, ne & ~win & retract, has_retract,
-                           pl.lit(False) if all_add else pl.col(SEED))
+                           pl.lit(False) if all_add else pl.col(SEED),
+                           pl.col(f"__primed{j}") if has_retract else pl.lit(False))
         for f in g.order_fields:
             exprs.append(pl.col(f).filter(win).last().alias(f))
         for f in g.protected:

@@ -395,11 +395,19 @@ class PaimonAdapter(SparkAdapter):
     def _get_columns_for_catalog(self, relation: BaseRelation):
         from dbt.adapters.paimon.ops.catalog_stats import catalog_stats
 
-        stats = {}
+        stats, table_comment, column_comments = {}, None, {}
         if relation.type != "view" and self.is_paimon_relation(relation):
-            stats = catalog_stats(self._paimon_location(relation))
+            location = self._paimon_location(relation)
+            stats = catalog_stats(location)
+            # persist_docs comments live in the Paimon schema (Spark's view of the table has none)
+            schema = location.open().table_schema
+            table_comment = schema.comment
+            column_comments = {f.name: f.description for f in schema.fields}
         for column in super()._get_columns_for_catalog(relation):
             column.update(stats)
+            if stats:
+                column["table_comment"] = table_comment
+                column["column_comment"] = column_comments.get(column["column_name"])
             yield column
 
     @available

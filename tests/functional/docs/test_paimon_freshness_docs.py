@@ -78,3 +78,8 @@ class TestPaimonFreshnessAndDocs:
         assert stats["paimon_rows"].value == 4       # two runs of two records, not compacted
         assert stats["paimon_files"].value >= 1 and stats["paimon_bytes"].value > 0
         assert stats["paimon_snapshot_time"].value
+        # the catalog shows the persisted comments (read from the Paimon schema)
+        node = catalog.nodes["model.test.orders"]
+        assert node.metadata.comment == "Orders, one row per id"
+        assert {c.name: c.comment for c in node.columns.values()} == {
+            "id": "The order's id", "name": "Who ordered"}

@@ -21,7 +21,6 @@ Results: benchmarks/results/vs_rust.txt (the printed block) and vs_rust.png.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import resource
@@ -32,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from bench_project import write_bench_project  # same folder: run as a script
+from bench_project import fresh_dbt_runs, write_bench_project  # same folder: a script
 from plots import BASELINE, FLOOR, PAIMON, save_bars
 
 MODEL_ROWS = """
@@ -53,30 +52,14 @@ def write_project(root: str, rows: int) -> None:
     })
 
 
-def _results(root: str) -> dict:
-    with open(os.path.join(root, "target", "run_results.json")) as f:
-        data = json.load(f)
-    return {r["unique_id"].rsplit(".", 1)[-1]: (r["execution_time"],
-                                                (r.get("adapter_response") or {}).get("_message")
-                                                or r.get("message") or "")
-            for r in data["results"]}
-
-
 def fresh_runs(rows: int, runs: int):
     """``runs`` dbt processes; per run: (process seconds, {model: (seconds, message)})."""
     root = tempfile.mkdtemp(prefix="bench-rust-fresh-")
     write_project(root, rows)
-    dbt = os.path.join(os.path.dirname(sys.executable), "dbt")
-    out = []
     try:
-        for batch in range(runs):
-            start = time.perf_counter()
-            subprocess.run([dbt, "run", "--project-dir", root, "--profiles-dir", root,
-                            "--vars", f"{{batch: {batch}}}", "--quiet"], check=True, cwd=root)
-            out.append((time.perf_counter() - start, _results(root)))
+        return fresh_dbt_runs(root, [{"batch": batch} for batch in range(runs)])
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return out
 
 
 def warm_runs(root: str, rows: int, runs: int, write_path: str):

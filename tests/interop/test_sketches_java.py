@@ -1,8 +1,10 @@
-"""theta_sketch and rbm32 against Paimon 1.0 Java, byte for byte.
+"""hll_sketch, theta_sketch and rbm32 against Paimon 1.0 Java, byte for byte.
 
-Paimon Java builds the sketches (ThetaSketch.sketchOf, RoaringBitmap32.bitmapOf: empty, single
-item, exact and estimation mode, array/bitmap/run containers by their sizes), then (1) folds them
-with its own aggregators (``PaimonPeer union``: FieldThetaSketchAgg, FieldRoaringBitmap32Agg) and (2) writes them into aggregation and partial-update tables over several commits and
+Paimon Java builds the sketches (HllSketchUtil.sketchOf, ThetaSketch.sketchOf,
+RoaringBitmap32.bitmapOf: HLL LIST/SET/HLL modes, theta empty/single-item/exact/estimation mode,
+array/bitmap/run containers by their sizes; the HLL pool also holds HLL_6 and HLL_8 sketches the
+C++ library builds), then (1) folds them with its own aggregators (``PaimonPeer union``:
+FieldHllSketchAgg, FieldThetaSketchAgg, FieldRoaringBitmap32Agg) and (2) writes them into aggregation and partial-update tables over several commits and
 reads the merged rows. ``merge_arrow`` must produce the same bytes.
 """
 from __future__ import annotations
@@ -17,10 +19,10 @@ from hypothesis import strategies as st
 
 from dbt.adapters.paimon.runtime import MergeSpec, merge_arrow
 
-KINDS = {"theta_sketch": "theta", "rbm32": "rbm32"}
+KINDS = {"hll_sketch": "hll", "theta_sketch": "theta", "rbm32": "rbm32"}
 SIZES = [0, 1, 2, 3, 40, 300, 3000, 6000, 20000]
-FIELDS = [("k", "INT"), ("g", "INT"), ("t", "BYTES"), ("r", "BYTES")]
-COLUMN = {"t": "theta_sketch", "r": "rbm32"}
+FIELDS = [("k", "INT"), ("g", "INT"), ("h", "BYTES"), ("t", "BYTES"), ("r", "BYTES")]
+COLUMN = {"h": "hll_sketch", "t": "theta_sketch", "r": "rbm32"}
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +36,20 @@ def pool(paimon_java, tmp_path_factory):
     commands = [["sketch", kind, ",".join(map(str, values))] for kind in KINDS.values() for values in sets]
     outputs = paimon_java.batch(commands, tmp_path_factory.mktemp("sketches") / "pool.jsonl")
     hexes = iter(out.strip() for out in outputs)
-    return {function: [next(hexes) for _ in sets] for function in KINDS}
+    pool = {function: [next(hexes) for _ in sets] for function in KINDS}
+    import datasketches as ds
+
+    for kind in (ds.tgt_hll_type.HLL_6, ds.tgt_hll_type.HLL_8):
+        for values in (sets[5], sets[-1]):  # SET and HLL mode
+            sketch = ds.hll_sketch(12, kind)
+            for v in values:
+                sketch.update(v)
+            pool["hll_sketch"].append(sketch.serialize_compact().hex())
+    return pool
 
 
 def _merge(options, rows):
-    """rows: (commit, kind, k, g, t, r) with hex binaries; the merged rows, binaries as hex."""
+    """rows: (commit, kind, k, g, h, t, r) with hex binaries; the merged rows, binaries as hex."""
     spec = MergeSpec.from_table_options(FIELDS, ["k"], options)
     columns = {}
     for i, (name, t) in enumerate(spec.columns):
@@ -65,16 +76,16 @@ def test_unions_equal_paimon_java_aggregators(paimon_java, pool, tmp_path):
                 folds.append((function, [pool[function][x] for x in [i, j] + extra]))
     outputs = paimon_java.batch([["union", KINDS[f]] + inputs for f, inputs in folds], tmp_path / "union.jsonl")
     for (function, inputs), java in zip(folds, outputs):
-        options = {"merge-engine": "aggregation", "fields.t.aggregate-function": function,
-                   "fields.r.aggregate-function": function}
-        column = {"theta_sketch": 2, "rbm32": 3}[function]
-        rows = [(1, "+I", 1, None) + tuple(x if c == column else None for c in (2, 3)) for x in inputs]
+        options = {"merge-engine": "aggregation", "fields.h.aggregate-function": function,
+                   "fields.t.aggregate-function": function, "fields.r.aggregate-function": function}
+        column = {"hll_sketch": 2, "theta_sketch": 3, "rbm32": 4}[function]
+        rows = [(1, "+I", 1, None) + tuple(x if c == column else None for c in (2, 3, 4)) for x in inputs]
         merged = _merge(options, rows)
         assert merged[0][column] == java.strip(), (function, [len(x) for x in inputs])
 
 
 @st.composite
-def table_case(draw, pool_size):
+def table_case(draw, pool_sizes):
     if draw(st.booleans()):
         options = {"merge-engine": "aggregation"}
         kinds = ["+I", "+U", "-D"]
@@ -82,13 +93,13 @@ def table_case(draw, pool_size):
             options[f"fields.{column}.aggregate-function"] = function
             options[f"fields.{column}.ignore-retract"] = "true"  # Paimon raises on a retraction otherwise
     else:  # an older record of the group is aggregated with agg(x, acc)
-        options = {"merge-engine": "partial-update", "fields.g.sequence-group": "t,r"}
+        options = {"merge-engine": "partial-update", "fields.g.sequence-group": "h,t,r"}
         kinds = ["+I", "+U"]
         for column, function in COLUMN.items():
             options[f"fields.{column}.aggregate-function"] = function
-    sketch = st.one_of(st.none(), st.integers(0, pool_size - 1))
+    sketches = [st.one_of(st.none(), st.integers(0, pool_sizes[f] - 1)) for f in COLUMN.values()]
     record = st.tuples(st.sampled_from(kinds), st.integers(0, 2), st.one_of(st.none(), st.integers(0, 4)),
-                       sketch, sketch)
+                       *sketches)
     commits = draw(st.lists(st.lists(record, min_size=1, max_size=5), min_size=1, max_size=3))
     return options, commits
 
@@ -97,7 +108,8 @@ def table_case(draw, pool_size):
           phases=[Phase.generate])  # a shrink step is a JVM run: report the batch as drawn
 @given(data=st.data())
 def test_tables_merge_sketches_like_paimon_java(paimon_java, pool, tmp_path_factory, data):
-    cases = data.draw(st.lists(table_case(len(SIZES)), min_size=12, max_size=12))
+    sizes = {f: len(hexes) for f, hexes in pool.items()}
+    cases = data.draw(st.lists(table_case(sizes), min_size=12, max_size=12))
     work = tmp_path_factory.mktemp("sketch-tables")
     warehouse = str(work / "warehouse")
     commands, expected = [], []
@@ -110,9 +122,9 @@ def test_tables_merge_sketches_like_paimon_java(paimon_java, pool, tmp_path_fact
             path = work / f"t{i}-{c}.jsonl"
             with open(path, "w", encoding="utf-8") as f:
                 for kind, k, g, *picks in commit:
-                    values = [None if p is None else pool[COLUMN[col]][p] for col, p in zip("tr", picks)]
+                    values = [None if p is None else pool[COLUMN[col]][p] for col, p in zip("htr", picks)]
                     rows.append((c, kind, k, g, *values))
-                    f.write(json.dumps(dict(zip(["_row_kind", "k", "g", "t", "r"],
+                    f.write(json.dumps(dict(zip(["_row_kind", "k", "g", "h", "t", "r"],
                                                 [kind, k, g, *values]))) + "\n")
             commands.append(["write", warehouse, f"db.t{i}", str(path)])
         commands.append(["read", warehouse, f"db.t{i}"])

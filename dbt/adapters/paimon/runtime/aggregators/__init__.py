@@ -9,7 +9,7 @@ from ..types import SqlType
 from .base import Aggregator, GroupMasks, IgnoreRetract, Masks
 from .collections import Collect, MergeMap, MergeMapWithKeyTime, NestedPartialUpdate, NestedUpdate
 from .numeric import Count, Product, Sum
-from .sketches import RoaringBitmap32, ThetaSketch
+from .sketches import HllSketch, RoaringBitmap32, ThetaSketch
 from .strings import ListAgg
 from .values import (
     BoolAnd, BoolOr, FirstNonNullValue, FirstNotNullValue, FirstValue, LastNonNullValue, LastValue, Max, Min,
@@ -21,15 +21,12 @@ AGGREGATORS: Dict[str, Type[Aggregator]] = {
     for cls in (
         Sum, Count, Product, Max, Min, FirstValue, LastValue, FirstNonNullValue, FirstNotNullValue,
         LastNonNullValue, ListAgg, BoolAnd, BoolOr, Collect, MergeMap, NestedUpdate, NestedPartialUpdate,
-        PrimaryKeyValue, MergeMapWithKeyTime, ThetaSketch, RoaringBitmap32,
+        PrimaryKeyValue, MergeMapWithKeyTime, HllSketch, ThetaSketch, RoaringBitmap32,
     )
 }
 
 # Paimon functions we know but do not implement, with the reason.
 UNSUPPORTED = {
-    "hll_sketch": "DataSketches C++ (the Python library) unions HLL sketches to the same registers, "
-                  "but Java writes another HIP-accumulator field when an out-of-order accumulator "
-                  "in HLL mode meets a sketch in LIST/SET mode, so the stored bytes would differ",
     "rbm64": "Paimon stores Java's Roaring64Bitmap in its internal ART-tree serialization, which "
              "no Python library writes (pyroaring's BitMap64 reads and writes the portable format "
              "only); use rbm32 for 32-bit ids",

@@ -1,10 +1,12 @@
-"""theta_sketch, rbm32 (Paimon FieldThetaSketchAgg, FieldRoaringBitmap32Agg): unions of
-serialized sketches / bitmaps in VARBINARY columns.
+"""hll_sketch, theta_sketch, rbm32 (Paimon FieldHllSketchAgg, FieldThetaSketchAgg,
+FieldRoaringBitmap32Agg): unions of serialized sketches / bitmaps in VARBINARY columns.
 
 Java's ``agg(acc, x)`` keeps a NULL side's partner as it is (the first non-null input is stored
 byte for byte) and otherwise deserializes both, unions them and serializes the result. The
 Python libraries give the same bytes (held to Paimon Java by tests/interop/test_sketches_java.py):
 
+* ``hll_sketch``: ``HllSketchUtil.union`` with DataSketches C++ and one header field set as
+  Java does (``hll.py``).
 * ``theta_sketch``: ``ThetaSketch.union(acc, x)`` is a default union (lg_k 12, seed 9001) of
   ``acc`` and ``x``, returned as an ordered compact sketch. The C++ library keeps the same hashes
   and theta; only header fields Java fills differently are set as Java 4.2 does
@@ -13,9 +15,9 @@ Python libraries give the same bytes (held to Paimon Java by tests/interop/test_
   CRoaring (``pyroaring``) writes identically.
 
 A union is not an Arrow operation: one merge's inputs are folded in a loop over that merge's
-non-null inputs, in merge order. Only merges with two or more non-null inputs enter the loop;
-the others are resolved with list expressions over all keys at once. ``hll_sketch`` and
-``rbm64`` stay refused (aggregators/__init__.py says why).
+non-null inputs, in merge order (HLL images depend on it). Only merges with two or more non-null
+inputs enter the loop; the others are resolved with list expressions over all keys at once.
+``rbm64`` stays refused (aggregators/__init__.py says why).
 """
 from __future__ import annotations
 
@@ -85,6 +87,15 @@ class _SerializedUnion(Aggregator):
 
     def union_function(self) -> Callable[[bytes, bytes], bytes]:
         raise NotImplementedError
+
+
+class HllSketch(_SerializedUnion):
+    name = "hll_sketch"
+
+    def union_function(self):
+        from .hll import union
+
+        return union
 
 
 class ThetaSketch(_SerializedUnion):

@@ -30,7 +30,7 @@ from dbt.adapters.paimon.build.standard_writes import WriteRequest
 from dbt.adapters.paimon.config import TableDefinition, table_definition
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
-from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark
+from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, spark_schema
 from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
@@ -76,6 +76,31 @@ def query_schema(df: DataFrame) -> pa.Schema:
     return arrow_schema_for_spark(df.schema)
 
 
+def check_typed(model: str, df: DataFrame) -> None:
+    """Every column of the query has a type: an untyped NULL (``null as v``) is Spark's void
+    type, which no Paimon column has (PaimonConfigError naming the columns, before any write)."""
+    untyped = [f.name for f in df.schema.fields if _has_void(f.dataType)]
+    if untyped:
+        raise PaimonConfigError(
+            f"Model '{model}': column(s) {untyped} have no type: the query gives an untyped "
+            f"NULL (Spark's void type), and a Paimon column needs one. Cast it in the query, "
+            f"e.g. `cast(null as string) as {untyped[0]}`.")
+
+
+def _has_void(data_type) -> bool:
+    from pyspark.sql.types import ArrayType, MapType, NullType, StructType
+
+    if isinstance(data_type, NullType):
+        return True
+    if isinstance(data_type, ArrayType):
+        return _has_void(data_type.elementType)
+    if isinstance(data_type, MapType):
+        return _has_void(data_type.keyType) or _has_void(data_type.valueType)
+    if isinstance(data_type, StructType):
+        return any(_has_void(f.dataType) for f in data_type.fields)
+    return False
+
+
 def check_not_null(df: DataFrame, definition: TableDefinition, samples: int = 5) -> None:
     """An enforced contract's not_null columns hold no NULL: PaimonDataError naming the columns
     and sample rows before anything is written. (Primary-key columns are checked by the write
@@ -104,7 +129,9 @@ class ModelBuilder:
 
     def definition(self, model: str, materialization: str, config: dict, sql: str,
                    not_null: Tuple[str, ...] = ()) -> TableDefinition:
-        columns = paimon_columns(query_schema(self.spark.sql(sql)))
+        df = self.spark.sql(sql)
+        check_typed(model, df)
+        columns = paimon_columns(query_schema(df))
         definition = table_definition(model, materialization, config, columns)
         return dataclasses.replace(definition, not_null=tuple(not_null))
 
@@ -331,8 +358,11 @@ class ModelBuilder:
         """The query's rows in the table's column order; columns the table lacks get NULL."""
         stored = arrow_schema_of(self.registry.open_table(database, table))
         present = set(df.columns)
+        spark_types = {f.name: f.dataType for f in spark_schema(stored).fields}
         columns = [
-            F.col(f"`{f.name}`") if f.name in present else F.lit(None).alias(f.name)
+            F.col(f"`{f.name}`").cast(spark_types[f.name]).alias(f.name)
+            if f.name in plan.cast_columns  # a narrower type, widened exactly (plan_changes)
+            else F.col(f"`{f.name}`") if f.name in present else F.lit(None).alias(f.name)
             for f in stored
         ]
         if definition.row_kind_column:

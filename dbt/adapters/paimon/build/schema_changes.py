@@ -7,13 +7,46 @@ by rebuilding (--full-refresh); the bucket count by the rescale operation; colum
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from dbt.adapters.paimon.config import IMMUTABLE_OPTIONS, TableDefinition
 from dbt.adapters.paimon.runtime import PaimonConfigError
 
 ON_SCHEMA_CHANGE = ("ignore", "fail", "append_new_columns", "sync_all_columns")
+
+# integer types by width; each holds every value of the ones before it
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_INTEGER_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+_DECIMAL = re.compile(r"DECIMAL\((\d+), ?(\d+)\)")
+
+
+def _decimal(type_name: str) -> Optional[Tuple[int, int]]:
+    match = _DECIMAL.fullmatch(type_name)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def widens(query_type: str, stored_type: str) -> bool:
+    """Whether every value of ``query_type`` is exactly a value of ``stored_type``: an integer
+    into a wider integer, a DECIMAL or DOUBLE holding all its digits, FLOAT into DOUBLE, a
+    DECIMAL into one with as many integer and fraction digits. Such a run is written cast to the
+    stored type (as Spark's store assignment casts an INSERT into a Paimon table); any other
+    type change would lose or reinterpret values."""
+    if query_type in _INTEGERS:
+        if stored_type in _INTEGERS:
+            return _INTEGERS.index(stored_type) >= _INTEGERS.index(query_type)
+        stored_decimal = _decimal(stored_type)
+        if stored_decimal is not None:
+            return stored_decimal[0] - stored_decimal[1] >= _INTEGER_DIGITS[query_type]
+        return stored_type == "DOUBLE" and query_type != "BIGINT"
+    if query_type == "FLOAT":
+        return stored_type == "DOUBLE"
+    query_decimal, stored_decimal = _decimal(query_type), _decimal(stored_type)
+    if query_decimal and stored_decimal:
+        (qp, qs), (sp, ss) = query_decimal, stored_decimal
+        return ss >= qs and sp - ss >= qp - qs
+    return False
 
 
 @dataclass
@@ -23,6 +56,9 @@ class SchemaPlan:
     set_options: Dict[str, str] = field(default_factory=dict)
     # query columns not stored (on_schema_change=ignore): left out of the write
     ignored_columns: List[str] = field(default_factory=list)
+    # query columns of a narrower type than stored (on_schema_change=ignore): name -> stored
+    # Paimon type, written cast to it
+    cast_columns: Dict[str, str] = field(default_factory=dict)
 
     @property
     def changes_schema(self) -> bool:
@@ -102,6 +138,19 @@ def plan_changes(
             f"dbt-paimon does not alter column types of existing Paimon tables yet: cast in the "
             f"query to the stored type, or {rebuild}"
         )
+    # on_schema_change='ignore' keeps the stored types: the run's values are written as them
+    # when that is exact (widens), otherwise nothing is written
+    lossy = [(n, a, b) for n, a, b in changed if not widens(b, a)]
+    if lossy:
+        described = "; ".join(f"column '{n}' is {a} in {relation} but {b} in the query"
+                              for n, a, b in lossy)
+        raise PaimonConfigError(
+            f"Model '{model}': {described}. on_schema_change='ignore' keeps the stored column "
+            f"types, and these values cannot be written as them without loss. Cast the "
+            f"column(s) in the query to the stored type (e.g. cast({lossy[0][0]} as "
+            f"{lossy[0][1].lower()})), or {rebuild}"
+        )
+    plan.cast_columns = {n: a for n, a, b in changed}
     if on_schema_change == "ignore":
         plan.ignored_columns = [n for n, _ in new]
     else:

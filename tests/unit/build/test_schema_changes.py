@@ -1,0 +1,37 @@
+"""on_schema_change='ignore' with a changed column type: written cast to the stored type when
+that is exact, otherwise an error naming the model, column and both types before any write."""
+
+import pytest
+
+from dbt.adapters.paimon.build.schema_changes import plan_changes, widens
+from dbt.adapters.paimon.config import table_definition
+from dbt.adapters.paimon.runtime import PaimonConfigError
+
+
+@pytest.mark.parametrize("query_type, stored_type, exact", [
+    ("INT", "BIGINT", True), ("TINYINT", "INT", True), ("BIGINT", "INT", False),
+    ("INT", "DOUBLE", True), ("BIGINT", "DOUBLE", False), ("FLOAT", "DOUBLE", True),
+    ("DOUBLE", "FLOAT", False), ("INT", "DECIMAL(12, 2)", True), ("INT", "DECIMAL(10, 2)", False),
+    ("DECIMAL(10, 2)", "DECIMAL(12, 3)", True), ("DECIMAL(10, 2)", "DECIMAL(10, 3)", False),
+    ("STRING", "INT", False), ("INT", "STRING", False), ("DATE", "TIMESTAMP(6)", False),
+])
+def test_widens(query_type, stored_type, exact):
+    assert widens(query_type, stored_type) is exact
+
+
+def _plan(query_columns):
+    definition = table_definition("events", "paimon_append", {}, query_columns)
+    return plan_changes(definition, [], [], {}, [("id", "INT"), ("v", "INT")], query_columns,
+                        "ignore", "s.events")
+
+
+def test_ignore_casts_a_narrower_type():
+    assert _plan([("id", "INT"), ("v", "SMALLINT")]).cast_columns == {"v": "INT"}
+
+
+def test_ignore_refuses_a_lossy_type_change():
+    with pytest.raises(PaimonConfigError) as error:
+        _plan([("id", "INT"), ("v", "STRING")])
+    message = str(error.value)
+    assert "Model 'events'" in message and "column 'v' is INT in s.events but STRING" in message
+    assert "cast(v as int)" in message and "--full-refresh" in message

@@ -258,3 +258,81 @@ def test_our_runs_on_java_tables(spark, tmp_path, paimon_java, engine):
         table.snapshot_manager().get_latest_snapshot().index_manifest)
         if e.index_file.index_type == "DELETION_VECTORS"]
     assert _ours(location) == java.read().run()[0] == after_java
+
+
+# --------------------------------------------------------------------------- changelog producers
+
+def _as_run(rows):
+    """PaimonPeer batch rows as the Arrow table of one of our runs (``op`` = the row kind)."""
+    return pa.table({"dt": pa.array([r["dt"] for r in rows], pa.string()),
+                     "id": pa.array([r["id"] for r in rows], pa.int64()),
+                     "name": pa.array([r["name"] for r in rows], pa.string()),
+                     "amount": pa.array([r["amount"] for r in rows], pa.int32()),
+                     "op": pa.array([r["_row_kind"] for r in rows], pa.string())})
+
+
+def _changes(rows):
+    return Counter((r["_row_kind"], r["dt"], r["id"], r["name"], r["amount"]) for r in rows)
+
+
+@pytest.mark.parametrize("engine,producer", [("deduplicate", "lookup"), ("aggregation", "lookup"),
+                                             ("deduplicate", "input")])
+def test_changelog_producers_as_java_produces_them(spark, tmp_path, paimon_java, engine,
+                                                   producer):
+    """The same batches written to twin deletion-vector tables, one by Paimon Java, one by our
+    runs (commit + the run's lookup compaction), then one more Java batch on both: a Java
+    streaming consumer reads the same changes from both tables, batch by batch, and so does
+    our change reader. 'lookup': Java's LookupMergeTreeCompactRewriter with a deletion-vector
+    maintainer and LookupChangelogMergeFunctionWrapper writes the changelog in the COMPACT
+    snapshot of each batch; 'input': the batch's records in its APPEND snapshot.
+    ('full-compaction' with deletion vectors is refused, as Paimon's SchemaValidation does:
+    tests/unit/config/test_model_config.py.)"""
+    options = {"bucket": "2", "changelog-producer": producer, **ENGINE_OPTIONS[engine]}
+    deletes = engine == "deduplicate"
+    batches = [
+        _rows(range(12)),
+        _rows([2, 3, 4, 13], amount=lambda i: 100 + i, kind="+U",
+              name=lambda i: None if i % 2 else f"u{i}")
+        + (_rows([5, 6], kind="-D") if deletes else []),
+        _rows([3, 5, 14], amount=lambda i: 7, kind="+U") + (_rows([13, 1000], kind="-D")
+                                                            if deletes else []),
+    ]
+    last = _rows([4, 5, 20], amount=lambda i: 900 + i, kind="+U")
+    java = JavaScript(paimon_java, tmp_path, "j_" + producer)
+    ours_ = JavaScript(paimon_java, tmp_path, "o_" + producer)
+    java.create(**options)
+    ours_.create(**options).run()
+    for batch in batches:
+        java.write(batch)
+    java.run()
+    location = ours_.location
+    for batch in batches:
+        write_primary_key_run(spark, spark.createDataFrame(_as_run(batch)), location,
+                              row_kind_column="op", model_name=location.table)
+        after_run(spark, location, expire=False)
+    count = len(batches) + 1
+    for peer in (java, ours_):
+        peer.write(last)
+        for k in range(1, count + 1):
+            peer._add("stream", 2 * k - 1, 2 * k)
+        peer.read()
+    *_, read_java = theirs = java.run()
+    *_, read_ours = mine = ours_.run()
+    # each batch: APPEND (level 0, 'input' changelog) + COMPACT (lookup compaction, 'lookup'
+    # changelog), from Java and from our runs alike
+    assert _snapshot_kinds(location) == _snapshot_kinds(java.location) == \
+        ["APPEND", "COMPACT"] * count
+    java_streams = [_changes(rows) for rows in theirs[1:1 + count]]
+    our_streams = [_changes(rows) for rows in mine[1:1 + count]]
+    assert our_streams == java_streams
+    for k in range(count):
+        assert _changes(read_changes(location.open(), ChangeRange(
+            2 * k, 2 * k + 2, "changelog")).to_pylist()) == our_streams[k]
+        assert _changes(read_changes(java.location.open(), ChangeRange(
+            2 * k, 2 * k + 2, "changelog")).to_pylist()) == java_streams[k]
+    assert read_ours == read_java == _ours(location)
+    if engine == "deduplicate" and producer == "lookup":
+        # batch 3, by hand: 3 changes, 5 revives, 14 is new, 13 goes, 1000 never existed
+        assert java_streams[2] == Counter([
+            ("-U", "d1", 3, None, 103), ("+U", "d1", 3, "n3", 7), ("+I", "d1", 5, "n5", 7),
+            ("+I", "d0", 14, "n14", 7), ("-D", "d1", 13, None, 113)])

@@ -1,7 +1,8 @@
 """A `deletion_vectors=true` model: each dbt run commits its rows, then the run's maintenance
 compacts them with deletion vectors (APPEND + COMPACT, as Paimon's batch writer), so the next
-read, `dbt test` and downstream models see every row of the run. Interop with Paimon Java:
-tests/interop/test_deletion_vector_tables.py."""
+read, `dbt test` and downstream models see every row of the run; with changelog_producer
+'lookup' that compaction also writes the run's changelog, which `paimon_changes` consumes.
+Interop with Paimon Java: tests/interop/test_deletion_vector_tables.py."""
 
 import pytest
 from dbt.tests.util import run_dbt
@@ -11,7 +12,8 @@ from tests.functional.paimon_tables import commit_kinds, open_table
 
 MODEL = """
 {{ config(materialized='paimon_pk', primary_key='id', buckets=2, deletion_vectors=true,
-          merge_engine='aggregation', aggregations={'amount': 'sum'}) }}
+          merge_engine='aggregation', aggregations={'amount': 'sum'},
+          changelog_producer='lookup') }}
 {% if var('batch') == 1 %}
 select id, cast(id * 10 as int) amount from range(1, 201)
 {% else %}
@@ -21,6 +23,11 @@ as t(id, amount)
 """
 
 DOWNSTREAM = "select sum(amount) as total from {{ ref('balances') }}"
+
+CHANGES = """
+{{ config(materialized='paimon_append') }}
+select id, amount, _row_kind as kind from {{ paimon_changes(ref('balances')) }}
+"""
 
 SCHEMA_YML = """
 version: 2
@@ -35,7 +42,8 @@ models:
 class TestDeletionVectorModel:
     @pytest.fixture(scope="class")
     def models(self):
-        return {"balances.sql": MODEL, "total.sql": DOWNSTREAM, "schema.yml": SCHEMA_YML}
+        return {"balances.sql": MODEL, "total.sql": DOWNSTREAM, "balance_changes.sql": CHANGES,
+                "schema.yml": SCHEMA_YML}
 
     def test_runs_are_visible_through_deletion_vectors(self, project):
         run_dbt(["run", "--vars", "{batch: 1}"])
@@ -56,3 +64,9 @@ class TestDeletionVectorModel:
                                fetch="one") == (201, 201046)
         assert project.run_sql(f"select total from {schema}.total", fetch="one")[0] == 201046
         assert len(run_dbt(["test"])) == 2
+        # the first run of the consumer reads every row (+I), the second run 2's changelog
+        assert project.run_sql(f"select kind, id, amount from {schema}.balance_changes where "
+                               f"kind <> '+I' or id > 200 order by id, kind desc", fetch="all") == \
+            [("-U", 2, 20), ("+U", 2, 25), ("-U", 3, 30), ("+U", 3, 31), ("+I", 201, 40)]
+        assert project.run_sql(f"select count(*) from {schema}.balance_changes",
+                               fetch="one")[0] == 205

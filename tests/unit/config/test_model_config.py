@@ -144,3 +144,27 @@ def test_deletion_vectors_config():
                    {"table_options": {"deletion-vectors.enabled": "true"}}):
         assert "Paimon refuses it" in error_of({"primary_key": "order_id",
                                                 "merge_engine": "first-row", **config})
+    # Paimon SchemaValidation.validateForDeletionVectors: NONE/INPUT/LOOKUP producers only
+    message = error_of({"primary_key": "order_id", "deletion_vectors": True,
+                        "changelog_producer": "full-compaction"})
+    assert "changelog_producer 'full-compaction'" in message and "'lookup'" in message
+    for producer in ("none", "input", "lookup"):
+        assert define({"primary_key": "order_id", "deletion_vectors": True,
+                       "changelog_producer": producer}).options["changelog-producer"] == producer
+
+
+def test_existing_deletion_vector_table_cannot_get_a_full_compaction_changelog():
+    """An option change that would leave a table with deletion vectors and changelog producer
+    'full-compaction' is refused before the table is altered (Paimon validates altered schemas
+    with SchemaValidation.validateForDeletionVectors)."""
+    from dbt.adapters.paimon.build.schema_changes import plan_changes
+
+    definition = define({"primary_key": "order_id", "changelog_producer": "full-compaction"})
+    columns = [(n, t) for n, t in COLUMNS]
+    with pytest.raises(PaimonConfigError, match="deletion vectors with changelog producer "
+                                                "'full-compaction'"):
+        plan_changes(definition, ["order_id"], [], {"deletion-vectors.enabled": "true"},
+                     columns, columns, "ignore", "db.orders")
+    plan = plan_changes(definition, ["order_id"], [], {}, columns, columns, "ignore",
+                        "db.orders")
+    assert plan.set_options == {"changelog-producer": "full-compaction"}

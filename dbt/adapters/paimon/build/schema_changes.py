@@ -110,6 +110,15 @@ def plan_changes(
                 f"it decides how stored rows merge: {rebuild}"
             )
         plan.set_options[key] = value
+    after = {**table_options, **plan.set_options}
+    if after.get("deletion-vectors.enabled") == "true" and \
+            after.get("changelog-producer") == "full-compaction":
+        # Paimon validates every altered schema (SchemaValidation.validateForDeletionVectors)
+        raise PaimonConfigError(
+            f"Model '{model}': {relation} would have deletion vectors with changelog producer "
+            f"'full-compaction', which Paimon does not support (only 'none', 'input', "
+            f"'lookup'): use changelog_producer='lookup', or {rebuild}"
+        )
     if definition.options.get("merge-engine", "deduplicate") != table_options.get(
         "merge-engine", "deduplicate"
     ):

@@ -181,6 +181,14 @@ def table_definition(
         problems.add("config `deletion_vectors` with merge_engine 'first-row': Paimon refuses it "
                      "(first-row never deletes old data, so it needs no deletion vectors); "
                      "remove deletion_vectors.")
+    if options.get("deletion-vectors.enabled") == "true" and \
+            options.get("changelog-producer") == "full-compaction":
+        # Paimon's SchemaValidation.validateForDeletionVectors: NONE/INPUT/LOOKUP only
+        problems.add("config `deletion_vectors` with changelog_producer 'full-compaction': "
+                     "Paimon supports deletion vectors only with changelog producer 'none', "
+                     "'input' or 'lookup'; use changelog_producer='lookup' (the same "
+                     "before/after changelog, made by each run's compaction) or remove "
+                     "deletion_vectors.")
     _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
     write_path, max_bytes = _write_path(config, problems)
     missing_keys = [c for c in merge_keys if c not in names]

@@ -20,7 +20,9 @@ without their deleted rows, each key's live version in the bucket's other files 
 and merged in (it is older), and its row position is added to that file's deletion vector;
 retractions are dropped. The bucket's deletion vectors (minus those of the rewritten files,
 plus the new positions) go to one new index file replacing the bucket's old ones, in the same
-COMPACT snapshot.
+COMPACT snapshot. With changelog-producer 'lookup' that snapshot also holds the changelog of
+the keys the unit's level-0 files hold (``LookupChangelogMergeFunctionWrapper``): before = the
+key's newest record above level 0 (in the unit or looked up), after = the merged result.
 """
 
 from __future__ import annotations
@@ -251,9 +253,19 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
     from dbt.adapters.paimon.runtime import premerge_arrow
 
     split = unit.split
-    records = records.drop_columns(["_level"])
     pk = list(table.primary_keys)
+    # changelog-producer 'lookup': a unit lifting level-0 files emits their keys' changes
+    # (Java ChangelogMergeTreeRewriter.rewriteLookupChangelog)
+    with_changelog = str(table.table_schema.options.get("changelog-producer", "none")) == \
+        "lookup" and unit.output_level > 0 and any(f.level == 0 for f in split.files)
+    levels = records.column("_level")
+    upper = records.filter(pc.greater(levels, 0)).drop_columns(["_level"]) \
+        if with_changelog else None
+    changed_keys = records.filter(pc.equal(levels, 0)).select(pk).group_by(pk).aggregate([]) \
+        if with_changelog else None
+    records = records.drop_columns(["_level"])
     new_positions: Dict[str, np.ndarray] = {}
+    older = None
     if unit.other_files and records.num_rows:
         others = replace(split, files=list(unit.other_files),
                          levels=[f.level for f in unit.other_files])
@@ -265,15 +277,23 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
             positions = found.column("_position").to_numpy()
             for name in np.unique(names):
                 new_positions[str(name)] = positions[names == name]
-            older = found.drop_columns(["_level", "_file", "_position"])
-            records = pa.concat_tables([older.cast(records.schema), records])
+            older = found.drop_columns(["_level", "_file", "_position"]).cast(records.schema)
+            records = pa.concat_tables([older, records])
     merged = _additions(premerge_arrow(spec, records))
     new_files = write_kv_file(table, split.partition_values, split.bucket, merged,
                               level=unit.output_level)
-    index_adds, index_deletes = [], []
+    index_adds, index_deletes, changelog_files = [], [], []
     rewritten = {f.file_name for f in split.files}
-    if new_positions or rewritten & set(split.deletion_files):
-        try:
+    try:
+        if with_changelog:
+            before = _latest_additions(pk, [t for t in (upper, older) if t is not None],
+                                       changed_keys)
+            after = merged.join(changed_keys, keys=pk, join_type="left semi")
+            changelog_files = write_kv_file(
+                table, split.partition_values, split.bucket,
+                full_compaction_changelog(spec, before, after), level=unit.output_level,
+                changelog=True, check_order=False)
+        if new_positions or rewritten & set(split.deletion_files):
             kept = {n: d for n, d in split.deletion_files.items() if n not in rewritten}
             vectors = read_deletion_vectors(table.file_io, kept) if kept else {}
             for name, positions in new_positions.items():
@@ -281,17 +301,28 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
                 vectors[name] = positions if old is None else \
                     np.union1d(old.astype(np.int64), positions)
             index_adds, index_deletes = replace_bucket_index(table, split, vectors)
-        except BaseException:
-            from dbt.adapters.paimon.format.commit import abort
+    except BaseException:
+        from dbt.adapters.paimon.format.commit import abort
 
-            abort(table, [new_commit_message(split.partition_values, split.bucket,
-                                             new_files=new_files)])
-            raise
+        abort(table, [new_commit_message(split.partition_values, split.bucket,
+                                         new_files=new_files, changelog_files=changelog_files)])
+        raise
     message = new_commit_message(split.partition_values, split.bucket, new_files=new_files,
-                                 deleted_files=split.files)
+                                 deleted_files=split.files, changelog_files=changelog_files)
     message.index_adds = index_adds
     message.index_deletes = index_deletes
     return message
+
+
+def _latest_additions(pk, tables: Sequence[pa.Table], keys: pa.Table) -> pa.Table:
+    """Per key of ``keys``: its newest stored record above level 0 when that is an addition
+    (Java's ``highLevel`` record in LookupChangelogMergeFunctionWrapper: the changelog's
+    before-image; a retraction there means the key was absent)."""
+    import polars as pl
+
+    rows = pa.concat_tables(tables).join(keys, keys=pk, join_type="left semi")
+    latest = pl.from_arrow(rows).sort("_seq").group_by(pk, maintain_order=True).last()
+    return _additions(latest.to_arrow().cast(rows.schema))
 
 
 def _additions(rows: pa.Table) -> pa.Table:

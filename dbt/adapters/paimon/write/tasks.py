@@ -440,6 +440,10 @@ def write_groups(plan: WritePlan, table, groups, existing: Dict[tuple, object],
 
     spec = plan.merge_spec()
     producer = plan.options_dict.get("changelog-producer", "none")
+    if producer == "lookup" and plan.options_dict.get("deletion-vectors.enabled") == "true":
+        # deletion-vector tables: the lookup compaction of the run's level-0 files produces
+        # the changelog in its COMPACT snapshot, as Java's (ops/compact.py)
+        producer = "none"
     snapshot = plan.base_snapshot(table) if plan.mode == DYNAMIC else None
     for values, rows in groups:
         partition, bucket = tuple(values[:-1]), int(values[-1])

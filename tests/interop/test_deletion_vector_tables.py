@@ -18,6 +18,7 @@ import dataclasses
 import json
 from collections import Counter
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -336,3 +337,110 @@ def test_changelog_producers_as_java_produces_them(spark, tmp_path, paimon_java,
         assert java_streams[2] == Counter([
             ("-U", "d1", 3, None, 103), ("+U", "d1", 3, "n3", 7), ("+I", "d1", 5, "n5", 7),
             ("+I", "d0", 14, "n14", 7), ("-D", "d1", 13, None, 113)])
+
+
+# --------------------------------------------------------------------------- row operations
+
+def _mark_deleted(location, column, values):
+    """What Paimon Spark's DELETE on a deletion-vector append table commits: the positions of
+    the matching rows join their files' deletion vectors (each touched bucket's index file
+    rewritten whole); no data file changes."""
+    from dbt.adapters.paimon.format.commit import commit_compact
+    from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
+                                                            replace_bucket_index)
+    from dbt.adapters.paimon.format.kv_files import _read_file, new_commit_message
+
+    table = location.open()
+    messages = []
+    for split in splits_mod.plan_splits(table):
+        vectors = read_deletion_vectors(table.file_io, split.deletion_files)
+        touched = False
+        for meta in split.files:
+            found = np.flatnonzero(np.isin(
+                _read_file(table, meta, [column]).column(column).to_numpy(), values))
+            if found.size:
+                vectors[meta.file_name] = np.union1d(vectors.get(meta.file_name, []), found)
+                touched = True
+        if touched:
+            message = new_commit_message(split.partition_values, split.bucket)
+            message.index_adds, message.index_deletes = replace_bucket_index(table, split,
+                                                                             vectors)
+            messages.append(message)
+    assert commit_compact(table, messages) is not None
+
+
+def _vectors(location):
+    """data file name -> deleted positions, from the latest snapshot's index manifest (every
+    entry, live file or not)."""
+    from dbt.adapters.paimon.format.deletion_vectors import (DeletionFile, index_entries,
+                                                            index_file_path,
+                                                            read_deletion_vectors)
+
+    table = location.open()
+    located = {}
+    for entry in index_entries(table, table.snapshot_manager().get_latest_snapshot()):
+        path = index_file_path(table, tuple(entry.partition.values), entry.bucket,
+                               entry.index_file)
+        for name, meta in (entry.index_file.dv_ranges or {}).items():
+            located[name] = DeletionFile(path, int(meta.offset), int(meta.length))
+    return {n: v.tolist() for n, v in read_deletion_vectors(table.file_io, located).items()}
+
+
+def test_row_operations_on_row_tracking_table_with_deletion_vectors(spark, tmp_path,
+                                                                    paimon_java):
+    """update_rows / delete_rows / merge_rows on a row-tracking table whose files carry
+    deletion vectors (Paimon Spark's DELETE): deleted rows stay deleted, the rewritten files'
+    vectors leave the index with them (no entry names a file that is gone), the untouched
+    files keep theirs, row ids survive, and Paimon Java reads what we read."""
+    from dbt.adapters.paimon.format import warehouse
+    from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, tracked_rows, update_rows
+
+    schema = pa.schema([("id", pa.int32()), ("data", pa.string()), ("dt", pa.string())])
+    wh = str(tmp_path / "warehouse")
+    warehouse.create_table(wh, "db", "tracked", schema, partition_keys=["dt"],
+                           options={"row-tracking.enabled": "true",
+                                    "deletion-vectors.enabled": "true"})
+    location = TableLocation(wh, "db", "tracked", {})
+    ddl = "id int, data string, dt string"
+    for ids in (range(20), range(20, 30)):
+        (spark.createDataFrame([(i, f"v{i}", f"d{i % 2}") for i in ids], ddl).coalesce(1)
+         .write.format("paimon").options(**location.source_options()).mode("append").save())
+
+    def tracked():
+        return {r["id"]: (r["data"], r["dt"], r["_ROW_ID"]) for r in tracked_rows(
+            spark, location).select("id", "data", "dt", "_ROW_ID").collect()}
+
+    row_ids = {i: v[2] for i, v in tracked().items()}
+    _mark_deleted(location, "id", [3, 4, 21, 22])
+    marked = _vectors(location)
+    assert sum(len(v) for v in marked.values()) == 4 and len(marked) == 4
+    assert set(tracked()) == set(range(30)) - {3, 4, 21, 22}
+
+    update_rows(spark, location, "id = 5", {"data": "u"})      # rewrites the file of 3
+    delete_rows(spark, location, "id = 24")                     # ... of 22
+    merge_rows(spark, location, spark.createDataFrame([(8, "m", "d0"), (40, "new", "d1")], ddl),
+               "t.id = s.id")                                   # ... of 4
+    rows = tracked()
+    gone = {3, 4, 21, 22, 24}
+    assert set(rows) == (set(range(30)) - gone) | {40}
+    assert rows[5][0] == "u" and rows[8][0] == "m" and rows[40] == ("new", "d1", 30)
+    assert {i: v[2] for i, v in rows.items() if i != 40} == \
+        {i: r for i, r in row_ids.items() if i not in gone}
+    live = {f.file_name for s in splits_mod.plan_splits(location.open()) for f in s.files}
+    vectors = _vectors(location)
+    # no index entry for a rewritten file; the one file no operation touched (21's) kept its
+    # vector unchanged
+    assert set(vectors) <= live
+    assert vectors == {n: v for n, v in marked.items() if n in live} and len(vectors) == 1
+    theirs = paimon_java.read(location.warehouse, location.name)
+    assert sorted((r["id"], r["data"], r["dt"]) for r in theirs) == \
+        sorted((i, d, dt) for i, (d, dt, _) in rows.items())
+    # expiry and orphan removal keep exactly the index files the latest snapshot lists
+    expire_snapshots(location, retain_last=1, older_than="0 s")
+    remove_orphan_files(location, older_than="0 s")
+    table = location.open()
+    listed = {e.index_file.file_name for e in IndexManifestFile(table).read(
+        table.snapshot_manager().get_latest_snapshot().index_manifest)}
+    assert {p.name for p in (tmp_path / "warehouse" / "db.db" / "tracked" / "index").iterdir()} \
+        == listed
+    assert tracked() == rows

@@ -31,7 +31,9 @@ from pypaimon.write.commit_message import CommitMessage
 from pypaimon.write.writer.append_only_data_writer import AppendOnlyDataWriter
 
 from dbt.adapters.paimon.format.errors import PaimonFormatError
-from dbt.adapters.paimon.format.kv_files import _read_file, read_append_split, table_arrow_schema
+from dbt.adapters.paimon.format.deletion_vectors import live_mask
+from dbt.adapters.paimon.format.kv_files import (_deleted_positions, _read_file, read_append_split,
+                                                 table_arrow_schema)
 from dbt.adapters.paimon.format.splits import Split
 
 ROW_ID = "_ROW_ID"
@@ -110,17 +112,24 @@ def read_tracked_split(table, split: Split, columns: Sequence[str]) -> pa.Table:
     schema = tracked_schema(table, with_source_file=True)
     out_schema = pa.schema([schema.field(c) for c in columns])
     pieces = []
+    deleted = _deleted_positions(table, split, split.files)
     for meta in split.files:
         if meta.row_count == 0:
             continue
         data = read_append_split(table, _one_file_split(split, meta), data_columns or None)
-        if data.num_rows != meta.row_count:
+        # a deletion vector (Paimon's DELETE on a deletion-vector table) drops rows: their
+        # tracking columns go with them
+        live = live_mask(meta.row_count, deleted.get(meta.file_name))
+        expected = meta.row_count if live is None else int(live.sum())
+        if data.num_rows != expected:
             raise PaimonFormatError(
                 f"data file {meta.file_name} of {table.identifier} read {data.num_rows} rows, "
-                f"its metadata says {meta.row_count}")
+                f"its metadata and deletion vector say {expected}")
         row_ids, sequence = file_tracking_columns(table, meta)
+        if live is not None:
+            row_ids, sequence = row_ids.filter(pa.array(live)), sequence.filter(pa.array(live))
         extra = {ROW_ID: row_ids, SEQUENCE_NUMBER: sequence,
-                 SOURCE_FILE: pa.array([meta.file_name] * meta.row_count, pa.string())}
+                 SOURCE_FILE: pa.array([meta.file_name] * data.num_rows, pa.string())}
         arrays = [extra[c] if c in extra else data.column(c) for c in columns]
         pieces.append(pa.Table.from_arrays(arrays, schema=out_schema))
     if not pieces:
@@ -205,32 +214,55 @@ class TrackedRowsWriter:
             writer.close()
 
 
-def live_files(table, snapshot_id: Optional[int], names: Sequence[str]
-               ) -> List[Tuple[Tuple[Any, ...], int, DataFileMeta]]:
-    """(partition, bucket, meta) of the named data files at ``snapshot_id``; an error naming
-    any that is not live there."""
+def deletion_messages(table, snapshot_id: Optional[int], names: Sequence[str]
+                      ) -> List[CommitMessage]:
+    """Commit messages deleting the named files (the files a row operation rewrites). On a
+    deletion-vector table the vectors of those files leave the index with them (the rewritten
+    files no longer hold the deleted rows): each touched bucket's index is rewritten with the
+    vectors of its other live files, so no entry names a file that is gone and none is lost.
+    The new index files are written here; ``abort_index`` deletes them if the commit fails."""
+    from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
+                                                            replace_bucket_index)
     from dbt.adapters.paimon.format.splits import plan_splits
 
     wanted = set(names)
-    found = [(split.partition_values, split.bucket, meta)
-             for split in plan_splits(table, snapshot_id) for meta in split.files
-             if meta.file_name in wanted]
-    missing = wanted - {meta.file_name for _, _, meta in found}
-    if missing:
+    messages = []
+    for split in plan_splits(table, snapshot_id):
+        files = [f for f in split.files if f.file_name in wanted]
+        if not files:
+            continue
+        wanted -= {f.file_name for f in files}
+        message = CommitMessage(partition=split.partition_values, bucket=split.bucket,
+                                new_files=[], deleted_files=files)
+        gone = {f.file_name for f in files}
+        if gone & set(split.deletion_files):
+            kept = {n: d for n, d in split.deletion_files.items() if n not in gone}
+            vectors = read_deletion_vectors(table.file_io, kept) if kept else {}
+            message.index_adds, message.index_deletes = replace_bucket_index(table, split,
+                                                                             vectors)
+        messages.append(message)
+    if wanted:
         raise PaimonFormatError(
-            f"data files {sorted(missing)} are not live in snapshot {snapshot_id} of "
+            f"data files {sorted(wanted)} are not live in snapshot {snapshot_id} of "
             f"{table.identifier}")
-    return found
+    return messages
 
 
-def deletion_messages(table, snapshot_id: Optional[int], names: Sequence[str]
-                      ) -> List[CommitMessage]:
-    """Commit messages deleting the named files (the files a row operation rewrites)."""
-    by_bucket: Dict[Tuple[Tuple[Any, ...], int], List[DataFileMeta]] = {}
-    for partition, bucket, meta in live_files(table, snapshot_id, names):
-        by_bucket.setdefault((partition, bucket), []).append(meta)
-    return [CommitMessage(partition=p, bucket=b, new_files=[], deleted_files=files)
-            for (p, b), files in by_bucket.items()]
+def abort_index(table, messages: Sequence[CommitMessage]) -> None:
+    """After a failed commit: delete the deletion-vector index files ``messages`` add, unless
+    the latest snapshot lists them (the commit became visible after all)."""
+    from dbt.adapters.paimon.format.deletion_vectors import delete_index_files, index_entries
+
+    added = [e.index_file for m in messages for e in m.index_adds
+             if e.index_file.index_type == "DELETION_VECTORS"]
+    if not added:
+        return
+    try:
+        live = {e.index_file.file_name for e in index_entries(
+            table, table.snapshot_manager().get_latest_snapshot())}
+    except Exception:  # noqa: BLE001 - cannot tell: keep them (remove_orphan_files does)
+        return
+    delete_index_files(table, [meta for meta in added if meta.file_name not in live])
 
 
 def commit_rewrite(table, written: Sequence[CommitMessage], rewrite_files: Sequence[str],
@@ -249,4 +281,8 @@ def commit_rewrite(table, written: Sequence[CommitMessage], rewrite_files: Seque
         return None
     fsc = _file_store_commit(table)
     kind = "OVERWRITE" if rewrite_files else "APPEND"
-    return _run(table, kind, lambda: fsc.commit(messages, BATCH_COMMIT_IDENTIFIER))
+    try:
+        return _run(table, kind, lambda: fsc.commit(messages, BATCH_COMMIT_IDENTIFIER))
+    except BaseException:
+        abort_index(table, messages)
+        raise

@@ -11,6 +11,10 @@ As Paimon Spark does on a row-tracking table without deletion vectors
 3. ONE commit deletes the rewritten files and adds the new ones (OVERWRITE, as in Java), or
    nothing is committed when no row is affected. Files of untouched rows are not read twice
    nor rewritten.
+On a table with deletion vectors (Paimon Spark's DELETE there writes vectors) the same
+copy-on-write applies: rows already deleted by a vector are not read, and the rewritten files'
+vectors leave the index in the same commit (format/row_tracking.py: deletion_messages); Paimon
+Spark would write vectors instead of rewriting files there, with the same rows as the result.
 Conditions and expressions are Spark SQL over the table's columns (and ``_ROW_ID``,
 ``_SEQUENCE_NUMBER``); MERGE names the table ``t`` and the source ``s``.
 """

@@ -62,6 +62,8 @@ class GuardedSnapshotCommit(SnapshotCommit):
 
     def commit(self, base_snapshot_uuid, snapshot, statistics) -> bool:
         pause_at("commit-manifests-written")
+        if snapshot.commit_kind == "COMPACT":
+            pause_at("compact-manifests-written")
         committed = None
         if isinstance(self.inner, RenamingSnapshotCommit) and \
                 isinstance(self.inner.file_io, LocalFileIO):

@@ -14,6 +14,13 @@ Points, in the order a primary-key run reaches them:
 - ``commit-manifests-written``: the commit wrote its manifests and manifest lists, not the
   snapshot file (the step that makes it visible);
 - ``commit-snapshot-written``: the snapshot file is written, the run has not finished.
+
+After the commit, the run's compaction (deletion-vector tables: the lookup compaction):
+
+- ``compact-index-written``: a compaction unit has written its data files and the bucket's new
+  deletion-vector index file, not yet reported them;
+- ``compact-manifests-written``: the COMPACT commit wrote its manifests, not the snapshot file
+  (``commit-manifests-written`` is reached just before it too).
 """
 from __future__ import annotations
 
@@ -24,7 +31,7 @@ PAUSE_AT = "DBT_PAIMON_TEST_PAUSE_AT"
 PAUSE_DIR = "DBT_PAIMON_TEST_PAUSE_DIR"
 PAUSE_TIMEOUT = "DBT_PAIMON_TEST_PAUSE_TIMEOUT"
 POINTS = ("task-file-written", "before-commit", "commit-manifests-written",
-          "commit-snapshot-written")
+          "commit-snapshot-written", "compact-index-written", "compact-manifests-written")
 
 
 def pause_at(point: str) -> None:

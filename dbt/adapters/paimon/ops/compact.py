@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.ops.strategy import CompactionConfig, CompactUnit, pick_full, pick_minor
 
 # snapshot property marking a full compaction (full-compaction.delta-commits counts from it)
@@ -301,6 +302,7 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
                 vectors[name] = positions if old is None else \
                     np.union1d(old.astype(np.int64), positions)
             index_adds, index_deletes = replace_bucket_index(table, split, vectors)
+            pause_at("compact-index-written")  # test-only (crash tests); inert unless configured
     except BaseException:
         from dbt.adapters.paimon.format.commit import abort
 

@@ -42,13 +42,14 @@ select id as customer_id, concat('customer-', cast(id as string)) as name,
        case when id % 3 = 0 then 'gold' else 'basic' end as tier
 from range({customers})
 """,
-    "order_facts.sql": """{{ config(materialized='table') }}
+    "order_facts.sql": """{{{{ config(materialized='table') }}}}
 select o.order_id, o.order_date, o.amount, c.name, c.tier
-from {{ ref('orders') }} o join {{ ref('customers') }} c on o.customer_id = c.customer_id
+from {{{{ ref('orders') }}}} o join {{{{ ref('customers') }}}} c
+  on o.customer_id = c.customer_id
 """,
-    "daily_revenue.sql": """{{ config(materialized='table') }}
+    "daily_revenue.sql": """{{{{ config(materialized='table') }}}}
 select order_date, tier, count(*) as orders, sum(amount) as revenue
-from {{ ref('order_facts') }} group by order_date, tier
+from {{{{ ref('order_facts') }}}} group by order_date, tier
 """,
     "events.sql": """{{{{ config(materialized='incremental') }}}}
 select {{{{ var('run') }}}} * {events} + id as event_id, cast(id % 7 as int) as kind

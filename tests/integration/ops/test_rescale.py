@@ -73,3 +73,23 @@ def test_rescale_checks_arguments(spark, tmp_path):
     unpartitioned = make_table(tmp_path, "u", SCHEMA, ["id"], [], {"bucket": "2"})
     with pytest.raises(ValueError, match="not partitioned"):
         rescale_buckets(spark, unpartitioned, 3, partitions=[{"dt": "a"}])
+
+
+def test_in_process_and_spark_tasks_rescale_to_the_same_files(spark, tmp_path):
+    """A small table is rescaled in the dbt process; the same rescale in Spark tasks
+    (writePath 'distributed') writes files with the same rows, levels and statistics."""
+    from tests.integration.table_files import live_file_metadata
+
+    tables = {}
+    for path in ("in_process", "distributed"):
+        location = make_table(tmp_path, path, SCHEMA, ["dt", "id"], ["dt"], {"bucket": "2"})
+        for seed in range(2):
+            write_run(spark, location, _run(seed, with_deletes=seed > 0), "op")
+        spark.conf.set("spark.dbt.paimon.writePath", path)
+        try:
+            assert rescale_buckets(spark, location, 3).snapshot_id == 3
+        finally:
+            spark.conf.unset("spark.dbt.paimon.writePath")
+        tables[path] = location
+    assert live_file_metadata(tables["in_process"]) == live_file_metadata(tables["distributed"])
+    _buckets_right(tables["in_process"], 3)

@@ -7,6 +7,9 @@ buckets as ONE overwrite commit.
             one task per new bucket: sorted files at the top level --> ALTER bucket, then one
             OVERWRITE snapshot of the selected partitions | abort + option restored
 
+A table whose files fit the in-process budget (write/path_choice.py) is rewritten in the dbt
+process by the same two task functions, without Spark's stages.
+
 The rewritten files hold merged rows (no retractions) at the top level, so the result is
 already fully compacted and first-row readers (which skip level 0) see it. Partitions not
 selected keep their old bucket count: Paimon allows that, but they must be rescaled before
@@ -142,17 +145,37 @@ def _set_bucket(location: TableLocation, buckets: int) -> None:
 
 
 def _rewrite(spark, location: TableLocation, splits, buckets: int) -> List:
+    """The splits' merged rows written into ``buckets`` new buckets: in this process when
+    their files fit the in-process budget and Spark is local (write/path_choice.py), else in
+    Spark tasks (route, shuffle by new (partition, bucket), write). The same two functions do
+    the work either way."""
     from dbt.adapters.paimon.format.commit import abort
     from dbt.adapters.paimon.write import task_errors
+    from dbt.adapters.paimon.write.path_choice import IN_PROCESS, choose_path_for_size
 
-    payloads = [(pickle.dumps(s),) for s in splits]
-    frame = spark.createDataFrame(payloads, "split binary").repartition(len(payloads))
-    routed = frame.mapInArrow(functools.partial(route_task, location, buckets),
-                              "target binary, bucket int, data binary")
-    parallelism = max(1, min(len(splits) * buckets, 4 * _parallelism(spark)))
-    shuffled = routed.repartition(parallelism, "target", "bucket")
-    _, messages, errors = task_errors.collect_results(
-        shuffled.mapInArrow(functools.partial(write_task, location, buckets), "payload binary"))
+    size = sum(f.file_size for s in splits for f in s.files)
+    payloads = [pickle.dumps(s) for s in splits]
+    if choose_path_for_size(spark, f"rescale of {location.name}", size).path == IN_PROCESS:
+        batch = pa.RecordBatch.from_arrays([pa.array(payloads, pa.binary())], names=["split"])
+        try:
+            # one "task" for all rows: write_task groups them by new (partition, bucket)
+            routed = list(route_task(location, buckets, [batch]))
+        except task_errors.TaskFailure as failure:
+            raise failure.original from None
+        results = [pickle.loads(row) for out in write_task(location, buckets, routed)
+                   for row in out.column(0).to_pylist()]
+        messages = [m for r in results for m in r["messages"]]
+        errors = [task_errors.decode(r["error"]) for r in results if r["error"] is not None]
+    else:
+        frame = spark.createDataFrame([(p,) for p in payloads], "split binary") \
+            .repartition(len(payloads))
+        routed = frame.mapInArrow(functools.partial(route_task, location, buckets),
+                                  "target binary, bucket int, data binary")
+        parallelism = max(1, min(len(splits) * buckets, 4 * _parallelism(spark)))
+        shuffled = routed.repartition(parallelism, "target", "bucket")
+        _, messages, errors = task_errors.collect_results(
+            shuffled.mapInArrow(functools.partial(write_task, location, buckets),
+                                "payload binary"))
     if errors:
         if messages:
             abort(location.open(), messages)

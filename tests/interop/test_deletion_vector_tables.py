@@ -444,3 +444,52 @@ def test_row_operations_on_row_tracking_table_with_deletion_vectors(spark, tmp_p
     assert {p.name for p in (tmp_path / "warehouse" / "db.db" / "tracked" / "index").iterdir()} \
         == listed
     assert tracked() == rows
+
+
+# --------------------------------------------------------------------------- dynamic buckets
+
+def test_our_runs_on_dynamic_bucket_tables(spark, tmp_path, paimon_java):
+    """bucket = -1 with deletion vectors (Paimon writes such tables; test_dynamic_bucket_table_
+    with_deletes reads Java's): our runs keep the HASH index and write deletion vectors, Java
+    reads every step and writes on top with its own bucket assigner; the cross-partition kind
+    (primary key without the partition column) moves keys between partitions."""
+    dynamic = JavaScript(paimon_java, tmp_path, "dyn")
+    dynamic.create(bucket="-1", **{"dynamic-bucket.target-row-num": "10"}).write(
+        _rows(range(40))).run()
+    cross = JavaScript(paimon_java, tmp_path, "cross")
+    cross.create(primary_keys=("id",), bucket="-1").run()
+    runs = {
+        dynamic: [_run_table(range(30, 60), amount=lambda i: 500 + i, kind="+U"),
+                  _run_table([1, 2, 35, 70], kind="-D", amount=lambda i: 0)],
+        cross: [_run_table(range(30)),
+                # 0..9 move to the other partition, 10..14 change in place, 20 goes
+                pa.concat_tables([
+                    _run_table(range(10), amount=lambda i: 100 + i, kind="+U").set_column(
+                        0, "dt", pa.array([f"d{(i + 1) % 2}" for i in range(10)])),
+                    _run_table(range(10, 15), amount=lambda i: 200 + i, kind="+U"),
+                    _run_table([20], kind="-D")])],
+    }
+    snapshots = {}
+    for peer, batches in runs.items():
+        for run in batches:
+            write_primary_key_run(spark, spark.createDataFrame(run), peer.location,
+                                  row_kind_column="op", model_name=peer.location.table)
+            after_run(spark, peer.location, expire=False)
+            snapshots.setdefault(peer, []).append(
+                splits_mod.current_snapshot_id(peer.location.open()))
+    for peer in runs:
+        for snapshot in snapshots[peer]:
+            peer.read(snapshot)
+    dynamic.write(_rows([3, 35, 80], amount=lambda i: 900 + i, kind="+U")).read()
+    java_dynamic = dynamic.run()
+    java_cross = cross.run()
+    for peer, theirs in ((dynamic, java_dynamic[:2]), (cross, java_cross)):
+        table = peer.location.open()
+        assert [_ours(peer.location, s) for s in snapshots[peer]] == theirs
+        assert "DELETION_VECTORS" in {e.index_file.index_type for e in IndexManifestFile(
+            table).read(table.snapshot_manager().get_latest_snapshot().index_manifest)}
+    assert _ours(dynamic.location) == java_dynamic[-1]
+    assert len(java_dynamic[-1]) == 60 - 3 + 2  # 1, 2, 35 deleted; 35 back and 80 from Java
+    moved = {r["id"]: r["dt"] for r in java_cross[-1]}
+    assert len(moved) == 29 and 20 not in moved
+    assert all(moved[i] == f"d{(i + 1) % 2}" for i in range(10))

@@ -16,7 +16,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import connect_client, error_messages, session
+from dbt.adapters.paimon import connect_client, error_messages, session, spark_logs
 
 logger = AdapterLogger("Paimon")
 
@@ -114,6 +114,9 @@ class PaimonConnectionManager(SparkConnectionManager):
         if creds.spark_state_dir is None:
             creds.resolve_paths(None)
         if creds.is_connect:
+            if creds.spark_state_dir is not None:
+                # before connecting: what the client logs while it connects goes there too
+                spark_logs.use_log_file(spark_logs.log_path(creds.spark_state_dir), connect=True)
             try:
                 registry = session.start_connect_session(
                     creds.connect_url,
@@ -123,7 +126,10 @@ class PaimonConnectionManager(SparkConnectionManager):
                 )
             except connect_client.ConnectSetupError as exc:
                 raise FailedToConnectError(str(exc)) from None
-            creds.warehouse = registry.warehouse  # the server's, when the profile names none
+            if creds.warehouse is None:  # the server's, when the profile names none
+                creds.warehouse = registry.warehouse
+                creds.resolve_paths(None)
+                spark_logs.use_log_file(spark_logs.log_path(creds.spark_state_dir), connect=True)
         else:
             registry = session.start_session(
                 master=creds.spark_master,

@@ -25,7 +25,7 @@ from typing import Dict, Optional
 
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import connect_client, spark_logs, worker_warm_up
+from dbt.adapters.paimon import connect_client, jvm_cds, spark_logs, worker_warm_up
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.spark_env import is_connect
 
@@ -130,14 +130,33 @@ def start_session(
             builder = builder.config(key, value)
         if conf.get("spark.sql.catalogImplementation") == "hive":
             builder = builder.enableHiveSupport()
-        # the JVM's output (and its Python workers') goes to a log file, not dbt's terminal
-        spark_logs.launch_jvm(conf, spark_logs.log_path(state_dir))
+        _launch_jvm(conf, spark_logs.log_path(state_dir))
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
         _quiet_query_loggers()
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
         return registry
+
+
+def _launch_jvm(conf: Dict[str, str], log_path: str) -> None:
+    """Start the driver JVM with the class-data-sharing archive (jvm_cds), or writing it;
+    again without it if the JVM does not start with it. Its output (and its Python workers')
+    goes to a log file, not dbt's terminal."""
+    from pyspark import SparkContext
+
+    cds = jvm_cds.plan()
+    if cds.java_options:
+        options = f"{conf.get('spark.driver.extraJavaOptions', '')} {cds.java_options}".strip()
+        try:
+            spark_logs.launch_jvm({**conf, "spark.driver.extraJavaOptions": options}, log_path)
+        except spark_logs.JvmStartError:
+            cds.discard()
+        else:
+            gateway = SparkContext._gateway
+            cds.jvm_started(getattr(getattr(gateway, "proc", None), "pid", None))
+            return
+    spark_logs.launch_jvm(conf, log_path)
 
 
 def start_connect_session(

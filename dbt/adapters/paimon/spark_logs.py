@@ -10,8 +10,11 @@ never touched. pyspark's and py4j's Python loggers write to the same file.
 
 In cluster mode the executors' output stays on the workers (Spark's work folders) and the
 driver's output lands here. A Spark Connect server keeps its own log (``SPARK_LOG_DIR``); the
-client has no JVM of its own and calls ``use_log_file`` only (its Python loggers, and the full
-traces ``error_messages`` writes).
+client has no JVM of its own and calls ``use_log_file(..., connect=True)`` only: its Python
+loggers (pyspark's Spark Connect client logger too, which writes to stderr when
+SPARK_CONNECT_LOG_LEVEL is set), the warnings pyspark's modules raise (e.g. the client's
+"[RETRIES_EXCEEDED]" when the server went away) and the full traces ``error_messages`` writes.
+dbt's debug log (and ``dbt --debug``) names the file.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import datetime as dt
 import logging
 import os
 import threading
+import warnings
 from typing import Dict, Optional
 
 LOG_DIRNAME = "logs"
@@ -29,9 +33,30 @@ ROTATE_BYTES = 20 * 1024 * 1024
 # warnings to stderr (py4j's "Exception while sending command" when the JVM goes away, pyspark's
 # query-context loggers' JSON records with the Java stack of every failed query).
 PYTHON_LOGGERS = ("py4j", "pyspark", "SQLQueryContextLogger", "DataFrameQueryContextLogger")
+# pyspark's Spark Connect client logger (its own stderr handler, off unless SPARK_CONNECT_LOG_LEVEL)
+CONNECT_LOGGER = "pyspark.sql.connect.logging"
 
 _lock = threading.Lock()
 _path: Optional[str] = None
+
+
+def _adapter_logger():
+    from dbt.adapters.events.logging import AdapterLogger
+
+    return AdapterLogger("Paimon")
+
+
+class _DbtDebug:
+    """dbt's debug log (``dbt --debug`` prints it), looked up when first used."""
+
+    def debug(self, message: str) -> None:
+        try:
+            _adapter_logger().debug(message)
+        except Exception:  # noqa: BLE001 - outside dbt (a Spark task, a script): no dbt log
+            pass
+
+
+_logger = _DbtDebug()
 
 
 def log_path(state_dir: str) -> str:
@@ -80,14 +105,26 @@ def _jvm_start_failure(path: str, start: int, exc: BaseException) -> str:
             f"Spark's log: {path}")
 
 
-def use_log_file(path: str) -> None:
+def use_log_file(path: str, connect: bool = False) -> None:
     """Send pyspark's and py4j's Python loggers to ``path`` and make it the file ``record``
     writes to. ``launch_jvm`` calls it; a Spark Connect session (no JVM of its own) calls it
-    alone."""
+    alone, with ``connect``: then the Connect client's logger and pyspark's warnings go there
+    too."""
     global _path
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError:
+        pass  # the handlers report it when they write
     with _lock:
         _path = path
-        _route_python_loggers(path)
+        names = PYTHON_LOGGERS
+        if connect:
+            import pyspark.sql.connect.logging  # noqa: F401 - its logger, with its stderr handler
+
+            names += (CONNECT_LOGGER,)
+            _route_pyspark_warnings()
+        _route_python_loggers(path, names)
+    _logger.debug(f"Spark's own output (and pyspark's log) goes to {path}")
 
 
 def record(title: str, text: str) -> Optional[str]:
@@ -117,10 +154,29 @@ def _open_log(path: str, rotate: bool = True, header: bool = True):
     return log
 
 
-def _route_python_loggers(path: str) -> None:
+def _route_pyspark_warnings() -> None:
+    """Warnings raised in pyspark's modules are logged to pyspark's logger (the log file);
+    every other warning is shown as before."""
+    show = warnings.showwarning
+    if getattr(show, "_dbt_paimon", False):
+        return
+    marker = f"{os.sep}pyspark{os.sep}"
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if marker in str(filename) and file is None:
+            logging.getLogger("pyspark").warning(
+                warnings.formatwarning(message, category, filename, lineno, line).rstrip())
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    showwarning._dbt_paimon = True
+    warnings.showwarning = showwarning
+
+
+def _route_python_loggers(path: str, names=PYTHON_LOGGERS) -> None:
     from pyspark.logger import PySparkLogger
 
-    for name in PYTHON_LOGGERS:
+    for name in names:
         # pyspark logs through its own logger class (keyword context, JSON records): a plain
         # logger of the same name would fail on those keywords.
         structured = name.endswith("ContextLogger")

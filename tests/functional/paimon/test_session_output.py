@@ -125,3 +125,10 @@ def test_a_failing_test_and_a_show_print_dbt_lines_only(dbt_project_dir):
     assert "| answer |" in shown.stdout and "42" in shown.stdout
     log = spark_log(dbt_project_dir)
     assert log.count("dbt-paimon: Spark starts") == 3  # one section per process
+
+
+def test_debug_names_the_log_file(dbt_project_dir):
+    shown = dbt(dbt_project_dir, "--debug", "show", "--inline", "select 1 as one")
+    assert shown.returncode == 0, shown.stdout
+    log = dbt_project_dir / "paimon_warehouse" / ".spark" / "logs" / "spark.log"
+    assert f"Spark's own output (and pyspark's log) goes to {log}" in shown.stdout

@@ -1,0 +1,78 @@
+"""Two dbt processes committing to the same Paimon table through one Spark Connect server keep
+session mode's guarantee: the run that commits second, having read the table before the other's
+commit, is refused with the retryable conflict error and leaves no trace; the table stays
+readable, with the winner's rows, and the refused run lands when it runs again.
+
+The first run is held at the pause point ``before-commit`` (format/pause_points.py: its files
+are written, its commit not started) while the second runs whole."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR
+
+DBT = [sys.executable, "-m", "dbt.cli.main"]
+
+
+def write_project(root: Path, url: str, warehouse: str) -> Path:
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(
+        "name: same_table\nversion: '1.0'\nprofile: same_table\nconfig-version: 2\n")
+    (root / "profiles.yml").write_text(
+        "same_table:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
+        f"      method: connect\n      host: '{url}'\n      schema: same_table\n"
+        f"      warehouse: {warehouse}\n")
+    (root / "models" / "shared.sql").write_text(
+        "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
+        "select id, '{{ var('writer') }}' as writer from range(10)")
+    return root
+
+
+def dbt(project: Path, *args: str, env=None) -> subprocess.Popen:
+    return subprocess.Popen(DBT + list(args) + ["--project-dir", str(project), "--profiles-dir",
+                                                str(project)],
+                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env={**os.environ, **(env or {})})
+
+
+def finish(process: subprocess.Popen) -> tuple:
+    out, _ = process.communicate(timeout=600)
+    return process.returncode, out
+
+
+def writers(project: Path) -> str:
+    code, out = finish(dbt(project, "show", "--inline",
+                           "select writer, count(*) as n from {{ ref('shared') }} group by writer"))
+    assert code == 0, out
+    return " ".join(out.split())
+
+
+def test_the_later_commit_is_refused_and_the_table_stays_whole(tmp_path, connect_server_url,
+                                                               paimon_warehouse):
+    project = write_project(tmp_path / "same_table", connect_server_url, paimon_warehouse)
+    code, out = finish(dbt(project, "run", "--vars", "{writer: init}"))
+    assert code == 0, out
+    pauses = tmp_path / "pauses"
+    pauses.mkdir()
+    held = dbt(project, "run", "--vars", "{writer: a}",
+               env={PAUSE_AT: "before-commit", PAUSE_DIR: str(pauses)})
+    deadline = time.monotonic() + 600
+    while not (pauses / "before-commit.reached").exists():
+        assert held.poll() is None, held.communicate()[0]
+        assert time.monotonic() < deadline, "the held run never reached its commit"
+        time.sleep(0.5)
+    code, out = finish(dbt(project, "run", "--vars", "{writer: b}"))
+    assert code == 0, out
+    (pauses / "before-commit.release").touch()
+    code, out = finish(held)
+    assert code == 1, out
+    assert "another writer committed to" in out and "Run the model again" in out, out
+    rows = writers(project)
+    assert "| b | 10 |" in rows and "| a |" not in rows and "| init |" not in rows, rows
+    code, out = finish(dbt(project, "run", "--vars", "{writer: a}"))
+    assert code == 0, out
+    rows = writers(project)
+    assert "| a | 10 |" in rows and "| b |" not in rows, rows

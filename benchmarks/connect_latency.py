@@ -28,7 +28,7 @@ import time
 
 from plots import BASELINE, FLOOR, PAIMON, RESULTS, save_bars  # same folder: run as a script
 
-from dbt.adapters.paimon import connect_server
+from dbt.adapters.paimon import connect_server, jvm_cds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DBT = [sys.executable, "-m", "dbt.cli.main"]
@@ -83,6 +83,21 @@ def dbt_seconds(root: str, *args: str) -> float:
     return seconds
 
 
+def wait_for_cds_archive(timeout: float = 900) -> None:
+    deadline = time.monotonic() + timeout
+    while jvm_cds.dump_running() and time.monotonic() < deadline:
+        time.sleep(1)
+
+
+def cds_state() -> str:
+    directory = jvm_cds.archive_dir()
+    if directory is None:
+        return "session mode without a CDS archive"
+    archive = os.path.join(directory, f"{jvm_cds.archive_key()}.jsa")
+    return ("session mode with its CDS archive" if jvm_cds.is_archive(archive)
+            else "session mode without a CDS archive")
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -112,8 +127,12 @@ def main() -> int:
             times = [dbt_seconds(root, *dbt_args, "--target", target) for _ in range(repeat)]
             rows.append((what, target, statistics.median(times), times))
 
-        # first runs of a project (dbt's parse, Spark's first model) are not what is measured
+        # first runs of a project (dbt's parse, Spark's first model) are not what is measured;
+        # session mode's JVM class-data-sharing archive is built once per machine: its first
+        # session start writes it when its JVM exits
         dbt_seconds(root, "run", "-s", "one_pk", "--target", "connect")
+        dbt_seconds(root, "run", "-s", "one_pk", "--target", "session")
+        wait_for_cds_archive()
         for target in ("connect", "session", "spark"):
             measure('show --inline "select 1"', target, "show", "--inline", "select 1")
         for target in ("connect", "session"):
@@ -131,8 +150,9 @@ def main() -> int:
                             capture_output=True, text=True).stdout.strip()
     lines = [f"# benchmarks/connect_latency.py, commit "
              f"{commit}, {platform.node()} ({os.cpu_count()} cores, {platform.machine()}), "
-             f"load {load:.1f} at the start; fresh dbt processes, local[2]; server start + "
-             f"warm-up {server_start:.1f} s",
+             f"load {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; fresh dbt "
+             f"processes, local[2]; server start + warm-up {server_start:.1f} s; "
+             f"{cds_state()}",
              f"{'command':44}{'target':10}{'seconds':>9}   each run"]
     for what, target, seconds, times in rows:
         lines.append(f"{what:44}{target:10}{seconds:>9.1f}   "

@@ -101,7 +101,7 @@ def plan() -> Plan:
         os.makedirs(directory, exist_ok=True)
         final = os.path.join(directory, f"{key}.jsa")
         _promote_finished_dumps(directory, key, final)
-        if _is_archive(final):
+        if is_archive(final):
             return Plan(directory, key, use=final)
         if _take_lock(directory):
             return Plan(directory, key, dump=os.path.join(directory, f"{key}.{os.getpid()}.tmp.jsa"))
@@ -110,7 +110,13 @@ def plan() -> Plan:
     return Plan(directory, "")
 
 
-def _is_archive(path: str) -> bool:
+def dump_running() -> bool:
+    """A JVM is writing the archive (benchmarks and tests wait for it)."""
+    directory = archive_dir()
+    return directory is not None and _lock_holder(directory) is not None
+
+
+def is_archive(path: str) -> bool:
     try:
         with open(path, "rb") as handle:
             return handle.read(4) == MAGIC
@@ -160,7 +166,7 @@ def _promote_finished_dumps(directory: str, key: str, final: str) -> None:
     if _lock_holder(directory) is not None:
         return  # a JVM may still be writing its dump
     for dump in glob.glob(os.path.join(directory, f"{key}.*.tmp.jsa")):
-        if _is_archive(dump) and not _is_archive(final):
+        if is_archive(dump) and not is_archive(final):
             try:
                 os.replace(dump, final)
                 continue

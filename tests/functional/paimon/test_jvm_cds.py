@@ -28,10 +28,10 @@ def project(tmp_path_factory) -> Path:
     return root
 
 
-def wait_for_dump(directory: Path, timeout: float = 600) -> None:
+def wait_for_dump(timeout: float = 600) -> None:
     """The dumping JVM writes the archive after its dbt process has ended."""
     deadline = time.monotonic() + timeout
-    while (directory / jvm_cds.LOCK_NAME).exists() and jvm_cds._lock_holder(str(directory)):
+    while jvm_cds.dump_running():
         assert time.monotonic() < deadline, "the dumping JVM did not exit"
         time.sleep(1)
 
@@ -44,9 +44,9 @@ def test_the_archive_is_written_once_then_used_and_damage_is_harmless(project, t
     ran = dbt(project, "run")
     assert ran.returncode == 0, ran.stdout
     assert_dbt_lines_only(ran)
-    wait_for_dump(cache)
+    wait_for_dump()
     dumps = list(cache.glob(f"{key}.*.tmp.jsa"))
-    assert len(dumps) == 1 and jvm_cds._is_archive(str(dumps[0]))
+    assert len(dumps) == 1 and jvm_cds.is_archive(str(dumps[0]))
 
     shown = dbt(project, "show", "--inline", "select sum(twice) as s from {{ ref('keyed') }}")
     assert shown.returncode == 0 and "| 20 |" in shown.stdout, shown.stdout

@@ -1,12 +1,13 @@
 """Differential test against pypaimon-rust 0.4.0, a third Paimon implementation.
 
 Hypothesis draws a primary-key table (deduplicate, partial-update with or without a sequence
-group holding an aggregate function, aggregation; a sequence field or not) and a stream of INSERT commits. pypaimon-rust creates the table and writes each
-commit with its own writer (its write buffer merges a commit's records); then three reads must
-agree: pypaimon-rust's merged read, dbt-paimon's merged read of the files pypaimon-rust wrote,
-and ``merge_arrow`` over the same records. pypaimon-rust's SQL writes only inserts (UPDATE and
-DELETE on primary-key tables are refused), so no retraction is drawn; first-row is left out (a
-first-row table it wrote reads back empty from its own reader).
+group holding an aggregate function, aggregation; a sequence field or not) and a stream of
+INSERT commits. pypaimon-rust creates the table and writes each commit with its own writer (its
+write buffer merges a commit's records); then three reads must agree: pypaimon-rust's merged
+read, dbt-paimon's merged read of the files pypaimon-rust wrote, and ``merge_arrow`` over the
+same records. pypaimon-rust's SQL writes only inserts (UPDATE and DELETE on primary-key tables
+are refused), so no retraction is drawn; first-row is left out (a first-row table it wrote reads
+back empty from its own reader).
 """
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ Paimon Java builds the sketches (HllSketchUtil.sketchOf, ThetaSketch.sketchOf,
 RoaringBitmap32.bitmapOf: HLL LIST/SET/HLL modes, theta empty/single-item/exact/estimation mode,
 array/bitmap/run containers by their sizes; the HLL pool also holds HLL_6 and HLL_8 sketches the
 C++ library builds), then (1) folds them with its own aggregators (``PaimonPeer union``:
-FieldHllSketchAgg, FieldThetaSketchAgg, FieldRoaringBitmap32Agg) and (2) writes them into aggregation and partial-update tables over several commits and
-reads the merged rows. ``merge_arrow`` must produce the same bytes.
+FieldHllSketchAgg, FieldThetaSketchAgg, FieldRoaringBitmap32Agg) and (2) writes them into
+aggregation and partial-update tables over several commits and reads the merged rows.
+``merge_arrow`` must produce the same bytes.
 """
 from __future__ import annotations
 

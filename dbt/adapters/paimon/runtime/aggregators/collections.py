@@ -139,7 +139,6 @@ class Collect(_Collection):
         removed = (~push).sum().over(same) - failed
         return el.filter(push & (pl.col("__rank") > removed))
 
-
     def _distinct_from_seed(self, el: pl.DataFrame) -> pl.DataFrame:
         """Distinct collect of merges that start from a seed (initRow keeps its array as written,
         duplicates included): agg makes a set again, retract removes one occurrence per retracted
@@ -379,7 +378,7 @@ class NestedUpdate(_Keyed):
         fields = list(self.row_fields)
 
         def key_of(row):
-            return tuple(row[f] for f in self.nested_key)
+            return tuple(_hashable(row[f]) for f in self.nested_key)
 
         def order_of(row):  # nested sequence, NULL first
             return tuple((row[f] is not None, row[f]) for f in self.nested_sequence)

@@ -221,26 +221,26 @@ def _group_removals(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
     A removing -D restarts the row from its own values (initRow), so whether a later -D wins its
     group is decided against those values, not against the records before: find the first
     removal, restart from it, find the next one, ... (one vectorized pass per removal in a chain)."""
-    pos = position().over(group)
+    row, pos, start, found_at = "__removal_row", "__removal_pos", "__removal_start", "__removal_next"
     removing = [j for j, g in enumerate(spec.sequence_groups) if g.remove_record_on_delete]
-    multi = multi.with_row_index("__removal_row").with_columns(pos.alias("__removal_pos"), pl.lit(-1).alias("__removal_start"))
+    multi = multi.with_row_index(row).with_columns(position().over(group).alias(pos), pl.lit(-1).alias(start))
     first_pass = True
     while True:
-        part = multi.filter(pl.col("__removal_pos") >= pl.col("__removal_start")).with_columns(
-            (pl.col(SEED) | (pl.col("__removal_pos") == pl.col("__removal_start"))).alias(SEED))
+        part = multi.filter(pl.col(pos) >= pl.col(start)).with_columns(
+            (pl.col(SEED) | (pl.col(pos) == pl.col(start))).alias(SEED))
         if first_pass:
             part = _with_leading_retraction_seed(spec, part, group)
         winners = _with_winners(spec, part, group)
         removal = (pl.col(ROW_KIND) == DELETE) & ~pl.col(SEED) & pl.any_horizontal(
             [pl.col(f"__win{j}") for j in removing])
-        found = winners.filter(removal & (pl.col("__removal_pos") > pl.col("__removal_start"))).group_by(group).agg(
-            pl.col("__removal_pos").min().alias("__removal_next"))
+        found = winners.filter(removal & (pl.col(pos) > pl.col(start))).group_by(group).agg(
+            pl.col(pos).min().alias(found_at))
         if found.height == 0:
             break
-        multi = multi.join(found, on=group, how="left", nulls_equal=True).with_columns(
-            pl.coalesce("__removal_next", "__removal_start").alias("__removal_start")).drop("__removal_next").sort("__removal_row")
+        multi = (multi.join(found, on=group, how="left", nulls_equal=True)
+                 .with_columns(pl.coalesce(found_at, start).alias(start)).drop(found_at).sort(row))
         first_pass = False
-    return multi.with_columns((pl.col("__removal_pos") == pl.col("__removal_start")).alias(RESET)).drop(["__removal_row", "__removal_pos", "__removal_start"])
+    return multi.with_columns((pl.col(pos) == pl.col(start)).alias(RESET)).drop([row, pos, start])
 
 
 def _with_leading_retraction_seed(spec, multi: pl.DataFrame, group) -> pl.DataFrame:

@@ -381,3 +381,130 @@ def test_removals_through_different_groups_compare_against_the_restarted_row(rt)
                         (1, None, None, 4, 6)]) == [(1, None, None, 4, 6)]
     # without the second restart the record before it would still count: the -D alone removes the row
     assert rt.merge(s, [(1, 1, 1, 1, 10), ("-D", 1, 2, 2, None, None), ("-D", 1, None, None, 3, 5)]) == []
+
+
+def test_first_non_null_value_in_a_group_keeps_its_flag_across_a_removal(rt):
+    """FieldFirstNonNullValueAgg keeps ``initialized`` across PartialUpdateMergeFunction's initRow
+    (aggregators are reset per key, not per restart). A newer input sets it when non-null; an older
+    one (aggReversed = agg(x, acc)) when the value it meets is non-null. Once set, a newer input
+    keeps the -D's value and an older one replaces it."""
+    s = rt.spec("k INT, g INT, v INT", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v",
+        "fields.v.aggregate-function": "first_non_null_value", "partial-update.remove-record-on-sequence-group": "g"})
+    assert rt.merge(s, [
+        (1, 1, 10), ("-D", 1, 2, 20), (1, 3, 30),          # set by a newer non-null input: -D's 20 stays
+        (2, 1, None), ("-D", 2, 2, 20), (2, 3, 30),        # a NULL input leaves it unset: 30 initialises
+        (3, 5, None), (3, 4, 40), (3, 3, 30), ("-D", 3, 6, 60), (3, 7, 70),  # older 30 met 40: set
+        (4, 5, None), (4, 4, 40), ("-D", 4, 6, None), (4, 7, 70),  # older 40 met NULL: unset, 70 fills
+        (5, 1, 10), ("-D", 5, 2, None), (5, 3, 30),        # set before: the -D's NULL stays
+        (6, 1, 10), ("-D", 6, 5, 20), (6, 3, 30),          # set: an older input replaces the value
+    ]) == [(1, 3, 20), (2, 3, 30), (3, 7, 60), (4, 7, 70), (5, 3, None), (6, 5, 30)]
+
+
+def test_first_non_null_value_flag_through_a_chain_of_removals(rt):
+    """Each removing -D restarts the row from its own values: an older input after the first -D
+    meets that -D's value, which decides whether the flag is set before the second -D."""
+    s = rt.spec("k INT, g INT, v INT", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v",
+        "fields.v.aggregate-function": "first_non_null_value", "partial-update.remove-record-on-sequence-group": "g"})
+    assert rt.merge(s, [
+        ("-D", 1, 5, 50), (1, 4, None), ("-D", 1, 6, 60), (1, 7, 70),   # older NULL met 50 (seed): set
+        ("-D", 2, 5, None), (2, 4, None), ("-D", 2, 6, 60), (2, 7, 70),  # met NULL: unset, 70 wins
+    ]) == [(1, 7, 60), (2, 7, 70)]
+
+
+def test_retraction_before_a_removal_reaches_functions_without_retraction(rt):
+    """PartialUpdateMergeFunction.retractWithSequenceGroup runs for every retraction of the merge,
+    before a later -D restarts the row: FieldAggregator.retract of first_value raises there."""
+    s = rt.spec("k INT, g INT, v INT", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v", "fields.v.aggregate-function": "first_value",
+        "partial-update.remove-record-on-sequence-group": "g"})
+    with pytest.raises(PaimonDataError, match="'first_value' does not support retraction"):
+        rt.merge(s, [(1, 3, 10), ("-U", 1, 1, 10), ("-D", 1, 4, 20), (1, 5, 30)])
+    ignoring = rt.spec("k INT, g INT, v INT", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v", "fields.v.aggregate-function": "first_value",
+        "fields.v.ignore-retract": "true", "partial-update.remove-record-on-sequence-group": "g"})
+    assert rt.merge(ignoring, [(1, 3, 10), ("-U", 1, 1, 10), ("-D", 1, 4, 20), (1, 5, 30)]) == [(1, 5, 20)]
+
+
+def test_a_removing_delete_retracts_the_fields_before_its_sequence_field(rt):
+    """retractWithSequenceGroup walks the fields in column order and restarts the row (initRow,
+    return) at the removing group's sequence field: a field without retraction placed before it
+    is retracted first and raises, one placed after it is never reached."""
+    options = {"merge-engine": "partial-update", "fields.g.sequence-group": "v",
+               "fields.v.aggregate-function": "first_value", "partial-update.remove-record-on-sequence-group": "g"}
+    before = rt.spec("k INT, v INT, g INT", **options)
+    with pytest.raises(PaimonDataError, match="'first_value' does not support retraction"):
+        rt.merge(before, [(1, 10, 1), ("-D", 1, 20, 2)])
+    after = rt.spec("k INT, g INT, v INT", **options)
+    assert rt.merge(after, [(1, 1, 10), ("-D", 1, 2, 20)]) == []
+    assert rt.merge(after, [(1, 1, 10), ("-D", 1, 2, 20), (1, 3, 30)]) == [(1, 3, 20)]
+
+
+# ---- NOT NULL columns ------------------------------------------------------------------------------
+def test_partial_update_refuses_null_in_a_not_null_column_while_merging(rt):
+    """PartialUpdateMergeFunction.updateNonNullFields (no sequence groups) raises
+    IllegalArgumentException("Field i can not be null") for a merged record with NULL in a NOT NULL
+    column; a key's only record is stored as-is (ReducerMergeFunctionWrapper never calls it)."""
+    s = rt.spec("k INT, a INT, b INT NOT NULL", **{"merge-engine": "partial-update"})
+    with pytest.raises(PaimonDataError, match="Field 2 can not be null: column 'b' is NOT NULL"):
+        rt.merge(s, [(1, 1, 5), (1, 2, None)])
+    with pytest.raises(PaimonDataError, match="Field 2 can not be null"):
+        rt.merge(s, [(1, 1, 5)], [(1, None, None)])
+    assert rt.merge(s, [(1, 1, None), (2, 1, 5), (2, None, 6)]) == [(1, 1, None), (2, 1, 6)]
+
+
+def test_partial_update_sequence_groups_do_not_check_not_null_additions(rt):
+    """updateWithSequenceGroup sets fields without the NOT NULL check; only initRow checks (a
+    merge starting with a retraction, a removing -D)."""
+    s = rt.spec("k INT, g INT, a INT NOT NULL", **{"merge-engine": "partial-update", "fields.g.sequence-group": "a",
+                                                    "partial-update.remove-record-on-sequence-group": "g"})
+    assert rt.merge(s, [(1, 1, 5), (1, 2, None)]) == [(1, 2, None)]
+    with pytest.raises(PaimonDataError, match="Field 2 can not be null"):
+        rt.merge(s, [("-U", 1, 1, None), (1, 2, 5)])
+    with pytest.raises(PaimonDataError, match="Field 2 can not be null"):
+        rt.merge(s, [(1, 1, 5), ("-D", 1, 2, None), (1, 3, 7)])
+
+
+def test_remove_record_on_delete_checks_not_null_in_every_restarting_delete(rt):
+    """PartialUpdateMergeFunction / AggregateMergeFunction.initRow on each -D of
+    remove-record-on-delete: a NOT NULL column holding NULL raises, even when a later -D restarts
+    the row again."""
+    pu = rt.spec("k INT, a INT NOT NULL", **{"merge-engine": "partial-update",
+                                              "partial-update.remove-record-on-delete": "true"})
+    agg = rt.spec("k INT, a INT NOT NULL", **dict(AGG, **{"aggregation.remove-record-on-delete": "true",
+                                                           "fields.a.aggregate-function": "sum"}))
+    for s in (pu, agg):
+        with pytest.raises(PaimonDataError, match="Field 1 can not be null"):
+            rt.merge(s, [(1, 5), ("-D", 1, None), ("-D", 1, 3), (1, 7)])
+        assert rt.merge(s, [(1, 5), ("-D", 1, 3), (1, 7)]) == [(1, 7 if s is pu else 10)]
+    # AggregateMergeFunction.add does not check additions
+    assert rt.merge(agg, [(1, 5), (1, None)]) == [(1, 5)]
+
+
+# ---- an input meeting a NULL accumulator ---------------------------------------------------------
+def test_merge_map_input_meeting_a_null_accumulator_is_kept_as_written(rt):
+    """FieldMergeMapAgg.agg(null, x) returns x itself: a repeated key stays until a later input
+    rebuilds the map (putToMap into a HashMap: the last value of a key wins). retract(null, x) is
+    NULL, and aggReversed(null, x) = agg(x, null) = x too."""
+    s = rt.spec("k INT, m MAP<INT, STRING>", **dict(AGG, **{"fields.m.aggregate-function": "merge_map"}))
+    twice = [(1, "a"), (1, "b")]
+    assert rt.merge(s, [(1, None), (1, twice), (1, None)]) == [(1, twice)]
+    assert rt.merge(s, [(1, None), (1, twice), (1, [])]) == [(1, [(1, "b")])]  # agg(acc, {}) rebuilds
+    assert rt.merge(s, [("-D", 1, [(1, "x")]), (1, twice), ("-U", 1, [])]) == [(1, twice)]
+    assert rt.merge(s, [(1, twice), (1, [(2, "c")])]) == [(1, [(1, "b"), (2, "c")])]
+    group = rt.spec("k INT, g INT, m MAP<INT, STRING>", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "m", "fields.m.aggregate-function": "merge_map"})
+    assert rt.merge(group, [(1, 5, None), (1, 3, twice)]) == [(1, 5, twice)]
+
+
+def test_nested_update_input_meeting_a_null_accumulator_is_rebuilt(rt):
+    """FieldNestedUpdateAgg.agg(null, x) drops NULL rows (addNonNullRows) and, with a nested key,
+    puts the rows into a HashMap (one row per key, the last one wins)."""
+    keyed = rt.spec("k INT, v ARRAY<ROW<id INT, x STRING>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "nested_update", "fields.v.nested-key": "id"}))
+    rows = [{"id": 1, "x": "a"}, None, {"id": 1, "x": "b"}]
+    assert rt.merge(keyed, [(1, None), (1, rows)]) == [(1, [{"id": 1, "x": "b"}])]
+    plain = rt.spec("k INT, v ARRAY<ROW<id INT, x STRING>>", **dict(AGG, **{
+        "fields.v.aggregate-function": "nested_update"}))
+    assert rt.merge(plain, [(1, None), (1, rows)]) == [(1, [rows[0], rows[2]])]

@@ -50,7 +50,7 @@ class GroupMasks:
     has_retract: bool
     # the record whose values start the row (Paimon initRow): it is the accumulator, not an input
     seed: pl.Expr = pl.lit(False)
-    # records before a restart of the row reached the group's functions (first_value's flag)
+    # the function's ``initialized`` flag was set by the records before a restart of the row
     primed: pl.Expr = pl.lit(False)
 
 
@@ -68,6 +68,9 @@ class Aggregator:
     single_safe: ClassVar[bool] = True
     # the result does not depend on the order of the additions (sum, max, ...)
     order_insensitive: ClassVar[bool] = False
+    # an ``initialized`` flag set only by a non-null value (first_non_null_value): a partial-update
+    # group gives it its own ``GroupMasks.primed`` after a restart of the row
+    initialized_by_non_null: ClassVar[bool] = False
 
     def __init__(self, field: str, sql_type: SqlType, options: Mapping[str, str]):
         self.field = field
@@ -123,6 +126,7 @@ class IgnoreRetract(Aggregator):
         self.supports_sequence_group = inner.supports_sequence_group
         self.single_safe = inner.single_safe
         self.order_insensitive = inner.order_insensitive
+        self.initialized_by_non_null = inner.initialized_by_non_null
 
     def agg(self, col: pl.Expr, m: Masks) -> pl.Expr:
         return self.inner.agg(col, replace(m, ret=pl.lit(False), has_retract=False))

@@ -33,6 +33,8 @@ def _events(col: pl.Expr, op: pl.Expr, mask: pl.Expr, seed: pl.Expr = pl.lit(Fal
 
 class _Collection(Aggregator):
     single_safe = False  # a lone record is stored as-is; merged ones go through the fold
+    # agg(null, x) returns x itself, not a rebuilt copy (FieldMergeMapAgg): repeated keys stay
+    null_acc_keeps_input = False
     empty_retract_keeps_acc = False  # retract(acc, []) returns acc itself (FieldCollectAgg, FieldMergeMapAgg)
     supports_retract = True
     supports_sequence_group = True
@@ -50,15 +52,9 @@ class _Collection(Aggregator):
     # -- finish: events -> elements -> survivors -> one list per key ------------------------------
     def finish(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
         events = frame.select(pl.col(column)).with_row_index(_R).explode(column).drop_nulls(column).unnest(column)
-        # A seed no input reaches stays as written: a NULL input leaves the accumulator as-is
-        # (except for a distinct collect, whose agg -- not its retract -- rebuilds the set), and
-        # so does an empty retraction of collect / merge_map (their retract returns early).
-        retract = pl.col(_O) == RETRACT
-        touching = pl.col(_V).is_not_null() & ~(
-            pl.lit(self.empty_retract_keeps_acc) & retract & (pl.col(_V).list.len() == 0)
-        ) | (pl.lit(getattr(self, "distinct", False)) & ~retract)
-        raw = events.filter((~pl.col(_S) & touching).sum().over(_R) == 0).filter(pl.col(_S))
-        raw = raw.group_by(_R).agg(pl.col(_V).last().alias("__raw"))
+        events = events.with_columns(self.kept_as_written().alias("__raw"))
+        raw = events.filter(pl.col("__raw")).group_by(_R).agg(pl.col(_V).last().alias("__raw"))
+        events = events.drop("__raw")
         empty = pl.col(_V).is_null() | (pl.col(_V).list.len() == 0)
         empty_adds = events.filter(empty & (pl.col(_O) != RETRACT) & ~pl.col(_S))
         events = events.filter(pl.col(_V).is_not_null())
@@ -84,6 +80,29 @@ class _Collection(Aggregator):
         value = pl.col(column).fill_null(empty) if empty is not None else pl.col(column)
         result = pl.when(pl.col("__raw").is_not_null()).then(pl.col("__raw")).when(pl.col("__seen")).then(value)
         return frame.with_columns(out.select(result.cast(dtype).alias(column))[column])
+
+    def kept_as_written(self) -> pl.Expr:
+        """The event whose value is the merge's result byte for byte: the accumulator it becomes is
+        never rebuilt by a later input. A seed (initRow) starts the row as written; with
+        ``null_acc_keeps_input`` so does the first non-null input meeting a NULL accumulator
+        (``agg(null, x) = x``). A NULL input leaves the accumulator as-is (except for a distinct
+        collect, whose agg -- not its retract -- rebuilds the set), and so does an empty
+        retraction of collect / merge_map (their retract returns early)."""
+        retract = pl.col(_O) == RETRACT
+        present = pl.col(_V).is_not_null()
+        touching = present & ~(
+            pl.lit(self.empty_retract_keeps_acc) & retract & (pl.col(_V).list.len() == 0)
+        ) | (pl.lit(getattr(self, "distinct", False)) & ~retract)
+        keeper = pl.col(_S) & present
+        if self.null_acc_keeps_input:
+            # a seed comes first in its merge; without a non-null one the accumulator is NULL
+            # until the first non-null input (a retraction of a NULL accumulator leaves it NULL)
+            input_ = ~pl.col(_S) & ~retract & present
+            first_input = input_ & (input_.cast(pl.Int32).cum_sum().over(_R) == 1)
+            keeper = keeper | (first_input & ~(pl.col(_S) & present).any().over(_R))
+        at = pl.when(keeper).then(pl.col(_P)).min().over(_R)
+        rebuilt = (~pl.col(_S) & touching & (pl.col(_P) > at)).any().over(_R)
+        return keeper & ~rebuilt
 
     def elements(self, events: pl.DataFrame) -> pl.DataFrame:
         """One row per element: __r, __p, __o, __i (index inside its input), __v."""
@@ -199,6 +218,7 @@ class _Keyed(_Collection):
 class MergeMap(_Keyed):
     name = "merge_map"
     empty_retract_keeps_acc = True
+    null_acc_keeps_input = True
 
     def check_type(self, t):
         if t.root != "MAP":

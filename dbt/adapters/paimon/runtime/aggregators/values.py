@@ -122,8 +122,16 @@ class FirstNonNullValue(Aggregator):
 
     name = "first_non_null_value"
     supports_sequence_group = True
+    initialized_by_non_null = True
 
     def agg_in_group(self, col, g: GroupMasks):
+        # initialised before a restart of the row: the seed's value stays against newer inputs and
+        # every older input replaces it (agg(x, acc) returns x)
+        older = g.l & ~g.seed
+        primed_value = pl.when(older.any()).then(col.filter(older).last()).otherwise(col.filter(g.seed).last())
+        return pl.when(g.primed.any()).then(primed_value).otherwise(self._fresh_in_group(col, g))
+
+    def _fresh_in_group(self, col, g: GroupMasks):
         """FieldFirstNonNullValueAgg keeps an ``initialized`` flag. A newer input x: ``agg(acc, x)``
         takes x if not initialized and x is non-null. An older one: ``aggReversed`` = ``agg(x, acc)``:
         not initialized and acc non-null -> keep acc and initialize; otherwise the result is x,

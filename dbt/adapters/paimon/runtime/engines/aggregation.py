@@ -9,7 +9,10 @@ from __future__ import annotations
 import polars as pl
 
 from ..aggregators import Masks
-from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, UPDATE_BEFORE, out_columns, position, split_singles
+from .base import (
+    ADD, DELETE, INSERT, ROW_KIND, SEQ, UPDATE_BEFORE, check_not_null, not_null_fields, out_columns, position,
+    split_singles,
+)
 
 
 _SEED, _EARLIER = "__seed", "__earlier"
@@ -29,6 +32,8 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
         # The last -D seeds the row with its own values and only the records from it on count.
         # The records before it stay in the frame outside every mask: first_value's flag, set by
         # an earlier addition, survives the restart, and an earlier -U reached the functions.
+        check_not_null(spec, multi, pl.col(ROW_KIND) == DELETE, not_null_fields(spec),
+                       "a -D that restarts the row (initRow)")
         pos = position().over(group)
         last_delete = pl.when(pl.col(ROW_KIND) == DELETE).then(pos).max().over(group)
         multi = multi.with_columns(

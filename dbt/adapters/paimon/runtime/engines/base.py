@@ -15,6 +15,8 @@ from typing import List, Tuple
 
 import polars as pl
 
+from ..errors import PaimonDataError
+
 ADD = "__add"
 ROW_KIND = "_row_kind"
 SEQ = "_seq"
@@ -35,3 +37,24 @@ def position() -> pl.Expr:
 def out_columns(spec, group: List[str]) -> List[str]:
     extra = [g for g in group if g not in spec.names]
     return extra + list(spec.names) + [ROW_KIND, SEQ]
+
+
+def not_null_fields(spec) -> List[str]:
+    """The NOT NULL value columns (keys are never NULL: the kernel refuses them first)."""
+    return [n for n, t in spec.columns if not t.nullable and n not in spec.primary_keys]
+
+
+def check_not_null(spec, frame: pl.DataFrame, mask: pl.Expr, fields: List[str], role: str) -> None:
+    """Raise where Paimon's merge function raises ``IllegalArgumentException("Field i can not be
+    null")``: a record under ``mask`` holds NULL in a NOT NULL column (``i`` is the column's
+    position in the row). ``role`` says which step of the merge function checks it."""
+    if not fields or frame.height == 0 or not any(frame[f].null_count() for f in fields):
+        return
+    hits = frame.select([(mask & pl.col(f).is_null()).any().alias(f) for f in fields]).row(0)
+    for name, hit in zip(fields, hits):
+        if hit:
+            raise PaimonDataError(
+                f"Field {list(spec.names).index(name)} can not be null: column '{name}' is NOT NULL, and "
+                f"{role} holds NULL in it. Write a value for '{name}' in every record, or declare the "
+                "column nullable."
+            )

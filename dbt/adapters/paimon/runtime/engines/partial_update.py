@@ -17,14 +17,20 @@ Paimon details reproduced here:
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import polars as pl
 
 from ..aggregators import GroupMasks, Masks
 from ..errors import PaimonDataError
-from .base import ADD, DELETE, INSERT, ROW_KIND, SEQ, out_columns, position, split_singles
+from .base import (
+    ADD, DELETE, INSERT, ROW_KIND, SEQ, check_not_null, not_null_fields, out_columns, position, split_singles,
+)
 
 SEED = "__seed"
 RESET = "__reset"
+RESTART = "__restart"  # every -D that restarts the row (the last one is also RESET)
+CUT = "__cut"  # the column at which that -D restarts the row: fields before it were retracted first
 
 _NO_DELETE_OPTION = (
     "By default, Partial update can not accept delete records, you can choose one of the following solutions:\n"
@@ -46,6 +52,12 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
     has_retract = not multi[ADD].all()
     if has_retract and not spec.sequence_groups and not spec.remove_record_on_delete:
         raise PaimonDataError(_NO_DELETE_OPTION)
+    fields = not_null_fields(spec)
+    if fields and not spec.sequence_groups:
+        check_not_null(spec, multi, pl.col(ADD), fields, "a record merged by partial-update (updateNonNullFields)")
+    if fields and has_retract:
+        check_not_null(spec, multi, (position().over(group) == 0) & ~pl.col(ADD), fields,
+                       "the retraction that starts a partial-update merge (initRow)")
 
     # Paimon's meetInsert and the row kind of the last record, over the whole merge
     multi = multi.with_columns(
@@ -56,8 +68,6 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
     if has_retract:
         multi = _restart_points(spec, multi, group)
     multi = _with_winners(spec, multi, group)
-    if has_retract:
-        _check_retractable(spec, multi)
     merged = multi.group_by(group, maintain_order=True).agg(
         [pl.col(k).first() for k in spec.primary_keys if k not in group]
         + _value_exprs(spec, has_retract)
@@ -79,6 +89,9 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
 def _merge_additions(spec, frame: pl.DataFrame, group, cols) -> pl.DataFrame:
     """Fast path: only +I/+U. A key's only record is kept as-is (ReducerMergeFunctionWrapper) by
     choosing its own values where a sequence group would have skipped them."""
+    if not spec.sequence_groups:
+        check_not_null(spec, frame, pl.len().over(group) > 1, not_null_fields(spec),
+                       "a record merged by partial-update (updateNonNullFields)")
     aggregators = spec.aggregator_of
     by_latest_max = all(
         aggregators[f].order_insensitive for g in spec.sequence_groups for f in g.protected if f in aggregators
@@ -175,13 +188,22 @@ def _order_code(spec, g, frame: pl.DataFrame, n: int) -> pl.Expr:
     return _rank(g.order_fields).cast(pl.Int64)
 
 
-def _check_retractable(spec, multi: pl.DataFrame) -> None:
-    """A retraction with a non-NULL group sequence reaches the group's aggregate functions."""
+def _check_retractable(spec, multi: pl.DataFrame, group) -> None:
+    """Every retraction of a merge -- before a restart of the row too -- whose group sequence is not
+    all NULL reaches the group's aggregate functions (retractWithSequenceGroup), in column order: a
+    restarting -D retracts only the fields before the column at which it restarts (``CUT``)."""
     aggregators = spec.aggregator_of
-    for j, g in enumerate(spec.sequence_groups):
-        stubborn = [aggregators[f] for f in g.protected if f in aggregators and not aggregators[f].supports_retract]
-        if stubborn and multi.select((~pl.col(ADD) & ~pl.col(SEED) & pl.col(f"__ne{j}")).any()).item():
-            raise stubborn[0].retract_error()
+    names = list(spec.names)
+    for g in spec.sequence_groups:
+        stubborn = [f for f in g.protected if f in aggregators and not aggregators[f].supports_retract]
+        if not stubborn:
+            continue
+        present = pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields])
+        for f in stubborn:
+            before_cut = pl.col(CUT).is_null() | (pl.col(CUT) > names.index(f))
+            hit = multi.select((~pl.col(ADD) & present & before_cut).any()).item()
+            if hit:
+                raise aggregators[f].retract_error()
 
 
 # ---- restart points ----------------------------------------------------------------------------
@@ -191,11 +213,16 @@ def _restart_points(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
     pos = position().over(group)
     if spec.remove_record_on_delete:
         reset = is_delete
+        multi = multi.with_columns(is_delete.alias(RESTART), pl.lit(None, pl.Int64).alias(CUT))
     elif any(g.remove_record_on_delete for g in spec.sequence_groups):
         multi = _group_removals(spec, multi, group)
         reset = pl.col(RESET)
     else:
         reset = pl.lit(False)
+        multi = multi.with_columns(pl.lit(False).alias(RESTART), pl.lit(None, pl.Int64).alias(CUT))
+    # checks over every record of the merge, the ones a later restart drops included
+    check_not_null(spec, multi, pl.col(RESTART), not_null_fields(spec), "a -D that restarts the row (initRow)")
+    _check_retractable(spec, multi, group)
     last_reset = pl.when(reset).then(pos).max().over(group)
     # first_value in a group: records before the restart reached it (agg or aggReversed), so its
     # ``initialized`` flag is set when the row starts again
@@ -204,7 +231,9 @@ def _restart_points(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
         [(earlier & pl.any_horizontal([pl.col(f).is_not_null() for f in g.order_fields])).any().over(group)
          .alias(f"__primed{j}") for j, g in enumerate(spec.sequence_groups)]
     )
-    multi = multi.with_columns(reset.alias(RESET)).filter(last_reset.is_null() | (pos >= last_reset))
+    multi = _with_non_null_flags(spec, multi, group, last_reset)
+    multi = (multi.with_columns(reset.alias(RESET)).filter(last_reset.is_null() | (pos >= last_reset))
+             .drop([RESTART, CUT]))
     # the restarting -D seeds the row; it counts as an addition of its values
     multi = multi.with_columns(
         pl.col(RESET).alias(SEED), (pl.col(ADD) | pl.col(RESET)).alias(ADD)
@@ -216,15 +245,55 @@ def _restart_points(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
     return multi.with_columns((pl.col(SEED) | first_retract).alias(SEED), (pl.col(ADD) | first_retract).alias(ADD))
 
 
+def primed_column(j: int, field: str) -> str:
+    return f"__primed{j}_{field}"
+
+
+def _with_non_null_flags(spec, multi: pl.DataFrame, group, last_reset: pl.Expr) -> pl.DataFrame:
+    """``primed_column(j, f)``: whether first_non_null_value's ``initialized`` flag
+    (FieldFirstNonNullValueAgg) was set before the row's last restart. A newer input sets it when
+    non-null; an older one (aggReversed = agg(x, acc)) when the value it meets is non-null -- the
+    value of the latest seed (initRow) or older input before it. The records before the restart
+    are replayed segment by segment: each restart starts a segment whose group sequences are
+    compared with the restarting -D's."""
+    aggregators = spec.aggregator_of
+    fields = [(j, f) for j, g in enumerate(spec.sequence_groups) for f in g.protected
+              if f in aggregators and aggregators[f].initialized_by_non_null]
+    if not fields:
+        return multi
+    if not multi.select(pl.col(RESTART).any()).item():
+        return multi.with_columns([pl.lit(False).alias(primed_column(j, f)) for j, f in fields])
+    pos = position().over(group)
+    seeds = pl.col(RESTART) | ((pos == 0) & ~pl.col(ADD))
+    segment = pl.col(RESTART).cast(pl.Int64).cum_sum().over(group).alias("__segment")
+    replay = _with_winners(spec, multi.with_columns(segment, seeds.alias(SEED)), list(group) + ["__segment"])
+    flags = []
+    for j, f in fields:
+        ne, win = pl.col(f"__ne{j}"), pl.col(f"__win{j}")
+        older = pl.col(ADD) & ne & ~win & ~pl.col(SEED)
+        setter = pl.col(SEED) | older
+        met_non_null = pl.when(setter).then(pl.col(f).is_not_null()).forward_fill().shift(1).over(group)
+        sets_flag = (pl.col(ADD) & win & pl.col(f).is_not_null()) | (older & met_non_null.fill_null(False))
+        flags.append((sets_flag & (pos < last_reset)).any().over(group).fill_null(False).alias(primed_column(j, f)))
+    return multi.with_columns(replay.select(flags))
+
+
 def _group_removals(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
-    """``RESET`` on the -D that restarts the row last (partial-update.remove-record-on-sequence-group).
+    """``RESET`` on the -D that restarts the row last (partial-update.remove-record-on-sequence-group),
+    ``RESTART`` on every -D that restarts it and ``CUT`` on those: the column at which it restarts.
     A removing -D restarts the row from its own values (initRow), so whether a later -D wins its
     group is decided against those values, not against the records before: find the first
     removal, restart from it, find the next one, ... (one vectorized pass per removal in a chain)."""
     row, pos, start, found_at = "__removal_row", "__removal_pos", "__removal_start", "__removal_next"
+    names = list(spec.names)
     removing = [j for j, g in enumerate(spec.sequence_groups) if g.remove_record_on_delete]
+    # retractWithSequenceGroup restarts at the first sequence field of a won removing group
+    cut = pl.min_horizontal([
+        pl.when(pl.col(f"__win{j}")).then(pl.lit(min(names.index(f) for f in spec.sequence_groups[j].order_fields),
+                                                   pl.Int64))
+        for j in removing])
     multi = multi.with_row_index(row).with_columns(position().over(group).alias(pos), pl.lit(-1).alias(start))
-    first_pass = True
+    first_pass, restarts = True, []
     while True:
         part = multi.filter(pl.col(pos) >= pl.col(start)).with_columns(
             (pl.col(SEED) | (pl.col(pos) == pl.col(start))).alias(SEED))
@@ -234,13 +303,21 @@ def _group_removals(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
         removal = (pl.col(ROW_KIND) == DELETE) & ~pl.col(SEED) & pl.any_horizontal(
             [pl.col(f"__win{j}") for j in removing])
         found = winners.filter(removal & (pl.col(pos) > pl.col(start))).group_by(group).agg(
-            pl.col(pos).min().alias(found_at))
+            pl.col(pos).min().alias(found_at), cut.sort_by(pl.col(pos)).first().alias(CUT))
         if found.height == 0:
             break
-        multi = (multi.join(found, on=group, how="left", nulls_equal=True)
+        restarts.append(found)
+        multi = (multi.join(found.drop(CUT), on=group, how="left", nulls_equal=True)
                  .with_columns(pl.coalesce(found_at, start).alias(start)).drop(found_at).sort(row))
         first_pass = False
-    return multi.with_columns((pl.col(pos) == pl.col(start)).alias(RESET)).drop([row, pos, start])
+    multi = multi.with_columns((pl.col(pos) == pl.col(start)).alias(RESET))
+    if restarts:
+        marks = pl.concat(restarts).rename({found_at: pos}).with_columns(pl.lit(True).alias(RESTART))
+        multi = multi.join(marks, on=list(group) + [pos], how="left", nulls_equal=True, maintain_order="left")
+        multi = multi.with_columns(pl.col(RESTART).fill_null(False))
+    else:
+        multi = multi.with_columns(pl.lit(False).alias(RESTART), pl.lit(None, pl.Int64).alias(CUT))
+    return multi.drop([row, pos, start])
 
 
 def _with_leading_retraction_seed(spec, multi: pl.DataFrame, group) -> pl.DataFrame:
@@ -317,7 +394,10 @@ def _value_exprs(spec, has_retract: bool, all_add: bool = False) -> list:
             exprs.append(pl.col(f).filter(win).last().alias(f))
         for f in g.protected:
             if f in aggregators:
-                exprs.append(aggregators[f].agg_in_group(pl.col(f), masks).alias(f))
+                field_masks = masks
+                if has_retract and aggregators[f].initialized_by_non_null:
+                    field_masks = replace(masks, primed=pl.col(primed_column(j, f)))
+                exprs.append(aggregators[f].agg_in_group(pl.col(f), field_masks).alias(f))
             else:
                 # the last winner sets the field, NULL included; a winning retraction clears it
                 exprs.append(pl.when(add.filter(win).last()).then(pl.col(f).filter(win).last()).alias(f))

@@ -498,9 +498,11 @@ def test_merge_map_input_meeting_a_null_accumulator_is_kept_as_written(rt):
     assert rt.merge(group, [(1, 5, None), (1, 3, twice)]) == [(1, 5, twice)]
 
 
-def test_nested_update_input_meeting_a_null_accumulator_is_rebuilt(rt):
+def test_nested_update_input_meeting_a_null_accumulator(rt):
     """FieldNestedUpdateAgg.agg(null, x) drops NULL rows (addNonNullRows) and, with a nested key,
-    puts the rows into a HashMap (one row per key, the last one wins)."""
+    puts the rows into a HashMap (one row per key, the last one wins). An older record of a
+    sequence group is kept as written: aggReversed(null, x) = agg(x, null) returns x; after that,
+    an older NULL input rebuilds it (agg(null, acc) takes the accumulator as its input)."""
     keyed = rt.spec("k INT, v ARRAY<ROW<id INT, x STRING>>", **dict(AGG, **{
         "fields.v.aggregate-function": "nested_update", "fields.v.nested-key": "id"}))
     rows = [{"id": 1, "x": "a"}, None, {"id": 1, "x": "b"}]
@@ -508,3 +510,8 @@ def test_nested_update_input_meeting_a_null_accumulator_is_rebuilt(rt):
     plain = rt.spec("k INT, v ARRAY<ROW<id INT, x STRING>>", **dict(AGG, **{
         "fields.v.aggregate-function": "nested_update"}))
     assert rt.merge(plain, [(1, None), (1, rows)]) == [(1, [rows[0], rows[2]])]
+    group = rt.spec("k INT, g INT, v ARRAY<ROW<id INT, x STRING>>", **{
+        "merge-engine": "partial-update", "fields.g.sequence-group": "v",
+        "fields.v.aggregate-function": "nested_update", "fields.v.nested-key": "id"})
+    assert rt.merge(group, [(1, 5, None), (1, 3, rows)]) == [(1, 5, rows)]
+    assert rt.merge(group, [(1, 5, None), (1, 3, rows), (1, 2, None)]) == [(1, 5, [rows[2]])]

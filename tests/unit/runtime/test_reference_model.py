@@ -13,7 +13,6 @@ from dbt.adapters.paimon.runtime import PaimonDataError, merge_arrow
 
 from conftest import ADD, IgnoreRetract, Raise, fold, folded_commits, records, rows, spec as make_spec
 
-SCHEMA = "k INT, a INT, b INT, g INT, c INT, h INT"
 NAMES = ["k", "a", "b", "g", "c", "h"]
 INT_MAX = 2**31 - 1
 
@@ -69,6 +68,22 @@ class LastValue(Sum):
         return None
 
 
+class FirstNonNull(Sum):
+    """FieldFirstNonNullValueAgg: the flag is reset per key (reset), never by a restart of the row."""
+
+    def reset(self):
+        self.init = False
+
+    def agg(self, acc, x):
+        if not self.init and x is not None:
+            self.init = True
+            return x
+        return acc
+
+    def retract(self, acc, x):
+        raise Raise("no retract")
+
+
 class FirstValue(Sum):
     def reset(self):
         self.init = False
@@ -98,8 +113,16 @@ def cmp(kv, row, fields):
     return 0
 
 
-def partial_update(recs, groups, aggs, remove_on_delete=False, delete_groups=()):
-    """groups: list of (order_fields, protected_fields); fields are column indexes."""
+def init_row(kv, not_null):
+    """initRow: the row restarts from ``kv``; a NOT NULL field holding NULL raises."""
+    if any(kv[i] is None for i in not_null):
+        raise Raise("Field can not be null")
+    return list(kv)
+
+
+def partial_update(recs, groups, aggs, remove_on_delete=False, delete_groups=(), not_null=()):
+    """groups: list of (order_fields, protected_fields); fields are column indexes; ``not_null``:
+    the NOT NULL value fields."""
     n = len(NAMES)
     seq_of = {}
     for g in groups:
@@ -112,7 +135,7 @@ def partial_update(recs, groups, aggs, remove_on_delete=False, delete_groups=())
         delete_row = False
         if kind not in ADD:
             if not filled:
-                row, filled = list(kv), True
+                row, filled = init_row(kv, not_null), True
             if groups:
                 processed, updated = set(), set()
                 for i in range(n):
@@ -128,7 +151,7 @@ def partial_update(recs, groups, aggs, remove_on_delete=False, delete_groups=())
                             for f in order:
                                 if f not in updated:
                                     if kind == "-D" and f in delete_groups:
-                                        delete_row, row = True, list(kv)
+                                        delete_row, row = True, init_row(kv, not_null)
                                         break
                                     row[f] = kv[f]
                                     updated.add(f)
@@ -142,13 +165,15 @@ def partial_update(recs, groups, aggs, remove_on_delete=False, delete_groups=())
                 continue
             if remove_on_delete:
                 if kind == "-D":
-                    delete_row, row = True, list(kv)
+                    delete_row, row = True, init_row(kv, not_null)
                 continue
             raise Raise("partial-update delete")
-        if not groups:
+        if not groups:  # updateNonNullFields
             for i in range(n):
                 if kv[i] is not None:
                     row[i] = kv[i]
+                elif i in not_null:
+                    raise Raise("Field can not be null")
         else:
             processed = set()
             for i in range(n):
@@ -178,7 +203,7 @@ def partial_update(recs, groups, aggs, remove_on_delete=False, delete_groups=())
     return ("-D" if delete_row or not meet_insert else "+I"), row
 
 
-def aggregation(recs, aggs, remove_on_delete=False):
+def aggregation(recs, aggs, remove_on_delete=False, not_null=()):
     for a in aggs.values():
         a.reset()
     row, delete_row = [None] * len(NAMES), False
@@ -186,7 +211,7 @@ def aggregation(recs, aggs, remove_on_delete=False):
     for kind, kv in recs:
         delete_row = remove_on_delete and kind == "-D"
         if delete_row:
-            row = list(kv)
+            row = init_row(kv, not_null)
             continue
         for i, a in aggs.items():
             row[i] = a.agg(row[i], kv[i]) if kind in ADD else a.retract(row[i], kv[i])
@@ -230,6 +255,35 @@ CASES = {
         lambda recs: partial_update(recs, [], {}, remove_on_delete=True),
     ),
     "pu-plain": (PU, lambda recs: partial_update(recs, [], {})),
+    "pu-removals-first-non-null": (
+        dict(PU, **{"fields.g.sequence-group": "a,b", "fields.h.sequence-group": "c",
+                    "fields.a.aggregate-function": "first_non_null_value", "fields.a.ignore-retract": "true",
+                    "fields.c.aggregate-function": "first_non_null_value", "fields.c.ignore-retract": "true",
+                    "partial-update.remove-record-on-sequence-group": "g,h"}),
+        lambda recs: partial_update(recs, [((I["g"],), (I["a"], I["b"])), ((I["h"],), (I["c"],))],
+                                    {I["a"]: IgnoreRetract(FirstNonNull()), I["c"]: IgnoreRetract(FirstNonNull())},
+                                    delete_groups=(I["g"], I["h"])),
+    ),
+    "pu-removals-no-retract": (
+        dict(PU, **{"fields.g.sequence-group": "a,c", "fields.h.sequence-group": "b",
+                    "fields.c.aggregate-function": "first_value",
+                    "partial-update.remove-record-on-sequence-group": "g,h"}),
+        lambda recs: partial_update(recs, [((I["g"],), (I["a"], I["c"])), ((I["h"],), (I["b"],))],
+                                    {I["c"]: FirstValue()}, delete_groups=(I["g"], I["h"])),
+    ),
+    "pu-plain-not-null": (
+        PU, lambda recs: partial_update(recs, [], {}, not_null=(I["b"],)), "b",
+    ),
+    "pu-removals-not-null": (
+        dict(PU, **{"fields.g.sequence-group": "a", "fields.h.sequence-group": "b",
+                    "partial-update.remove-record-on-sequence-group": "g"}),
+        lambda recs: partial_update(recs, [((I["g"],), (I["a"],)), ((I["h"],), (I["b"],))], {},
+                                    delete_groups=(I["g"],), not_null=(I["b"],)), "b",
+    ),
+    "pu-remove-on-delete-not-null": (
+        dict(PU, **{"partial-update.remove-record-on-delete": "true"}),
+        lambda recs: partial_update(recs, [], {}, remove_on_delete=True, not_null=(I["c"],)), "c",
+    ),
     "agg": (
         {"merge-engine": "aggregation", "fields.a.aggregate-function": "sum", "fields.b.aggregate-function": "max",
          "fields.b.ignore-retract": "true", "fields.g.aggregate-function": "last_value",
@@ -243,7 +297,21 @@ CASES = {
         lambda recs: aggregation(recs, {I["a"]: Sum(), I["b"]: LastNonNull(), I["c"]: LastNonNull(),
                                         I["g"]: LastNonNull(), I["h"]: LastNonNull()}, remove_on_delete=True),
     ),
+    "agg-remove-on-delete-not-null": (
+        {"merge-engine": "aggregation", "fields.a.aggregate-function": "sum",
+         "aggregation.remove-record-on-delete": "true"},
+        lambda recs: aggregation(recs, {I["a"]: Sum(), I["b"]: LastNonNull(), I["c"]: LastNonNull(),
+                                        I["g"]: LastNonNull(), I["h"]: LastNonNull()}, remove_on_delete=True,
+                                 not_null=(I["a"],)), "a",
+    ),
 }
+
+
+def case(name):
+    """(spec, merge): a case's third element names a column declared NOT NULL."""
+    options, merge, *not_null = CASES[name]
+    schema = ", ".join(f"{n} INT NOT NULL" if n in not_null else f"{n} INT" for n in NAMES)
+    return make_spec(schema, **options), merge
 
 value = st.one_of(st.none(), st.integers(0, 3))
 record = st.tuples(st.sampled_from(["+I", "+I", "+U", "-U", "-D"]), st.integers(0, 2), value, value, value, value, value)
@@ -253,8 +321,7 @@ record = st.tuples(st.sampled_from(["+I", "+I", "+U", "-U", "-D"]), st.integers(
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(recs=st.lists(record, min_size=1, max_size=7))
 def test_kernel_matches_record_at_a_time_model(name, recs):
-    options, merge = CASES[name]
-    s = make_spec(SCHEMA, **options)
+    s, merge = case(name)
     typed = [(r[0], tuple(r[1:])) for r in recs]
     try:
         expected = fold(merge, typed)
@@ -273,8 +340,7 @@ def test_kernel_matches_record_at_a_time_model(name, recs):
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(commits=st.lists(st.lists(record, min_size=1, max_size=4), min_size=1, max_size=4))
 def test_commits_and_changelog_match_model(name, commits):
-    options, merge = CASES[name]
-    s = make_spec(SCHEMA, **options)
+    s, merge = case(name)
     typed = [[(r[0], tuple(r[1:])) for r in c] for c in commits]
     expected, changes = folded_commits(merge, typed)
     try:

@@ -33,8 +33,13 @@ def _events(col: pl.Expr, op: pl.Expr, mask: pl.Expr, seed: pl.Expr = pl.lit(Fal
 
 class _Collection(Aggregator):
     single_safe = False  # a lone record is stored as-is; merged ones go through the fold
-    # agg(null, x) returns x itself, not a rebuilt copy (FieldMergeMapAgg): repeated keys stay
-    null_acc_keeps_input = False
+    # the inputs (ADD = agg, ADD_OLDER = aggReversed) that a NULL accumulator returns as written,
+    # not rebuilt: FieldMergeMapAgg.agg(null, x) = x; aggReversed(null, x) = agg(x, null) = x for
+    # the functions that reverse (nested_update keeps NULL rows and repeated keys there)
+    as_written_ops: tuple = ()
+    # aggReversed(acc, null) = agg(null, acc) rebuilds the accumulator (nested_update and
+    # nested_partial_update take the accumulator as the input there)
+    older_null_rebuilds = False
     empty_retract_keeps_acc = False  # retract(acc, []) returns acc itself (FieldCollectAgg, FieldMergeMapAgg)
     supports_retract = True
     supports_sequence_group = True
@@ -83,22 +88,24 @@ class _Collection(Aggregator):
 
     def kept_as_written(self) -> pl.Expr:
         """The event whose value is the merge's result byte for byte: the accumulator it becomes is
-        never rebuilt by a later input. A seed (initRow) starts the row as written; with
-        ``null_acc_keeps_input`` so does the first non-null input meeting a NULL accumulator
-        (``agg(null, x) = x``). A NULL input leaves the accumulator as-is (except for a distinct
+        never rebuilt by a later input. A seed (initRow) starts the row as written, and so does the
+        first non-null input meeting a NULL accumulator when its operation is in
+        ``as_written_ops``. A NULL input leaves the accumulator as-is (except for a distinct
         collect, whose agg -- not its retract -- rebuilds the set), and so does an empty
         retraction of collect / merge_map (their retract returns early)."""
         retract = pl.col(_O) == RETRACT
         present = pl.col(_V).is_not_null()
         touching = present & ~(
             pl.lit(self.empty_retract_keeps_acc) & retract & (pl.col(_V).list.len() == 0)
-        ) | (pl.lit(getattr(self, "distinct", False)) & ~retract)
+        ) | (pl.lit(getattr(self, "distinct", False)) & ~retract) | (
+            pl.lit(self.older_null_rebuilds) & (pl.col(_O) == ADD_OLDER))
         keeper = pl.col(_S) & present
-        if self.null_acc_keeps_input:
+        if self.as_written_ops:
             # a seed comes first in its merge; without a non-null one the accumulator is NULL
             # until the first non-null input (a retraction of a NULL accumulator leaves it NULL)
             input_ = ~pl.col(_S) & ~retract & present
-            first_input = input_ & (input_.cast(pl.Int32).cum_sum().over(_R) == 1)
+            first_input = input_ & (input_.cast(pl.Int32).cum_sum().over(_R) == 1) & pl.col(_O).is_in(
+                list(self.as_written_ops))
             keeper = keeper | (first_input & ~(pl.col(_S) & present).any().over(_R))
         at = pl.when(keeper).then(pl.col(_P)).min().over(_R)
         rebuilt = (~pl.col(_S) & touching & (pl.col(_P) > at)).any().over(_R)
@@ -218,7 +225,7 @@ class _Keyed(_Collection):
 class MergeMap(_Keyed):
     name = "merge_map"
     empty_retract_keeps_acc = True
-    null_acc_keeps_input = True
+    as_written_ops = (ADD, ADD_OLDER)
 
     def check_type(self, t):
         if t.root != "MAP":
@@ -331,6 +338,8 @@ class MergeMapWithKeyTime(MergeMap):
 
 class NestedUpdate(_Keyed):
     name = "nested_update"
+    as_written_ops = (ADD_OLDER,)  # agg(null, x) drops NULL rows and keys the rows; agg(x, null) = x
+    older_null_rebuilds = True
 
     def __init__(self, field, sql_type, options):
         super().__init__(field, sql_type, options)

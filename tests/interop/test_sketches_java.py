@@ -85,6 +85,32 @@ def test_unions_equal_paimon_java_aggregators(paimon_java, pool, tmp_path):
         assert merged[0][column] == java.strip(), (function, [len(x) for x in inputs])
 
 
+def test_hll_unions_of_different_lg_k_equal_paimon_java(paimon_java, tmp_path):
+    """FieldHllSketchAgg over sketches of different lg_k (every mode, HLL_4/6/8): Union.unionImpl
+    downsamples an HLL-mode sketch to the smaller lg_k; a third input meets the out-of-order
+    accumulator of the first union. Folds of 2 and 3 inputs through Paimon's aggregator, byte for byte."""
+    import datasketches as ds
+
+    rng = random.Random(11)
+    kinds = [ds.tgt_hll_type.HLL_4, ds.tgt_hll_type.HLL_6, ds.tgt_hll_type.HLL_8]
+
+    def sketch():
+        lg_k = rng.choice([4, 5, 7, 8, 10, 11, 12])
+        s = ds.hll_sketch(lg_k, rng.choice(kinds))
+        n = rng.choice([1, 3, 10, 30, 100, 400, 3000])
+        start = rng.randint(0, 10**6)
+        for _ in range(n):
+            s.update(start + rng.randint(0, 3 * n + 5))
+        return s.serialize_compact().hex()
+
+    folds = [[sketch() for _ in range(rng.choice([2, 3]))] for _ in range(150)]
+    outputs = paimon_java.batch([["union", "hll"] + inputs for inputs in folds], tmp_path / "union.jsonl")
+    options = {"merge-engine": "aggregation", "fields.h.aggregate-function": "hll_sketch"}
+    for inputs, java in zip(folds, outputs):
+        merged = _merge(options, [(1, "+I", 1, None, x, None, None) for x in inputs])
+        assert merged[0][2] == java.strip(), [(bytes.fromhex(x)[3], bytes.fromhex(x)[7] & 3) for x in inputs]
+
+
 @st.composite
 def table_case(draw, pool_sizes):
     if draw(st.booleans()):

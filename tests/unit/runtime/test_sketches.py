@@ -80,10 +80,30 @@ def test_hll_union_writes_javas_hip_field(rt):
     assert plain[8:16] == bytes(8) and 0 < struct.unpack("<d", merged[8:16])[0] < 10
 
 
-def test_hll_inputs_of_different_lg_k_are_refused(rt):
+def test_hll_inputs_of_different_lg_k(rt):
+    """Union.unionImpl (DataSketches Java 4.2, called by HllSketchUtil.union with a union of the
+    input's lg_k) keeps the input's lg_k, or the smaller one for an HLL-mode accumulator. An
+    HLL-mode accumulator above the input's lg_k is downsampled (Union.downsample keeps its HIP
+    value) and the input's coupons are added one by one, each raising the HIP accumulator by
+    k / kxq: the registers are the C++ union's, the HIP field is Java's (byte-equal to Paimon Java
+    in tests/interop/test_sketches_java.py)."""
     s = _spec(rt, "hll_sketch")
-    with pytest.raises(PaimonDataError, match="different lg_k"):
-        rt.merge(s, [(1, _hll(1, lg_k=12)), (1, _hll(2, lg_k=11))])
+    big = _hll(*range(3000), lg_k=12)  # HLL mode
+    few = _hll(5000, 5001, 5002, lg_k=10)  # LIST mode
+    (_, merged), = rt.merge(s, [(1, big), (1, few)])
+    u = ds.hll_union(10)
+    u.update(ds.hll_sketch.deserialize(few))
+    u.update(ds.hll_sketch.deserialize(big))
+    plain = u.get_result(ds.tgt_hll_type.HLL_4).serialize_compact()
+    assert merged[3] == 10 and merged[:8] + merged[16:] == plain[:8] + plain[16:]
+    hip = struct.unpack("<d", merged[8:16])[0]
+    assert merged[8:16] != plain[8:16] and hip > struct.unpack("<d", big[8:16])[0]
+    # an input of a larger lg_k meets the smaller accumulator as C++ writes it (no downsampling of acc)
+    (_, other), = rt.merge(s, [(1, few), (1, big)])
+    u = ds.hll_union(12)
+    u.update(ds.hll_sketch.deserialize(big))
+    u.update(ds.hll_sketch.deserialize(few))
+    assert other == u.get_result(ds.tgt_hll_type.HLL_4).serialize_compact()
 
 
 def test_theta_union_writes_javas_header(rt):

@@ -2,19 +2,21 @@
 
 ``union(acc, x)``: an HLL union of lg_max_k = ``x``'s lg_config_k updated with ``x`` then
 ``acc``, returned as a compact HLL_4 image. The C++ library computes the same registers and
-image, but one field differs: when ``acc`` is in HLL mode with the out-of-order flag and ``x`` in
-LIST/SET mode, Java's union copies ``acc`` as HLL_8 and adds ``x``'s coupons to it one by one
-(``Union.unionImpl``, "reverse merge"), raising the HIP accumulator by ``k / kxq`` for every
-register a coupon raises; C++ leaves the copied HIP value. ``_java_hip`` replays Java's order:
-``x``'s coupons as its heapified ``CouponHashSet`` holds them (a LIST keeps its order), on
-``acc``'s registers with the KxQ sums Java's HLL_8 conversion builds in slot order.
+image, but one field differs when ``acc`` is in HLL mode and ``x`` in LIST/SET mode: Java's union
+(``Union.unionImpl``, "reverse merge") takes ``acc``'s registers -- copied as HLL_8, or, when
+``acc``'s lg_k is above ``x``'s, downsampled to ``x``'s lg_k (``Union.downsample``: ``acc``'s
+slots folded in slot order, its HIP value kept) -- and adds ``x``'s coupons one by one, raising
+the HIP accumulator by ``k / kxq`` for every register a coupon raises. C++ leaves the HIP value
+of an out-of-order ``acc`` copied at one lg_k, and computes its own for a downsampled one.
+``_java_hip`` replays Java's order: ``x``'s coupons as its heapified ``CouponHashSet`` holds them
+(a LIST keeps its order), on the registers with the KxQ sums Java builds slot by slot. Every
+other case (both in HLL mode, ``acc`` in LIST/SET mode, any lg_k) is byte-equal as C++ writes it
+(checked against Paimon Java in ``tests/interop/test_sketches_java.py``).
 """
 from __future__ import annotations
 
 import struct
 from typing import List
-
-from ..errors import PaimonDataError
 
 _LIST, _SET, _HLL = 0, 1, 2
 _OUT_OF_ORDER = 0x10
@@ -26,18 +28,13 @@ def union(acc: bytes, x: bytes) -> bytes:
     import datasketches as ds
 
     into = ds.hll_sketch.deserialize(x)
-    other = ds.hll_sketch.deserialize(acc)
-    if into.lg_config_k != other.lg_config_k:
-        raise PaimonDataError(
-            f"hll_sketch inputs with different lg_k ({other.lg_config_k} and {into.lg_config_k}) in one merge: "
-            "dbt-paimon reproduces Paimon Java's union bytes only for sketches of one lg_k."
-        )
     u = ds.hll_union(into.lg_config_k)
     u.update(into)
-    u.update(other)
+    u.update(ds.hll_sketch.deserialize(acc))
     image = bytearray(u.get_result(ds.tgt_hll_type.HLL_4).serialize_compact())
-    if _mode(acc) == _HLL and acc[5] & _OUT_OF_ORDER and _mode(x) in (_LIST, _SET) and _mode(bytes(image)) == _HLL:
-        image[8:16] = struct.pack("<d", _java_hip(acc, x))
+    if _mode(acc) == _HLL and _mode(x) in (_LIST, _SET) and _mode(bytes(image)) == _HLL:
+        if acc[3] > x[3] or acc[5] & _OUT_OF_ORDER:
+            image[8:16] = struct.pack("<d", _java_hip(acc, x))
     return bytes(image)
 
 
@@ -46,32 +43,30 @@ def _mode(image: bytes) -> int:
 
 
 def _java_hip(acc: bytes, x: bytes) -> float:
-    k = 1 << acc[3]
-    registers = _registers(acc)
-    hip = struct.unpack_from("<d", acc, 8)[0]
-    # Conversions.convertToHll8: KxQ rebuilt by couponUpdate in slot order from all-zero registers
-    kxq0, kxq1 = float(k), 0.0
-    for value in registers:
-        if value:
-            kxq0 -= 1.0
-            if value < 32:
-                kxq0 += 2.0 ** -value
-            else:
-                kxq1 += 2.0 ** -value
-    for coupon in _coupons_in_java_order(x):
-        slot, new = coupon & (k - 1), coupon >> 26
+    """The HIP value of Java's reverse merge: ``acc``'s registers at lg_k min(acc's, x's) -- its
+    KxQ sums built slot by slot (Conversions.convertToHll8 / Union.downsample, couponUpdate from
+    all-zero registers), its HIP value kept -- then ``x``'s coupons, each raising HIP by k / kxq."""
+    k = 1 << min(acc[3], x[3])
+    registers = [0] * k
+    kxq = [float(k), 0.0]  # Java's kxq0 (values < 32) and kxq1
+
+    def raise_slot(slot: int, new: int) -> bool:  # Hll8Array.updateSlotWithKxQ
         old = registers[slot]
-        if new > old:  # Hll8Array.couponUpdate -> hipAndKxQIncrementalUpdate
-            hip += k / (kxq0 + kxq1)
-            if old < 32:
-                kxq0 -= 2.0 ** -old
-            else:
-                kxq1 -= 2.0 ** -old
-            if new < 32:
-                kxq0 += 2.0 ** -new
-            else:
-                kxq1 += 2.0 ** -new
-            registers[slot] = new
+        if new <= old:
+            return False
+        kxq[old >= 32] -= 2.0 ** -old
+        kxq[new >= 32] += 2.0 ** -new
+        registers[slot] = new
+        return True
+
+    for slot, value in enumerate(_registers(acc)):
+        if value:
+            raise_slot(slot & (k - 1), value)
+    hip = struct.unpack_from("<d", acc, 8)[0]
+    for coupon in _coupons_in_java_order(x):
+        before = kxq[0] + kxq[1]
+        if raise_slot(coupon & (k - 1), coupon >> 26):  # hipAndKxQIncrementalUpdate
+            hip += k / before
     return hip
 
 

@@ -8,8 +8,9 @@ merge. ``finish`` explodes the events to elements and decides, per element, what
 one-record-at-a-time fold leaves -- with vectorized window expressions, never a row loop.
 
 Element order: Paimon keeps distinct collect elements of scalar types, map entries and keyed
-nested rows in a Java HashSet/HashMap, whose order is unspecified; we keep first appearance.
-Non-distinct collect and unkeyed nested_update keep Java's list order exactly.
+nested rows in a Java HashSet/HashMap and writes its iteration order, which depends on every
+step's table (docs/merge_runtime.md, known difference); we keep first appearance. Non-distinct
+collect, unkeyed nested_update and inputs kept as written keep Java's order exactly.
 """
 from __future__ import annotations
 

@@ -137,7 +137,6 @@ def test_bucketed_full_compaction_needs_three_files_mostly_small(spark, tmp_path
     _append(forced, range(20))
     assert compact_table(spark, forced, full=True).snapshot_id == 2
     # files at least the compaction size are kept at the head and counted as large
-    splits = plan_splits(location.open())
     _append(location, range(40, 60))
     splits = plan_splits(location.open())
     sizes = sorted(f.file_size for s in splits for f in s.files)

@@ -118,3 +118,28 @@ def test_java_reads_our_compacted_deletion_vector_table(spark, tmp_path, paimon_
     (split,) = plan_splits(location.open())
     assert len(split.files) == 1 and not split.deletion_files
     assert _our_ids(location) == expected == _java_ids(paimon_java, location)
+
+
+def test_java_reads_our_rescaled_queue_table_in_bucket_order(spark, tmp_path, paimon_java):
+    from dbt.adapters.paimon.format.bucket import bucket_ids
+    from dbt.adapters.paimon.ops.rescale import rescale_buckets
+
+    location = _make(tmp_path, "queue", bucket="2", **{"bucket-key": "id"})
+    for n in range(3):
+        _append(location, range(15 * n, 15 * n + 15))
+    assert rescale_buckets(spark, location, 3).snapshot_id == 4
+    theirs = _by_bucket(paimon_java.buckets(location.warehouse, location.name))
+    table = location.open()
+    ours = {}
+    for split in plan_splits(table):
+        rows = read_append_split(table, split)
+        ours.setdefault(split.bucket, []).extend(
+            zip(rows.column("dt").to_pylist(), rows.column("id").to_pylist(),
+                rows.column("s").to_pylist()))
+    assert {b: sorted(r) for b, r in theirs.items()} == {b: sorted(r) for b, r in ours.items()}
+    for bucket, rows in theirs.items():
+        ids = pa.table({"id": pa.array([r[1] for r in rows], pa.int64())})
+        assert set(bucket_ids(ids, 3).tolist()) == {bucket}
+        for dt in ("d0", "d1"):  # within a partition's bucket: our write order
+            mine = [r[1] for r in ours[bucket] if r[0] == dt]
+            assert [r[1] for r in rows if r[0] == dt] == mine

@@ -70,18 +70,20 @@ class CompactResult:
 
 
 def compact_table(spark, location: TableLocation, partitions=None, full: bool = False,
-                  ) -> CompactResult:
+                  buckets: Optional[set] = None) -> CompactResult:
     """Compact the selected partitions (list of {partition column: value}; None = all). A
     primary-key table: ``full`` merges every bucket into its top level, otherwise Paimon's
     size-tiered strategy picks what to merge (``num-sorted-run.compaction-trigger``,
     ``compaction.size-ratio``, ``compaction.max-size-amplification-percent``). An append
     table: its small files are rewritten into fewer ones as Paimon picks them
-    (ops/append_compact.py)."""
+    (ops/append_compact.py). ``buckets``: only these (partition values, bucket) pairs."""
     from dbt.adapters.paimon.format.splits import plan_splits
 
     table = location.open()
     _check_table(table, location)
     splits = plan_splits(table, partition_filter=_partition_filter(table, partitions))
+    if buckets is not None:
+        splits = [s for s in splits if (tuple(s.partition_values), s.bucket) in buckets]
     files_before = sum(len(s.files) for s in splits)
     if table.primary_keys:
         config = CompactionConfig.from_options(_options(table))

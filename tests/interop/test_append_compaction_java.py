@@ -7,6 +7,7 @@
 - Unaware-bucket tables, with deletion vectors and with row tracking: Java reads our compacted
   table with the rows we read (Paimon 1.0 compacts those through Flink/Spark jobs only, which
   the peer cannot run; the planning rules are checked in tests/integration/ops).
+- A rescaled queue table: Java reads each bucket's rows as we do, in our order.
 """
 from __future__ import annotations
 

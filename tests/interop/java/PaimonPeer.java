@@ -6,6 +6,7 @@
  *   read    <warehouse> <db.table> [snapshotId]   every row of the (merged) batch read, one JSON line each
  *   bucket  <warehouse> <db.table>                 the same rows with "_bucket": the bucket of the split read
  *   write   <warehouse> <db.table> <jsonl file>    one commit of the file's rows; "_row_kind" (+I/-U/+U/-D) per row
+ *                                                  (a cross-partition table: only while empty, each key once)
  *   compact <warehouse> <db.table>                 Paimon's own full compaction of every (partition, bucket)
  *   stream  <warehouse> <db.table> <from> <to>     a streaming read (scan.mode from-snapshot) of
  *                                                  snapshots from..to, each row with "_row_kind"

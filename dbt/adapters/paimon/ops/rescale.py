@@ -1,6 +1,8 @@
 """Change the bucket count of a fixed-bucket table (seeds 002/003, "Change the number of
 buckets"): set ``bucket`` and rewrite the selected partitions (or the whole table) into the new
-buckets as ONE overwrite commit.
+buckets as ONE overwrite commit. Bucketed append tables are rewritten as Paimon's INSERT
+OVERWRITE ... SELECT does: rows rehashed by their bucket key, each new bucket's rows in the
+order the old splits read them, numbered from 0 at level 0.
 
     driver: plan_splits (snapshot S) --one task per old split--> merged rows (what a reader
             sees), new bucket of each row --shuffle (partition, new bucket) as Arrow IPC-->

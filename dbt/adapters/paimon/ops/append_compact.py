@@ -135,7 +135,9 @@ def _unaware_units(splits: Sequence[Split], config: AppendCompactionConfig, full
             if groups:  # one unit: the partition's index is rewritten once
                 units.append(_unit(split, groups, full))
         else:
-            units += [_unit(split, [g], full) for g in _pack(candidates, config)]
+            # a task of one file (compaction.min.file-num = 1) rewrites nothing useful, and
+            # Java's AppendCompactTask refuses it ("need more than one file input")
+            units += [_unit(split, [g], full) for g in _pack(candidates, config) if len(g) > 1]
     return units
 
 

@@ -67,3 +67,33 @@ def test_automatic_expiry_and_write_only(spark, tmp_path):
         result = after_run(spark, quiet)
     assert result.compaction is None and result.expiry is None
     assert len(list_snapshots(quiet.open())) == 2
+
+
+def test_bucketed_append_table_compacts_the_buckets_a_run_wrote(spark, tmp_path):
+    """Java's BucketedAppendCompactManager after each write: the first window of
+    ``compaction.min.file-num`` files of each bucket the writer has open; buckets the run did
+    not write are left; unbucketed append tables are not compacted after a run."""
+    from dbt.adapters.paimon.datasource.source import commit_append_files, write_append_files
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    schema = pa.schema([("dt", pa.string()), ("id", pa.int64())])
+
+    def append(location, dt, ids):
+        table = location.open()
+        rows = pa.table({"dt": pa.array([dt] * len(ids)), "id": pa.array(ids, pa.int64())})
+        commit_append_files(table, write_append_files(table, [rows]))
+
+    queue = make_table(tmp_path, "q", schema, [], ["dt"],
+                       {"bucket": "1", "bucket-key": "id", "compaction.min.file-num": "3"})
+    for n in range(3):
+        append(queue, "a", [n])
+        append(queue, "b", [n])
+    append(queue, "a", [9])             # 'a' has 4 files, 'b' 3 (unwritten: untouched)
+    assert after_run(spark, queue, expire=False).compaction.snapshot_id == 8
+    files = {s.partition_values: [f.row_count for f in s.files]
+             for s in plan_splits(queue.open())}
+    assert files == {("a",): [3, 1], ("b",): [1, 1, 1]}
+    unaware = make_table(tmp_path, "u", schema, [], ["dt"], {})
+    for n in range(6):
+        append(unaware, "a", [n])
+    assert after_run(spark, unaware, expire=False).compaction is None

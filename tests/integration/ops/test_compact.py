@@ -139,12 +139,6 @@ def test_minor_compaction_follows_the_sorted_run_trigger(spark, tmp_path):
     assert sum(levels(location).values()) < 4
 
 
-def test_compaction_refuses_append_tables(spark, tmp_path):
-    location = make_table(tmp_path, "a", TABLE_SCHEMA, [], [], {})
-    with pytest.raises(NotImplementedError, match="append table"):
-        compact_table(spark, location)
-
-
 def _changelog(location):
     from pypaimon.manifest.manifest_file_manager import ManifestFileManager
     from pypaimon.manifest.manifest_list_manager import ManifestListManager

@@ -6,6 +6,7 @@
  *   read    <warehouse> <db.table> [snapshotId]   every row of the (merged) batch read, one JSON line each
  *   bucket  <warehouse> <db.table>                 the same rows with "_bucket": the bucket of the split read
  *   write   <warehouse> <db.table> <jsonl file>    one commit of the file's rows; "_row_kind" (+I/-U/+U/-D) per row
+ *                                                  (a cross-partition table: only while empty, each key once)
  *   compact <warehouse> <db.table>                 Paimon's own full compaction of every (partition, bucket)
  *   stream  <warehouse> <db.table> <from> <to>     a streaming read (scan.mode from-snapshot) of
  *                                                  snapshots from..to, each row with "_row_kind"
@@ -414,6 +415,23 @@ public class PaimonPeer {
                     store.coreOptions().dynamicBucketTargetRowNum());
             extractor = new RowPartitionKeyExtractor(store.schema());
         }
+        // cross-partition tables (primary key without every partition key): Paimon's
+        // GlobalIndexAssigner needs RocksDB, which this jar lacks; for NEW keys it assigns what
+        // its crosspartition.BucketAssigner does with one assigner, done here the same way.
+        // Such tables keep no HASH index.
+        org.apache.paimon.crosspartition.BucketAssigner crossBuckets = null;
+        Set<BinaryRow> crossKeys = null;
+        if (table instanceof FileStoreTable
+                && ((FileStoreTable) table).bucketMode() == BucketMode.CROSS_PARTITION) {
+            FileStoreTable store = (FileStoreTable) table;
+            if (store.snapshotManager().latestSnapshotId() != null) {
+                throw new UnsupportedOperationException(
+                        "PaimonPeer writes a cross-partition table only while it is empty");
+            }
+            crossBuckets = new org.apache.paimon.crosspartition.BucketAssigner();
+            crossKeys = new java.util.HashSet<>();
+            extractor = new RowPartitionKeyExtractor(store.schema());
+        }
         try (BatchTableWrite write = builder.newWrite();
              BatchTableCommit commit = builder.newCommit();
              BufferedReader in = Files.newBufferedReader(Paths.get(jsonl), StandardCharsets.UTF_8)) {
@@ -434,6 +452,15 @@ public class PaimonPeer {
                 if (assigner != null) {
                     write.write(row, assigner.assign(extractor.partition(row),
                             extractor.trimmedPrimaryKey(row).hashCode()));
+                } else if (crossBuckets != null) {
+                    if (!crossKeys.add(extractor.trimmedPrimaryKey(row).copy())) {
+                        throw new UnsupportedOperationException(
+                                "PaimonPeer writes each key of a cross-partition table once");
+                    }
+                    write.write(row, crossBuckets.assignBucket(extractor.partition(row),
+                            bucket -> true,
+                            (int) ((FileStoreTable) table).coreOptions()
+                                    .dynamicBucketTargetRowNum()));
                 } else {
                     write.write(row);
                 }

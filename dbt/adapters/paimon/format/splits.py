@@ -91,6 +91,21 @@ def list_snapshots(table) -> List[SnapshotInfo]:
                    for s in snapshots), key=lambda s: s.id)
 
 
+def written_buckets(table, snapshot_id: Optional[int] = None) -> set:
+    """The (partition values, bucket) pairs a snapshot (the latest by default) added data
+    files to: the buckets its writer had open."""
+    from pypaimon.manifest.manifest_file_manager import ManifestFileManager
+    from pypaimon.manifest.manifest_list_manager import ManifestListManager
+
+    snapshot = _resolve_snapshot(table, snapshot_id)
+    if snapshot is None:
+        return set()
+    manifests = ManifestFileManager(table)
+    return {(tuple(entry.partition.values), entry.bucket)
+            for meta in ManifestListManager(table).read_delta(snapshot)
+            for entry in manifests.read(meta.file_name, drop_stats=True) if entry.kind == 0}
+
+
 def _resolve_snapshot(table, snapshot_id: Optional[int]):
     manager = table.snapshot_manager()
     if snapshot_id is None:

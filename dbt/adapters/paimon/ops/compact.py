@@ -1,4 +1,6 @@
-"""Compaction: merge a bucket's files with the merge runtime into files at a higher level.
+"""Compaction: merge a bucket's files with the merge runtime into files at a higher level
+(primary-key tables; append tables are planned and rewritten by ops/append_compact.py and run
+through the same executors and commit).
 
     driver: plan_splits --strategy--> CompactUnits --one thread or Spark task each--> read all
             files of the unit, premerge (retractions kept, sequence numbers kept), drop
@@ -38,6 +40,8 @@ import pyarrow.compute as pc
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format.pause_points import pause_at
+from dbt.adapters.paimon.ops.append_compact import (AppendCompactionConfig, AppendCompactUnit,
+                                                    compact_append_unit, plan_append_units)
 from dbt.adapters.paimon.ops.strategy import CompactionConfig, CompactUnit, pick_full, pick_minor
 
 # snapshot property marking a full compaction (full-compaction.delta-commits counts from it)
@@ -66,20 +70,29 @@ class CompactResult:
 
 
 def compact_table(spark, location: TableLocation, partitions=None, full: bool = False,
-                  ) -> CompactResult:
-    """Compact the selected partitions (list of {partition column: value}; None = all) of a
+                  buckets: Optional[set] = None) -> CompactResult:
+    """Compact the selected partitions (list of {partition column: value}; None = all). A
     primary-key table: ``full`` merges every bucket into its top level, otherwise Paimon's
     size-tiered strategy picks what to merge (``num-sorted-run.compaction-trigger``,
-    ``compaction.size-ratio``, ``compaction.max-size-amplification-percent``)."""
+    ``compaction.size-ratio``, ``compaction.max-size-amplification-percent``). An append
+    table: its small files are rewritten into fewer ones as Paimon picks them
+    (ops/append_compact.py). ``buckets``: only these (partition values, bucket) pairs."""
     from dbt.adapters.paimon.format.splits import plan_splits
 
     table = location.open()
     _check_table(table, location)
-    config = CompactionConfig.from_options(_options(table))
     splits = plan_splits(table, partition_filter=_partition_filter(table, partitions))
+    if buckets is not None:
+        splits = [s for s in splits if (tuple(s.partition_values), s.bucket) in buckets]
     files_before = sum(len(s.files) for s in splits)
-    pick = pick_full if full else pick_minor
-    units = [u for u in (pick(s, config) for s in splits) if u is not None]
+    if table.primary_keys:
+        config = CompactionConfig.from_options(_options(table))
+        pick = pick_full if full else pick_minor
+        units = [u for u in (pick(s, config) for s in splits) if u is not None]
+    else:
+        units = plan_append_units(splits, AppendCompactionConfig.from_options(_options(table)),
+                                  bucketed=int(_options(table).get("bucket", "-1")) > 0,
+                                  full=full)
     if not units:
         return CompactResult(None, full, 0, files_before, files_before, 0, 0)
     messages = run_units(spark, location, units)
@@ -95,10 +108,6 @@ def compact_table(spark, location: TableLocation, partitions=None, full: bool = 
 
 
 def _check_table(table, location: TableLocation) -> None:
-    if not table.primary_keys:
-        raise NotImplementedError(
-            f"Paimon table {location.name} is an append table: compaction of append tables "
-            f"is not supported yet (only primary-key tables are compacted)")
     bucket = int(_options(table).get("bucket", "-1"))
     if bucket == -2:
         raise NotImplementedError(
@@ -215,6 +224,8 @@ def compact_unit(table, unit: CompactUnit):
                                                      write_kv_file)
     from dbt.adapters.paimon.runtime import premerge_arrow
 
+    if isinstance(unit, AppendCompactUnit):
+        return compact_append_unit(table, unit)
     split = unit.split
     spec = merge_spec_of(table)
     records = read_split_records(table, split)

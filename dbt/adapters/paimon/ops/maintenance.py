@@ -3,7 +3,10 @@
 1. compaction: a full compaction when ``full-compaction.delta-commits`` commits happened since
    the last full one, else Paimon's size-tiered compaction of the buckets whose sorted runs
    reach ``num-sorted-run.compaction-trigger`` (and, for first-row / lookup tables, of every
-   bucket holding level-0 files, which their readers would not see);
+   bucket holding level-0 files, which their readers would not see). A bucketed append table
+   (``bucket`` = N): the minor compaction of the buckets the run wrote, as Java's
+   BucketedAppendCompactManager runs when its writer flushes (unbucketed append tables are
+   compacted only by ``compact``, as in Paimon);
 2. expiry: ``snapshot.num-retained.min/max``, ``snapshot.time-retained``, at most
    ``snapshot.expire.limit`` snapshots per run.
 ``write-only`` = true skips both, as in Paimon (a separate job maintains such tables).
@@ -51,7 +54,7 @@ def commits_since_full_compaction(table) -> int:
 def after_run(spark, location: TableLocation, compact: bool = True, expire: bool = True
               ) -> AfterRunResult:
     """Run the table's automatic maintenance after a dbt run committed to it. Primary-key
-    tables are compacted; every table's snapshots are expired."""
+    and bucketed append tables are compacted; every table's snapshots are expired."""
     table = location.open()
     options = {str(k): str(v) for k, v in table.table_schema.options.items()}
     if options.get("write-only", "false").lower() == "true":
@@ -63,6 +66,12 @@ def after_run(spark, location: TableLocation, compact: bool = True, expire: bool
         full = bool(delta_commits) and \
             commits_since_full_compaction(table) >= max(1, int(delta_commits))
         compaction = compact_table(spark, location, full=full)
+    elif compact and not table.primary_keys and bucket > 0:
+        from dbt.adapters.paimon.format.splits import written_buckets
+
+        written = written_buckets(table)
+        if written:
+            compaction = compact_table(spark, location, buckets=written)
     expiry = None
     if expire:
         limit = int(options.get("snapshot.expire.limit", DEFAULT_EXPIRE_LIMIT))

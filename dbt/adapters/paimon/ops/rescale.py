@@ -1,6 +1,8 @@
 """Change the bucket count of a fixed-bucket table (seeds 002/003, "Change the number of
 buckets"): set ``bucket`` and rewrite the selected partitions (or the whole table) into the new
-buckets as ONE overwrite commit.
+buckets as ONE overwrite commit. Bucketed append tables are rewritten as Paimon's INSERT
+OVERWRITE ... SELECT does: rows rehashed by their bucket key, each new bucket's rows in the
+order the old splits read them, numbered from 0 at level 0.
 
     driver: plan_splits (snapshot S) --one task per old split--> merged rows (what a reader
             sees), new bucket of each row --shuffle (partition, new bucket) as Arrow IPC-->
@@ -31,6 +33,7 @@ from dbt.adapters.paimon.ops.compact import _partition_filter
 from dbt.adapters.paimon.ops.strategy import CompactionConfig
 
 _IPC_ROWS = 65536
+_POSITIONS = 1 << 40   # a split's pieces are numbered below the next split's
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,12 @@ def _check(table, location: TableLocation, buckets) -> int:
         new = 0
     options = {str(k): str(v) for k, v in table.table_schema.options.items()}
     old = int(options.get("bucket", "-1"))
+    if old == -1 and not table.primary_keys:
+        raise ValueError(
+            f"rescale_buckets: Paimon table {location.name} is an append table without "
+            f"buckets ('bucket' = '-1'): its files belong to no bucket and Paimon cannot change "
+            f"'bucket' when it is -1. Rebuild the model with a fixed 'buckets' (and a "
+            f"'bucket_key') and --full-refresh to bucket it.")
     if old == -1:
         raise ValueError(
             f"rescale_buckets: Paimon table {location.name} uses dynamic bucket mode "
@@ -119,14 +128,6 @@ def _check(table, location: TableLocation, buckets) -> int:
     if old == -2:
         raise ValueError(f"rescale_buckets: Paimon table {location.name} uses postpone bucket "
                          f"mode ('bucket' = '-2'), which dbt-paimon does not support")
-    if not table.primary_keys and not options.get("bucket-key"):
-        raise NotImplementedError(
-            f"rescale_buckets: {location.name} is an append table without 'bucket-key'; "
-            f"only primary-key tables and bucketed append tables can be rescaled")
-    if not table.primary_keys:
-        raise NotImplementedError(
-            f"rescale_buckets: {location.name} is an append table; rescaling append tables "
-            f"is not supported yet")
     if new <= 0 or isinstance(buckets, bool):
         raise ValueError(
             f"rescale_buckets of {location.name}: 'buckets' must be a positive integer, got "
@@ -154,7 +155,8 @@ def _rewrite(spark, location: TableLocation, splits, buckets: int) -> List:
     from dbt.adapters.paimon.write.path_choice import IN_PROCESS, choose_path_for_size
 
     size = sum(f.file_size for s in splits for f in s.files)
-    payloads = [pickle.dumps(s) for s in splits]
+    # each split with its ordinal: an append table's new buckets take the rows in read order
+    payloads = [pickle.dumps((ordinal, s)) for ordinal, s in enumerate(splits)]
     if choose_path_for_size(spark, f"rescale of {location.name}", size).path == IN_PROCESS:
         batch = pa.RecordBatch.from_arrays([pa.array(payloads, pa.binary())], names=["split"])
         try:
@@ -170,7 +172,7 @@ def _rewrite(spark, location: TableLocation, splits, buckets: int) -> List:
         frame = spark.createDataFrame([(p,) for p in payloads], "split binary") \
             .repartition(len(payloads))
         routed = frame.mapInArrow(functools.partial(route_task, location, buckets),
-                                  "target binary, bucket int, data binary")
+                                  "target binary, bucket int, data binary, position bigint")
         parallelism = max(1, min(len(splits) * buckets, 4 * _parallelism(spark)))
         shuffled = routed.repartition(parallelism, "target", "bucket")
         _, messages, errors = task_errors.collect_results(
@@ -191,9 +193,11 @@ def _parallelism(spark) -> int:
 
 def route_task(location: TableLocation, buckets: int,
                batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """One old split -> its merged rows, cut by new bucket, as Arrow IPC payloads."""
+    """One old split -> its rows (merged; an append table's in read order), cut by new
+    bucket, as Arrow IPC payloads; ``position`` orders an append table's pieces."""
     from dbt.adapters.paimon.datasource.source import read_merged_split
     from dbt.adapters.paimon.format.bucket import bucket_key_columns, bucket_ids
+    from dbt.adapters.paimon.format.kv_files import read_append_split
     from dbt.adapters.paimon.write import task_errors
 
     try:
@@ -205,9 +209,12 @@ def route_task(location: TableLocation, buckets: int,
         types = {f.name: str(f.type) for f in table.table_schema.fields}
         for batch in batches:
             for payload in batch.column(0).to_pylist():
-                split = pickle.loads(payload)
-                # every level: a deletion-vector table's level-0 rows are data too
-                rows = read_merged_split(table, split, names, all_levels=True)
+                ordinal, split = pickle.loads(payload)
+                if table.primary_keys:
+                    # every level: a deletion-vector table's level-0 rows are data too
+                    rows = read_merged_split(table, split, names, all_levels=True)
+                else:
+                    rows = read_append_split(table, split, names)
                 if rows.num_rows == 0:
                     continue
                 new = bucket_ids(rows.select(keys), buckets, [types[k] for k in keys])
@@ -219,7 +226,9 @@ def route_task(location: TableLocation, buckets: int,
                         yield pa.RecordBatch.from_arrays(
                             [pa.array([target], pa.binary()),
                              pa.array([int(bucket)], pa.int32()),
-                             pa.array([data], pa.binary())], names=["target", "bucket", "data"])
+                             pa.array([data], pa.binary()),
+                             pa.array([ordinal * _POSITIONS + start], pa.int64())],
+                            names=["target", "bucket", "data", "position"])
     except Exception as exc:  # noqa: BLE001 - nothing written yet: carried to the driver
         raise task_errors.TaskFailure(exc) from None
 
@@ -237,7 +246,9 @@ def _from_ipc(data: bytes) -> pa.Table:
 
 def write_task(location: TableLocation, buckets: int,
                batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """One or more new (partition, bucket)s -> sorted top-level files; never raises."""
+    """One or more new (partition, bucket)s -> files; never raises. A primary-key table's
+    rows sorted at the top level; an append table's in read order at level 0, numbered from 0
+    as the writer of Paimon's INSERT OVERWRITE numbers a bucket it starts afresh."""
     from dbt.adapters.paimon.format.commit import abort
     from dbt.adapters.paimon.format.kv_files import new_commit_message, write_kv_file
     from dbt.adapters.paimon.write import task_errors
@@ -249,15 +260,22 @@ def write_task(location: TableLocation, buckets: int,
         table = location.open()
         level = CompactionConfig.from_options(
             {str(k): str(v) for k, v in table.table_schema.options.items()}).max_level
-        groups: Dict[tuple, List[pa.Table]] = {}
+        groups: Dict[tuple, List[tuple]] = {}
         for batch in batches:
-            targets = batch.column(0).to_pylist()
-            bucket_ids = batch.column(1).to_pylist()
-            for target, bucket, data in zip(targets, bucket_ids, batch.column(2).to_pylist()):
-                groups.setdefault((target, bucket), []).append(_from_ipc(data))
+            columns = [batch.column(i).to_pylist() for i in range(4)]
+            for target, bucket, data, position in zip(*columns):
+                groups.setdefault((target, bucket), []).append((position, data))
         trimmed = list(table.trimmed_primary_keys)
         for (target, bucket), pieces in groups.items():
             partition = pickle.loads(target)
+            pieces = [_from_ipc(data) for _, data in sorted(pieces, key=lambda p: p[0])]
+            if not table.primary_keys:
+                message = new_commit_message(partition, bucket,
+                                             new_files=_write_append_bucket(
+                                                 table, partition, bucket, pieces))
+                message.total_buckets = buckets
+                messages.append(message)
+                continue
             rows = pa.concat_tables(pieces).sort_by([(k, "ascending") for k in trimmed])
             rows = rows.append_column("_row_kind", pa.array(["+I"] * rows.num_rows))
             rows = rows.append_column("_seq", pa.array(np.arange(rows.num_rows,
@@ -275,3 +293,29 @@ def write_task(location: TableLocation, buckets: int,
                 pass
     payload = pickle.dumps({"messages": [] if error else messages, "error": error})
     yield pa.RecordBatch.from_arrays([pa.array([payload], pa.binary())], names=["payload"])
+
+
+def _write_append_bucket(table, partition, bucket: int, pieces: List[pa.Table]) -> List:
+    """An append table's new bucket: the rows in order, sequence numbers 0, 1, ... across
+    its files (Java's AppendOnlyWriter)."""
+    import dataclasses
+
+    from pypaimon.write.writer.append_only_data_writer import AppendOnlyDataWriter
+
+    writer = AppendOnlyDataWriter(table, tuple(partition), bucket, 0, options=table.options)
+    try:
+        for piece in pieces:
+            for batch in piece.to_batches():
+                writer.write(batch)
+        files = writer.prepare_commit()
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        writer.close()
+    numbered, start = [], 0
+    for meta in files:
+        numbered.append(dataclasses.replace(meta, min_sequence_number=start,
+                                            max_sequence_number=start + meta.row_count - 1))
+        start += meta.row_count
+    return numbered

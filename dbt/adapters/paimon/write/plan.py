@@ -21,7 +21,9 @@ ASSIGNER = "_assigner"
 NEW_KEY = "_new_key"
 OLD_PREFIX = "_old_"  # cross-partition: the partition / bucket a key already lives in
 OLD_BUCKET = "_old_bucket"
-MOVE_BUCKET = "_move_bucket"  # cross-partition deduplicate: a -D for the bucket a key leaves
+# cross-partition: the bucket the row's key already lives in within the row's partition, from
+# the table's data (Java GlobalIndexAssigner's key index); NULL for a key new there
+KNOWN_BUCKET = "_known_bucket"
 INTERNAL_COLUMNS = (ROW_KIND, SEQ, BUCKET, KEY_HASH, ASSIGNER, NEW_KEY)
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -127,7 +129,7 @@ class WritePlan:
                                             pa.field(KEY_HASH, pa.int32(), nullable=False),
                                             pa.field(ASSIGNER, pa.int32(), nullable=False)]
         if self.cross_partition:
-            fields.append(pa.field(MOVE_BUCKET, pa.int32()))
+            fields.append(pa.field(KNOWN_BUCKET, pa.int32()))
         return pa.schema(fields)
 
     def assigned_schema(self) -> pa.Schema:

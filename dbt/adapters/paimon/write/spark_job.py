@@ -31,16 +31,6 @@ from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, bucket_
                                              existing_keys_task, locate_task, route_task,
                                              validate_task, write_task)
 
-# seed 002/003: what each merge engine does when a key moves to another partition
-CROSS_PARTITION_RULES = {
-    "deduplicate": "delete the existing record in its old partition and insert the new one in "
-                   "the new partition",
-    "partial-update": "update the existing record in the partition it is already in",
-    "aggregation": "update the existing record in the partition it is already in",
-    "first-row": "keep the existing record and discard the new one",
-}
-
-
 @dataclass(frozen=True)
 class WriteResult:
     snapshot_id: Optional[int]   # the run's snapshot; None when there was nothing to commit
@@ -138,12 +128,6 @@ def make_plan(spark, table, location, model_name: str,
             f"('bucket' = '-2'), which the dbt-paimon write path does not support yet; use a "
             f"fixed bucket count or -1 (dynamic)")
     cross_partition = bucket == -1 and not set(partition_keys) <= set(primary_keys)
-    if cross_partition and engine not in CROSS_PARTITION_RULES:
-        raise NotImplementedError(
-            f"Model '{model_name}': Paimon table {name} needs cross-partition updates (primary "
-            f"key {primary_keys} does not contain every partition key {partition_keys}), which "
-            f"dbt-paimon supports for the merge engines {sorted(CROSS_PARTITION_RULES)}, not "
-            f"'{engine}'")
     if bucket > 0 and not set(partition_keys) <= set(primary_keys):
         raise ValueError(
             f"Model '{model_name}': Paimon table {name} has fixed buckets but its primary key "
@@ -192,7 +176,8 @@ def make_plan(spark, table, location, model_name: str,
         spark_names=spark_names_for(names),
         engine=engine)
     plan.merge_spec()  # PaimonConfigError before any Spark job
-    if mode == DYNAMIC and plan.base_snapshot_id is not None:
+    # cross-partition tables need no HASH index: each key's bucket is read from the data
+    if mode == DYNAMIC and not cross_partition and plan.base_snapshot_id is not None:
         from dbt.adapters.paimon.format.splits import plan_splits
 
         snapshot = plan.base_snapshot(table)

@@ -29,7 +29,7 @@ from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DYNAMIC, FIXED, KEY_HASH,
-                                            MOVE_BUCKET, NEW_KEY, OLD_BUCKET, OLD_PREFIX,
+                                            KNOWN_BUCKET, NEW_KEY, OLD_BUCKET, OLD_PREFIX,
                                             ROW_KIND, SEQ, WritePlan)
 from dbt.adapters.paimon.write.validation import (Problems, cast_column, conform_and_check,
                                                   sample_rows, SAMPLE_SIZE)
@@ -190,6 +190,13 @@ def locate_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
         homes = [pl.when(exists).then(pl.col(OLD_PREFIX + m)).otherwise(pl.col("_first_" + m))
                  .alias("_home_" + m) for m in moving]
     per_key = per_key.with_columns(homes)
+    same = exists
+    for m in moving:
+        same = same & pl.col(OLD_PREFIX + m).eq_missing(pl.col("_home_" + m))
+    # a key staying in its partition keeps its bucket there, as read from the data (tables
+    # Paimon writes in this mode keep no HASH index)
+    per_key = per_key.with_columns(pl.when(same).then(pl.col(OLD_BUCKET)).otherwise(None)
+                                   .alias("_known"))
     # the home of every row, in row order
     home_of_row = keys.select(pk + ["_row"]).join(per_key, on=pk, how="left").sort("_row")
     routed = rows
@@ -198,12 +205,10 @@ def locate_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
         routed = routed.set_column(index, rows.schema.field(index),
                                    home_of_row["_home_" + m].to_arrow().cast(
                                        rows.schema.field(index).type))
-    routed = routed.append_column(MOVE_BUCKET, pa.nulls(routed.num_rows, pa.int32()))
+    routed = routed.append_column(KNOWN_BUCKET, home_of_row["_known"].to_arrow()
+                                  .cast(pa.int32()))
     pieces = [routed]
     if plan.engine == "deduplicate":
-        same = pl.lit(True)
-        for m in moving:
-            same = same & pl.col(OLD_PREFIX + m).eq_missing(pl.col("_home_" + m))
         leaving = per_key.filter(exists & ~same)
         if leaving.height:
             moves = rows.take(pa.array(leaving["_last_row"].to_numpy()))
@@ -214,7 +219,7 @@ def locate_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
                                              moves.schema.field(index).type))
             moves = moves.set_column(moves.schema.get_field_index(ROW_KIND), ROW_KIND,
                                      pa.array(["-D"] * moves.num_rows, pa.string()))
-            moves = moves.append_column(MOVE_BUCKET, leaving[OLD_BUCKET].to_arrow()
+            moves = moves.append_column(KNOWN_BUCKET, leaving[OLD_BUCKET].to_arrow()
                                         .cast(pa.int32()))
             pieces.append(moves.cast(routed.schema))
     for piece in pieces:
@@ -309,7 +314,7 @@ def assign_task(plan: WritePlan, batches) -> Iterator[pa.RecordBatch]:
         return
     extra = {ROW_KIND: pa.string(), SEQ: pa.int64(), KEY_HASH: pa.int32(), ASSIGNER: pa.int32()}
     if plan.cross_partition:
-        extra[MOVE_BUCKET] = pa.int32()
+        extra[KNOWN_BUCKET] = pa.int32()
     data = _conform(plan, data, extra)
     out_schema = _spark_schema(plan, plan.assigned_schema())
     for out in assign_buckets(plan, plan.open_table(), data):
@@ -326,8 +331,8 @@ def assign_buckets(plan: WritePlan, table, data: pa.Table) -> Iterator[pa.Table]
         index = dynamic_index.PartitionIndex.load(table, snapshot, partition)
         hashes = rows.column(KEY_HASH).to_numpy()
         buckets = index.lookup(hashes)
-        if plan.cross_partition:  # a -D for the bucket a key leaves: its bucket is known
-            moved = rows.column(MOVE_BUCKET)
+        if plan.cross_partition:  # keys the table holds in this partition: their bucket
+            moved = rows.column(KNOWN_BUCKET)
             move_mask = np.asarray(pc.is_valid(moved).to_numpy(zero_copy_only=False))
             buckets[move_mask] = pc.fill_null(moved, -1).to_numpy()[move_mask]
         new = buckets < 0
@@ -344,7 +349,7 @@ def assign_buckets(plan: WritePlan, table, data: pa.Table) -> Iterator[pa.Table]
                 sorter = np.argsort(unique)
                 pos = np.searchsorted(unique[sorter], hashes[mask])
                 buckets[mask] = chosen[sorter][pos]
-        out = rows.drop_columns([c for c in (ASSIGNER, MOVE_BUCKET) if c in rows.column_names])
+        out = rows.drop_columns([c for c in (ASSIGNER, KNOWN_BUCKET) if c in rows.column_names])
         out = out.append_column(BUCKET, pa.array(buckets, pa.int32()))
         yield out.append_column(NEW_KEY, pa.array(new, pa.bool_()))
 

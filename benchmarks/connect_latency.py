@@ -1,13 +1,18 @@
 """Latency of fresh dbt commands: a warm Spark Connect server vs session mode.
 
     flock /work/bench.lock .venv/bin/python benchmarks/connect_latency.py [--repeat 3] [--rows 500000]
+        [--sections show,run,merge,build]
 
 Every measurement is the wall time of a new `dbt` process, as a user types it, side by side:
 * `dbt show --inline "select 1"`: connect, session (dbt-paimon's embedded Spark) and plain
   dbt-spark's session method (goal: connect <= 3 s);
 * `dbt run` of a one-model project (a 10-row paimon_pk): connect vs session (goal <= 5 s);
 * 4 fresh `dbt run`s each merging --rows rows into a 4-bucket paimon_pk table vs the same 4 runs
-  of a parquet `table` model, both over connect (goal: paimon_pk <= 1.5x parquet).
+  of a parquet `table` model, both over connect (goal: paimon_pk <= 1.5x parquet);
+* `dbt build` of sample_project (seeds, models, snapshot, tests) over connect vs session mode, with
+  the project's own profile (targets connect and dev): its first build (an empty warehouse, dbt's
+  full parse) and its second (dbt's partial parse; every table merges the same rows again). Its
+  tests hold after one or two builds (as in `make demo`), so each target gets exactly two.
 The server (local[2], 4 shuffle partitions, as the session targets) is started and warmed before
 the first measurement and stopped at the end. Prints a table and saves it, with the commit and
 the machine, to benchmarks/results/connect_latency.txt (plot: connect_latency.png).
@@ -25,12 +30,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Dict, Optional
 
 from plots import BASELINE, FLOOR, PAIMON, RESULTS, save_bars  # same folder: run as a script
 
 from dbt.adapters.paimon import connect_server, jvm_cds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLE_PROJECT = os.path.join(os.path.dirname(HERE), "sample_project")
+# what a build leaves in the project folder: not copied
+SAMPLE_PROJECT_OUTPUTS = ("paimon_warehouse", "target", "logs", "dbt_packages")
+SECTIONS = ("show", "run", "merge", "build")
+SHOW_WHAT, RUN_WHAT = 'show --inline "select 1"', "run: one 10-row paimon_pk"
+BUILD_WHATS = ("build sample_project: 1st (empty)", "build sample_project: 2nd")
 DBT = [sys.executable, "-m", "dbt.cli.main"]
 PK_ROWS = """{{{{ config(materialized='{materialized}'{extra}) }}}}
 select cast(id % {keys} as bigint) as k, cast(id as bigint) as v_long,
@@ -73,10 +85,11 @@ def write_project(root: str, url: str, warehouse: str, rows: int) -> None:
             f.write(sql)
 
 
-def dbt_seconds(root: str, *args: str) -> float:
+def dbt_seconds(root: str, *args: str, env: Optional[Dict[str, str]] = None) -> float:
     start = time.perf_counter()
     result = subprocess.run(DBT + list(args) + ["--project-dir", root, "--profiles-dir", root],
-                            cwd=root, capture_output=True, text=True)
+                            cwd=root, capture_output=True, text=True,
+                            env={**os.environ, **(env or {})})
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         raise RuntimeError(f"dbt {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
@@ -98,6 +111,24 @@ def cds_state() -> str:
             else "session mode without a CDS archive")
 
 
+def copy_sample_project(root: str, source: str = SAMPLE_PROJECT) -> str:
+    """sample_project without its build outputs, under ``root``: session mode's warehouse (the
+    profile's default, inside the project) and dbt's files stay out of the repository."""
+    project = os.path.join(root, os.path.basename(source))
+    shutil.copytree(source, project, ignore=shutil.ignore_patterns(*SAMPLE_PROJECT_OUTPUTS))
+    return project
+
+
+def measure_builds(project: str, url: str, rows: list) -> None:
+    """Two `dbt build`s of the project over connect (target connect: the server's warehouse),
+    then two in session mode (target dev: the project's own paimon_warehouse)."""
+    env = {"DBT_PAIMON_CONNECT_URL": url}  # the profile's connect host
+    for target, label in (("connect", "connect"), ("dev", "session")):
+        for what in BUILD_WHATS:
+            seconds = dbt_seconds(project, "build", "--target", target, env=env)
+            rows.append((what, label, seconds, [seconds]))
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -109,7 +140,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rows", type=int, default=500_000, help="rows of each merging run")
     parser.add_argument("--runs", type=int, default=4)
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help=f"comma-separated, of {', '.join(SECTIONS)}")
     args = parser.parse_args()
+    sections = [name.strip() for name in args.sections.split(",") if name.strip()]
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown sections {unknown}; choose from {', '.join(SECTIONS)}")
 
     root = tempfile.mkdtemp(prefix="bench-connect-")
     warehouse = os.path.join(root, "connect_wh")
@@ -127,21 +164,27 @@ def main() -> int:
             times = [dbt_seconds(root, *dbt_args, "--target", target) for _ in range(repeat)]
             rows.append((what, target, statistics.median(times), times))
 
-        # first runs of a project (dbt's parse, Spark's first model) are not what is measured;
-        # session mode's JVM class-data-sharing archive is built once per machine: its first
-        # session start writes it when its JVM exits
-        dbt_seconds(root, "run", "-s", "one_pk", "--target", "connect")
-        dbt_seconds(root, "run", "-s", "one_pk", "--target", "session")
-        wait_for_cds_archive()
-        for target in ("connect", "session", "spark"):
-            measure('show --inline "select 1"', target, "show", "--inline", "select 1")
-        for target in ("connect", "session"):
-            measure("run: one 10-row paimon_pk", target, "run", "-s", "one_pk")
-        for model in ("pk_model", "parquet_model"):
-            times = [dbt_seconds(root, "run", "-s", model, "--vars", f"{{batch: {i}}}",
-                                 "--target", "connect") for i in range(args.runs)]
-            rows.append((f"{args.runs} runs x {args.rows:,} rows: {model}", "connect",
-                         sum(times), times))
+        if "show" in sections or "run" in sections:
+            # first runs of a project (dbt's parse, Spark's first model) are not what is
+            # measured; session mode's JVM class-data-sharing archive is built once per
+            # machine: its first session start writes it when its JVM exits
+            dbt_seconds(root, "run", "-s", "one_pk", "--target", "connect")
+            dbt_seconds(root, "run", "-s", "one_pk", "--target", "session")
+            wait_for_cds_archive()
+        if "show" in sections:
+            for target in ("connect", "session", "spark"):
+                measure(SHOW_WHAT, target, "show", "--inline", "select 1")
+        if "run" in sections:
+            for target in ("connect", "session"):
+                measure(RUN_WHAT, target, "run", "-s", "one_pk")
+        if "merge" in sections:
+            for model in ("pk_model", "parquet_model"):
+                times = [dbt_seconds(root, "run", "-s", model, "--vars", f"{{batch: {i}}}",
+                                     "--target", "connect") for i in range(args.runs)]
+                rows.append((f"{args.runs} runs x {args.rows:,} rows: {model}", "connect",
+                             sum(times), times))
+        if "build" in sections:
+            measure_builds(copy_sample_project(root), server.url, rows)
     finally:
         connect_server.stop(warehouse, port)
         shutil.rmtree(root, ignore_errors=True)
@@ -152,34 +195,56 @@ def main() -> int:
              f"{commit}, {platform.node()} ({os.cpu_count()} cores, {platform.machine()}), "
              f"load {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; fresh dbt "
              f"processes, local[2]; server start + warm-up {server_start:.1f} s; "
-             f"{cds_state()}",
+             f"{cds_state()}; sections {','.join(sections)}",
              f"{'command':44}{'target':10}{'seconds':>9}   each run"]
     for what, target, seconds, times in rows:
         lines.append(f"{what:44}{target:10}{seconds:>9.1f}   "
                      + " ".join(f"{t:.1f}" for t in times))
-    by = {(what, target): seconds for what, target, seconds, _ in rows}
-    pk = by[(f"{args.runs} runs x {args.rows:,} rows: pk_model", "connect")]
-    parquet = by[(f"{args.runs} runs x {args.rows:,} rows: parquet_model", "connect")]
-    show_what, run_what = 'show --inline "select 1"', "run: one 10-row paimon_pk"
-    lines += [f"show select 1 over connect: {by[(show_what, 'connect')]:.1f} s (goal <= 3 s); "
-              f"session mode {by[(show_what, 'session')]:.1f} s, dbt-spark session mode "
-              f"{by[(show_what, 'spark')]:.1f} s",
-              f"run of a 10-row paimon_pk over connect: {by[(run_what, 'connect')]:.1f} s "
-              f"(goal <= 5 s); session mode {by[(run_what, 'session')]:.1f} s",
-              f"{args.runs} merging paimon_pk runs / parquet runs over connect = "
-              f"{pk / parquet:.2f}x (goal <= 1.5x)"]
+    lines += summary(rows, args.runs, args.rows)
     text = "\n".join(lines)
     print(text)
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, "connect_latency.txt"), "w") as f:
         f.write(text + "\n")
-    path = save_bars("connect_latency",
-                     ["show\nconnect", "show\nsession", "show\ndbt-spark", "run 10 rows\nconnect",
-                      "run 10 rows\nsession"],
-                     [row[2] for row in rows[:5]], "fresh dbt processes (seconds)",
-                     colors=[PAIMON, BASELINE, FLOOR, PAIMON, BASELINE])
-    print(f"plot: {path}")
+    by = {(what, target): seconds for what, target, seconds, _ in rows}
+    bars = [("show\nconnect", (SHOW_WHAT, "connect"), PAIMON),
+            ("show\nsession", (SHOW_WHAT, "session"), BASELINE),
+            ("show\ndbt-spark", (SHOW_WHAT, "spark"), FLOOR),
+            ("run 10 rows\nconnect", (RUN_WHAT, "connect"), PAIMON),
+            ("run 10 rows\nsession", (RUN_WHAT, "session"), BASELINE),
+            ("2nd build of\nsample, connect", (BUILD_WHATS[1], "connect"), PAIMON),
+            ("2nd build of\nsample, session", (BUILD_WHATS[1], "session"), BASELINE)]
+    bars = [(label, by[key], color) for label, key, color in bars if key in by]
+    if bars:
+        path = save_bars("connect_latency", [label for label, _, _ in bars],
+                         [seconds for _, seconds, _ in bars], "fresh dbt processes (seconds)",
+                         colors=[color for _, _, color in bars])
+        print(f"plot: {path}")
     return 0
+
+
+def summary(rows: list, runs: int, rows_per_run: int) -> list:
+    """One line per goal whose measurements this run made."""
+    by = {(what, target): seconds for what, target, seconds, _ in rows}
+    lines = []
+    if (SHOW_WHAT, "connect") in by:
+        lines.append(f"show select 1 over connect: {by[(SHOW_WHAT, 'connect')]:.1f} s "
+                     f"(goal <= 3 s); session mode {by[(SHOW_WHAT, 'session')]:.1f} s, dbt-spark session mode "
+                     f"{by[(SHOW_WHAT, 'spark')]:.1f} s")
+    if (RUN_WHAT, "connect") in by:
+        lines.append(f"run of a 10-row paimon_pk over connect: {by[(RUN_WHAT, 'connect')]:.1f} s "
+                     f"(goal <= 5 s); session mode {by[(RUN_WHAT, 'session')]:.1f} s")
+    pk = by.get((f"{runs} runs x {rows_per_run:,} rows: pk_model", "connect"))
+    parquet = by.get((f"{runs} runs x {rows_per_run:,} rows: parquet_model", "connect"))
+    if pk is not None and parquet is not None:
+        lines.append(f"{runs} merging paimon_pk runs / parquet runs over connect = "
+                     f"{pk / parquet:.2f}x (goal <= 1.5x)")
+    first, second = BUILD_WHATS
+    if (second, "connect") in by:
+        lines.append(f"dbt build of sample_project over connect: {by[(first, 'connect')]:.1f} s "
+                     f"first, {by[(second, 'connect')]:.1f} s second; session mode "
+                     f"{by[(first, 'session')]:.1f} s, {by[(second, 'session')]:.1f} s")
+    return lines
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Dict, Optional
 
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import connect_client, jvm_cds, spark_logs, worker_warm_up
+from dbt.adapters.paimon import connect_client, jvm_cds, process_gc, spark_logs, worker_warm_up
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.spark_env import is_connect
 
@@ -136,6 +136,7 @@ def start_session(
         _quiet_query_loggers()
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
+        process_gc.freeze_long_lived()  # the Spark client's objects live as long as the process
         return registry
 
 
@@ -203,6 +204,7 @@ def start_connect_session(
         os.environ["SPARK_REMOTE"] = str(session_url)
         registry = PaimonTableRegistry(spark, warehouse, catalog_options or {})
         _registry = registry
+        process_gc.freeze_long_lived()  # the Spark client's objects live as long as the process
         return registry
 
 

@@ -59,7 +59,7 @@ def run_dbt_process(project: Path, *args: str,
     """dbt ``args`` in a new process, its stderr merged into its stdout (the terminal)."""
     return subprocess.run(
         [DBT, *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200,
         env={**os.environ, **(env or {})})
 
 

@@ -6,7 +6,6 @@ Python worker's text. The details are in the logs: a Spark task's failure in the
 (its executors log there), the full trace of an unexpected error in the client's
 <warehouse>/.spark/logs/spark.log, whose path the error names."""
 
-import glob
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -15,9 +14,12 @@ import pytest
 
 from dbt.adapters.paimon import connect_server, spark_logs
 from dbt.adapters.paimon.credentials import SPARK_STATE_DIRNAME
-from tests.functional.console_output import (NULL_KEY, assert_dbt_lines_only,
+from tests.functional.console_output import (CORRUPTED_MODELS, NULL_KEY,
+                                             assert_dbt_lines_only,
                                              assert_failing_run_reported,
-                                             assert_failing_test_reported, run_dbt_process,
+                                             assert_failing_test_reported,
+                                             assert_unexpected_error_reported,
+                                             corrupt_data_files, run_dbt_process,
                                              write_project)
 
 SCHEMA = "connect_console"
@@ -28,11 +30,6 @@ def project(tmp_path_factory, connect_server_url, paimon_warehouse) -> Path:
     return write_project(tmp_path_factory.mktemp("connect_console"), SCHEMA,
                          f"method: connect\nhost: '{connect_server_url}'\n"
                          f"warehouse: {paimon_warehouse}")
-
-
-def client_log(warehouse: str) -> str:
-    path = spark_logs.log_path(str(Path(warehouse) / SPARK_STATE_DIRNAME))
-    return Path(path).read_text()
 
 
 def server_log(warehouse: str, url: str) -> str:
@@ -59,30 +56,15 @@ def test_a_failing_test_and_a_show_print_dbt_lines_only(project):
 
 
 def test_an_unexpected_error_names_its_type_message_and_trace(project, paimon_warehouse):
-    """A data file of a table overwritten with garbage: reading it fails in a Spark task with
-    pyarrow's ArrowInvalid, which dbt-paimon does not anticipate. dbt's error names the type,
-    its message and the client's log file holding the full trace (the task's traceback too)."""
-    (project / "models" / "corrupted.sql").write_text(
-        "{{ config(materialized='paimon_pk', primary_key='id') }}\n"
-        "select id, 'x' as v from range(5)")
-    (project / "models" / "reads_corrupted.sql").write_text(
-        "{{ config(materialized='paimon_pk', primary_key='id') }}\n"
-        "select * from {{ ref('corrupted') }}")
+    """dbt's error names the type, its message and the client's log file holding the full
+    trace (the server's task's traceback too)."""
+    for name, text in CORRUPTED_MODELS.items():
+        (project / "models" / name).write_text(text)
     built = run_dbt_process(project, "run", "--select", "corrupted")
     assert built.returncode == 0, built.stdout
-    files = glob.glob(str(Path(paimon_warehouse) / f"{SCHEMA}.db" / "corrupted" / "bucket-*"
-                          / "*.parquet"))
-    assert files
-    for name in files:
-        Path(name).write_bytes(b"not a parquet file")
-    log_file = spark_logs.log_path(str(Path(paimon_warehouse) / SPARK_STATE_DIRNAME))
+    corrupt_data_files(paimon_warehouse, SCHEMA, "corrupted")
     result = run_dbt_process(project, "run", "--select", "reads_corrupted")
     assert result.returncode == 1, result.stdout
     assert_dbt_lines_only(result)
-    error = re.search(r"Model 'reads_corrupted': unexpected error (.*?)\(please include it",
-                      result.stdout, re.DOTALL)
-    assert error and result.stdout.count("unexpected error") == 1, result.stdout
-    assert "ArrowInvalid" in error.group(1), error.group(1)
-    assert f"its full trace is in {log_file}" in " ".join(error.group(1).split())
-    trace = client_log(paimon_warehouse).rsplit("model 'reads_corrupted' failed", 1)[-1]
-    assert "Traceback" in trace and "ArrowInvalid" in trace, trace[-5000:]
+    log_file = spark_logs.log_path(str(Path(paimon_warehouse) / SPARK_STATE_DIRNAME))
+    assert_unexpected_error_reported(result.stdout, "reads_corrupted", log_file)

@@ -89,3 +89,34 @@ def assert_failing_test_reported(result: subprocess.CompletedProcess) -> None:
     assert result.returncode == 1, result.stdout
     assert_dbt_lines_only(result)
     assert "FAIL 9 accepted_values_passing_twice__0" in result.stdout, result.stdout
+
+
+# An error dbt-paimon does not anticipate: a table whose data files were overwritten with
+# garbage fails the model reading it in a Spark task, with pyarrow's ArrowInvalid.
+CORRUPTED_MODELS = {
+    "corrupted.sql": ("{{ config(materialized='paimon_pk', primary_key='id') }}\n"
+                      "select id, 'x' as v from range(5)"),
+    "reads_corrupted.sql": ("{{ config(materialized='paimon_pk', primary_key='id') }}\n"
+                            "select * from {{ ref('corrupted') }}"),
+}
+
+
+def corrupt_data_files(warehouse: str, schema: str, table: str) -> None:
+    files = list((Path(warehouse) / f"{schema}.db" / table).glob("bucket-*/*.parquet"))
+    assert files, f"{table} has no data file in {warehouse}"
+    for path in files:
+        path.write_bytes(b"not a parquet file")
+
+
+def assert_unexpected_error_reported(text: str, model: str, log_file: str) -> None:
+    """dbt's error for ``model`` (in ``text``, wrapped or not) names the exception's type, its
+    message and ``log_file``, which holds the full trace (the Spark task's traceback too)."""
+    error = re.search(rf"Model '{model}': unexpected error (.*?)\(please include it", text,
+                      re.DOTALL)
+    assert error and text.count("unexpected error") == 1, text
+    message = " ".join(error.group(1).split())
+    assert "ArrowInvalid: Parquet magic bytes not found" in message, message
+    assert "SQLSTATE" not in message, message
+    assert f"its full trace is in {log_file}" in message, message
+    trace = Path(log_file).read_text().rsplit(f"model '{model}' failed", 1)[-1]
+    assert "Traceback" in trace and "ArrowInvalid" in trace, trace[-5000:]

@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 from dbt.tests.util import run_dbt
 
-from tests.functional.console_output import (assert_dbt_lines_only, assert_failing_run_reported,
-                                             assert_failing_test_reported, run_dbt_process,
+from tests.functional.console_output import (CORRUPTED_MODELS, assert_dbt_lines_only,
+                                             assert_failing_run_reported,
+                                             assert_failing_test_reported,
+                                             assert_unexpected_error_reported,
+                                             corrupt_data_files, run_dbt_process,
                                              write_project)
 
 bad_sql_model = "select no_such_column from (select 1 as id) t"
@@ -18,7 +21,7 @@ good_sql_model = "select id, id * 2 as twice from range(1000)"
 class TestSparkStaysQuietPaimon:
     @pytest.fixture(scope="class")
     def models(self):
-        return {"fine.sql": good_sql_model, "broken.sql": bad_sql_model}
+        return {"fine.sql": good_sql_model, "broken.sql": bad_sql_model, **CORRUPTED_MODELS}
 
     def test_successful_run_prints_nothing_from_spark(self, project, capfd):
         capfd.readouterr()
@@ -37,6 +40,18 @@ class TestSparkStaysQuietPaimon:
         assert "SQLQueryContextLogger" not in err, (
             "PySpark's own error logger printed the failure (JSON with the Java stack trace) "
             "to stderr, besides dbt's error message")
+
+    def test_an_unexpected_error_names_its_type_message_and_trace(self, project, capfd):
+        from dbt.adapters.paimon import spark_logs
+
+        run_dbt(["run", "--select", "corrupted"])
+        corrupt_data_files(project.adapter.config.credentials.warehouse, project.test_schema,
+                           "corrupted")
+        capfd.readouterr()
+        results = run_dbt(["run", "--select", "reads_corrupted"], expect_pass=False)
+        assert_unexpected_error_reported(results.results[0].message, "reads_corrupted",
+                                         spark_logs.current_log_path())
+        assert "Traceback" not in "".join(capfd.readouterr())
 
 
 # --------------------------------------------------------------------------- real dbt processes

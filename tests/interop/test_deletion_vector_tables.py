@@ -10,7 +10,8 @@ its deletion vector deletes. Append tables get their deletion vectors from Paimo
 Paimon 1.0 refuses first-row tables with deletion vectors (``First row merge engine does not
 need deletion vectors``), and writes only the 32-bit bitmap (``deletion-vectors.bitmap64``
 arrived in Paimon 1.1; its encoding is covered by
-tests/unit/format/test_deletion_vector_encoding.py).
+tests/unit/format/test_deletion_vector_encoding.py, our runs writing it by
+tests/functional/paimon/test_deletion_vector_model.py).
 """
 from __future__ import annotations
 
@@ -222,7 +223,7 @@ def _run_table(ids, amount=lambda i: i, kind="+I", name=lambda i: f"w{i}"):
                      "op": pa.array([kind] * len(ids), pa.string())})
 
 
-@pytest.mark.parametrize("engine", ["aggregation", "deduplicate"])  # partial-update: as agg.
+@pytest.mark.parametrize("engine", ["aggregation", "deduplicate", "partial-update"])
 def test_our_runs_on_java_tables(spark, tmp_path, paimon_java, engine):
     """Java writes, our runs (a commit, then the run's maintenance: lookup compaction writing
     deletion vectors) on top, Java writes again, our full compaction: Java reads what we read
@@ -452,7 +453,8 @@ def test_our_runs_on_dynamic_bucket_tables(spark, tmp_path, paimon_java):
     """bucket = -1 with deletion vectors (Paimon writes such tables; test_dynamic_bucket_table_
     with_deletes reads Java's): our runs keep the HASH index and write deletion vectors, Java
     reads every step and writes on top with its own bucket assigner; the cross-partition kind
-    (primary key without the partition column) moves keys between partitions."""
+    (primary key without the partition column) moves keys between partitions, then Java
+    compacts it fully and we read Java's result."""
     dynamic = JavaScript(paimon_java, tmp_path, "dyn")
     dynamic.create(bucket="-1", **{"dynamic-bucket.target-row-num": "10"}).write(
         _rows(range(40))).run()
@@ -481,15 +483,21 @@ def test_our_runs_on_dynamic_bucket_tables(spark, tmp_path, paimon_java):
         for snapshot in snapshots[peer]:
             peer.read(snapshot)
     dynamic.write(_rows([3, 35, 80], amount=lambda i: 900 + i, kind="+U")).read()
+    # Java's full compaction of a table only our runs wrote (our files, our vectors)
+    cross._add("compact").read()
     java_dynamic = dynamic.run()
     java_cross = cross.run()
-    for peer, theirs in ((dynamic, java_dynamic[:2]), (cross, java_cross)):
+    for peer, theirs in ((dynamic, java_dynamic[:2]), (cross, java_cross[:2])):
         table = peer.location.open()
         assert [_ours(peer.location, s) for s in snapshots[peer]] == theirs
+        ours_last = table.snapshot_manager().get_snapshot_by_id(snapshots[peer][-1])
         assert "DELETION_VECTORS" in {e.index_file.index_type for e in IndexManifestFile(
-            table).read(table.snapshot_manager().get_latest_snapshot().index_manifest)}
+            table).read(ours_last.index_manifest)}
     assert _ours(dynamic.location) == java_dynamic[-1]
     assert len(java_dynamic[-1]) == 60 - 3 + 2  # 1, 2, 35 deleted; 35 back and 80 from Java
+    assert _snapshot_kinds(cross.location)[-1] == "COMPACT"
+    assert len(splits_mod.list_snapshots(cross.location.open())) > snapshots[cross][-1]
+    assert _ours(cross.location) == java_cross[-1] == java_cross[1]
     moved = {r["id"]: r["dt"] for r in java_cross[-1]}
     assert len(moved) == 29 and 20 not in moved
     assert all(moved[i] == f"d{(i + 1) % 2}" for i in range(10))

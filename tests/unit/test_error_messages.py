@@ -138,3 +138,30 @@ def test_a_value_error_our_code_raises_in_a_task_is_a_refusal_not_a_bug(log_file
     # the same error raised outside dbt-paimon's code is unexpected
     elsewhere = text.replace("/dbt/adapters/paimon/datasource/", "/pyarrow/")
     assert "unexpected error" in error_messages.spark_failure(WorkerFailure(elsewhere))
+
+
+# A failed Python task as a Spark Connect client raises it (pyspark.errors.exceptions.connect.
+# PythonException): the server's error class, the worker's traceback, then the SQL state.
+CONNECT_WORKER_TEXT = """
+  An exception was thrown from the Python worker. Please see the stack trace below.
+[PYTHON_EXCEPTION] An exception was thrown from the Python worker: Traceback (most recent call last):
+  File "/x/dbt/adapters/paimon/datasource/source.py", line 201, in read
+    data = read_merged_split(table, partition.split, target.names)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/x/pyarrow/parquet/core.py", line 317, in __init__
+    self.reader.open(
+  File "pyarrow/error.pxi", line 92, in pyarrow.lib.check_status
+pyarrow.lib.ArrowInvalid: Parquet magic bytes not found in footer.
+ SQLSTATE: 38000"""
+
+
+def test_a_task_failure_over_spark_connect_drops_the_python_sql_state(log_file):
+    message = error_messages.model_failure("orders", WorkerFailure(CONNECT_WORKER_TEXT))
+    assert message.startswith("Model 'orders': unexpected error in a Spark Python task: "
+                              "pyarrow.lib.ArrowInvalid: Parquet magic bytes not found in footer. "
+                              "Nothing was written;"), message
+    assert "SQLSTATE" not in message
+    ours = CONNECT_WORKER_TEXT.replace(
+        "pyarrow.lib.ArrowInvalid: Parquet magic bytes not found in footer.",
+        "dbt.adapters.paimon.runtime.errors.PaimonDataError: Paimon table a.b: file lost")
+    assert error_messages.spark_failure(WorkerFailure(ours)) == "Paimon table a.b: file lost"

@@ -29,6 +29,9 @@ HANDLED_IN_TASKS = ("TaskFailure: PaimonDataError", "TaskFailure: PaimonConfigEr
 _OUR_MODULES = re.compile(r"^(?:dbt\.adapters\.paimon\.[\w.]*\.)(?=\w+: )")
 _FRAME = re.compile(r'^  File "([^"]*)", line \d+', re.MULTILINE)
 _OUR_CODE = "/dbt/adapters/paimon/"
+# Spark Connect ends a failed Python task's text with the SQL state of Spark's PYTHON_EXCEPTION
+# error class: it says "a Python worker raised", which the message says already.
+_PYTHON_SQLSTATE = re.compile(r"\s*SQLSTATE: 38000\s*$")
 # Hive's error when Spark's Derby metastore cannot be opened (another process holds its lock)
 METASTORE_UNAVAILABLE = ("Unable to instantiate "
                          "org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient")
@@ -113,7 +116,7 @@ def _is_unexpected(exc: BaseException) -> bool:
 
 def _task_error(text: str) -> Tuple[str, bool]:
     """(message, whether dbt-paimon raised it on purpose) of a failed Python task's text."""
-    text = task_errors.without_payload(text).strip()
+    text = _PYTHON_SQLSTATE.sub("", task_errors.without_payload(text)).strip()
     raised = _OUR_MODULES.sub("", _raised_line(text))
     for name in HANDLED_IN_TASKS:  # our own error: its message says it all
         if raised.startswith(f"{name}: "):

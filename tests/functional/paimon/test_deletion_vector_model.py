@@ -4,10 +4,13 @@ read, `dbt test` and downstream models see every row of the run; with changelog_
 'lookup' that compaction also writes the run's changelog, which `paimon_changes` consumes.
 Interop with Paimon Java: tests/interop/test_deletion_vector_tables.py."""
 
+import struct
+
 import pytest
 from dbt.tests.util import run_dbt
 
-from dbt.adapters.paimon.format import splits
+from dbt.adapters.paimon.datasource.source import is_raw_convertible
+from dbt.adapters.paimon.format import deletion_vectors, splits
 from tests.functional.paimon_tables import commit_kinds, open_table
 
 MODEL = """
@@ -70,3 +73,51 @@ class TestDeletionVectorModel:
             [("-U", 2, 20), ("+U", 2, 25), ("-U", 3, 30), ("+U", 3, 31), ("+I", 201, 40)]
         assert project.run_sql(f"select count(*) from {schema}.balance_changes",
                                fetch="one")[0] == 205
+
+
+INCREMENTAL = """
+{{ config(materialized='incremental', unique_key='id', buckets=2,
+          table_options={'deletion-vectors.enabled': 'true',
+                         'deletion-vectors.bitmap64': 'true'}) }}
+{% if var('batch') == 1 %}
+select id, cast(id * 10 as int) amount from range(1, 201)
+{% else %}
+select cast(id as bigint) id, cast(amount as int) amount from values (2, 5), (3, 1), (201, 40)
+as t(id, amount)
+{% endif %}
+"""
+
+
+class TestIncrementalModelWith64BitDeletionVectors:
+    """dbt's own incremental materialization (merge on `unique_key`) on a deletion-vector table
+    whose options ask for Paimon 1.1's 64-bit vectors (`deletion-vectors.bitmap64`, written as
+    Java's Bitmap64DeletionVector: magic 1681511377 little-endian after the big-endian length):
+    the run's lookup compaction writes them, and every read applies them without merging."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"ledger.sql": INCREMENTAL}
+
+    def test_runs_write_64_bit_vectors_and_read_through_them(self, project):
+        run_dbt(["run", "--vars", "{batch: 1}"])
+        run_dbt(["run", "--vars", "{batch: 2}"])
+        assert commit_kinds(project, "ledger")[-2:] == ["APPEND", "COMPACT"]
+        table = open_table(project, "ledger")
+        entries = deletion_vectors.index_entries(
+            table, table.snapshot_manager().get_latest_snapshot())
+        magics = set()
+        for entry in entries:
+            path = deletion_vectors.index_file_path(table, tuple(entry.partition.values),
+                                                    entry.bucket, entry.index_file)
+            with table.file_io.new_input_stream(path) as stream:
+                data = stream.read()
+            for meta in entry.index_file.dv_ranges.values():
+                magics.add(data[meta.offset + 4:meta.offset + 8])
+        assert magics == {struct.pack("<i", deletion_vectors.MAGIC_BITMAP64)}
+        # each bucket's files are read as they are, the vectors applied, without a merge
+        assert all(is_raw_convertible(s) for s in splits.plan_splits(table))
+        schema = project.test_schema
+        assert project.run_sql(f"select id, amount from {schema}.ledger where id in (1, 2, 3, "
+                               f"201) order by id", fetch="all") == \
+            [(1, 10), (2, 5), (3, 1), (201, 40)]
+        assert project.run_sql(f"select count(*) from {schema}.ledger", fetch="one")[0] == 201

@@ -25,3 +25,21 @@ def test_status_start_of_a_running_server(connect_server_url, paimon_warehouse):
 def test_status_of_a_server_that_does_not_run(tmp_path):
     status = cli("server", "status", "--warehouse", str(tmp_path), "--port", "1")
     assert status.returncode == 3 and "not running" in status.stdout
+
+
+def test_a_start_that_times_out_stops_the_server_it_launched(tmp_path):
+    import socket
+
+    import pytest
+
+    from dbt.adapters.paimon import connect_server
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    warehouse = str(tmp_path / "warehouse")
+    # no JVM accepts connections within a tenth of a second
+    with pytest.raises(connect_server.ServerError, match="within 0 s and was stopped"):
+        connect_server.start(warehouse, port, master="local[1]", timeout=0.1, warm_up=False)
+    server = connect_server.server_for(warehouse, port)
+    assert server.pid() is None and not server.accepts_connections()

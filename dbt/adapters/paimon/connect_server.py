@@ -174,8 +174,12 @@ def start(warehouse: str, port: int = connect_client.DEFAULT_PORT, master: str =
         if server.pid() is None:  # spark-daemon.sh wrote it before returning
             raise ServerError(f"the Spark Connect server exited while starting.{_log_tail(server)}")
         if time.monotonic() > deadline:
+            tail = _log_tail(server)
+            # the server this call launched must not outlive the failed start (it would hold
+            # the port and the metastore)
+            stop(warehouse, port, state_dir)
             raise ServerError(f"the Spark Connect server did not accept connections on port "
-                              f"{port} within {timeout:.0f} s.{_log_tail(server)}")
+                              f"{port} within {timeout:.0f} s and was stopped.{tail}")
     if warm_up:
         warm_up_server(server)
     return server

@@ -258,6 +258,22 @@ class PaimonAdapter(SparkAdapter):
         self._pending_positions().settle(model_id, succeeded=sys.exc_info()[1] is None)
 
     @available
+    def spark_lacks_data_source(self, file_format: str) -> bool:
+        """Whether this Spark has no data source named ``file_format`` (Delta, Iceberg and Hudi
+        come as packages of their own): Spark's DATA_SOURCE_NOT_FOUND while it resolves a read
+        of a path that does not exist. Any other error (the path is missing) means it has one."""
+        if file_format not in _missing_sources:
+            spark = self._registry.activate()
+            try:
+                spark.read.format(file_format).load("/dbt-paimon-probe-no-such-path").schema
+                missing = False
+            except Exception as exc:  # noqa: BLE001 - Spark's analysis error, either way
+                missing = "DATA_SOURCE_NOT_FOUND" in str(exc) or \
+                    "Failed to find the data source" in str(exc)
+            _missing_sources[file_format] = missing
+        return _missing_sources[file_format]
+
+    @available
     def paimon_warehouse(self) -> str:
         return self.config.credentials.warehouse
 
@@ -609,6 +625,11 @@ def _for_model(model: str, exc: BaseException) -> str:
     """The error's message, naming the model once (most of ours name it already)."""
     message = str(exc)
     return message if message.startswith(f"Model '{model}'") else f"Model '{model}': {message}"
+
+
+# file_format -> whether this process's Spark lacks that data source (it does not change
+# while the session lives)
+_missing_sources: Dict[str, bool] = {}
 
 
 def _contract_config(name: str, materialization: str, model: dict):

@@ -419,12 +419,33 @@ class PaimonAdapter(SparkAdapter):
             schema = location.open().table_schema
             table_comment = schema.comment
             column_comments = {f.name: f.description for f in schema.fields}
+        else:
+            table_comment, column_comments = self._spark_comments(relation)
         for column in super()._get_columns_for_catalog(relation):
             column.update(stats)
-            if stats:
-                column["table_comment"] = table_comment
-                column["column_comment"] = column_comments.get(column["column_name"])
+            column["table_comment"] = table_comment
+            column["column_comment"] = column_comments.get(column["column_name"])
             yield column
+
+    def _spark_comments(self, relation: BaseRelation):
+        """(table comment, {column: comment}) of a view or Spark table from `describe table
+        extended`: dbt-spark writes them (a view's `create view v (c comment ..) comment ..`,
+        Delta's `alter table .. change column .. comment`), but its catalog reads neither (the
+        `show table extended` text it parses has no comments)."""
+        from dbt.adapters.spark.impl import GET_COLUMNS_IN_RELATION_RAW_MACRO_NAME
+
+        try:
+            raw = self.execute_macro(GET_COLUMNS_IN_RELATION_RAW_MACRO_NAME,
+                                     kwargs={"relation": relation})
+        except DbtRuntimeError as exc:
+            logger.debug(f"No comments for {relation}: {exc.msg}")
+            return None, {}
+        rows = [dict(zip(row._keys, row._values)) for row in raw]
+        end = self.find_table_information_separator(rows)
+        columns = {row["col_name"]: row.get("comment") for row in rows[:end]
+                   if row["col_name"] and not row["col_name"].startswith("#")}
+        metadata = {row["col_name"]: row["data_type"] for row in rows[end + 1:]}
+        return metadata.get("Comment"), columns
 
     @available
     def paimon_persist_docs(self, relation: BaseRelation, table_comment: Optional[str],

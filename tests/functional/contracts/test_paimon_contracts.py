@@ -97,7 +97,7 @@ class TestPaimonContracts:
 
 
 STRICT_MODEL = """
-{{ config(materialized='incremental', unique_key='id',
+{{ config(materialized='incremental', unique_key='id', on_schema_change='append_new_columns',
           table_options=var('opts', {})) }}
 select cast(id as int) id, cast(name as string) name
 from values {{ var('rows', "(1, 'a'), (2, null)") }} as t(id, name)

@@ -13,7 +13,7 @@ from tests.functional.paimon_tables import commit_kinds, open_table
 # as in a dbt-databricks project, file_format switched from delta to paimon
 DELTA_STYLE = """
 {{ config(materialized='incremental', file_format='paimon', incremental_strategy='merge',
-          unique_key='id', partition_by=['region'], clustered_by=['id'], buckets=2,
+          unique_key=['id', 'region'], partition_by=['region'], clustered_by=['id'], buckets=2,
           tblproperties={'snapshot.num-retained.max': '20'},
           on_schema_change='append_new_columns', merge_update_columns=['amount'],
           incremental_predicates=["DBT_INTERNAL_DEST.region = 'eu'"],
@@ -63,7 +63,7 @@ class TestDeltaProjectOnPaimon:
                                    credentials.catalog_options)
 
         table = open_table(project, "delta_style")
-        assert list(table.primary_keys) == ["id"]
+        assert list(table.primary_keys) == ["id", "region"]
         assert list(table.partition_keys) == ["region"]
         options = dict(table.table_schema.options)
         assert options["bucket"] == "2" and options["bucket-key"] == "id"

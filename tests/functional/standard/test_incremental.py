@@ -121,9 +121,12 @@ class TestMicrobatchWithoutEventTime:
                                      "begin='2024-01-01') }} select 1 as id"}
 
     def test_error_names_model_and_config(self, project):
+        from dbt.exceptions import ParsingError
+
         # dbt's parser refuses the project before any model runs
-        _, output = run_dbt_and_capture(["run"], expect_pass=False)
-        assert "Microbatch model 'no_event_time' must provide an 'event_time'" in output
+        with pytest.raises(ParsingError) as error:
+            run_dbt(["run"])
+        assert "Microbatch model 'no_event_time' must provide an 'event_time'" in str(error.value)
         assert not table_exists(project, "no_event_time")
 
 

@@ -258,6 +258,22 @@ class PaimonAdapter(SparkAdapter):
         self._pending_positions().settle(model_id, succeeded=sys.exc_info()[1] is None)
 
     @available
+    def spark_lacks_data_source(self, file_format: str) -> bool:
+        """Whether this Spark has no data source named ``file_format`` (Delta, Iceberg and Hudi
+        come as packages of their own): Spark's DATA_SOURCE_NOT_FOUND while it resolves a read
+        of a path that does not exist. Any other error (the path is missing) means it has one."""
+        if file_format not in _missing_sources:
+            spark = self._registry.activate()
+            try:
+                spark.read.format(file_format).load("/dbt-paimon-probe-no-such-path").schema
+                missing = False
+            except Exception as exc:  # noqa: BLE001 - Spark's analysis error, either way
+                missing = "DATA_SOURCE_NOT_FOUND" in str(exc) or \
+                    "Failed to find the data source" in str(exc)
+            _missing_sources[file_format] = missing
+        return _missing_sources[file_format]
+
+    @available
     def paimon_warehouse(self) -> str:
         return self.config.credentials.warehouse
 
@@ -403,12 +419,33 @@ class PaimonAdapter(SparkAdapter):
             schema = location.open().table_schema
             table_comment = schema.comment
             column_comments = {f.name: f.description for f in schema.fields}
+        else:
+            table_comment, column_comments = self._spark_comments(relation)
         for column in super()._get_columns_for_catalog(relation):
             column.update(stats)
-            if stats:
-                column["table_comment"] = table_comment
-                column["column_comment"] = column_comments.get(column["column_name"])
+            column["table_comment"] = table_comment
+            column["column_comment"] = column_comments.get(column["column_name"])
             yield column
+
+    def _spark_comments(self, relation: BaseRelation):
+        """(table comment, {column: comment}) of a view or Spark table from `describe table
+        extended`: dbt-spark writes them (a view's `create view v (c comment ..) comment ..`,
+        Delta's `alter table .. change column .. comment`), but its catalog reads neither (the
+        `show table extended` text it parses has no comments)."""
+        from dbt.adapters.spark.impl import GET_COLUMNS_IN_RELATION_RAW_MACRO_NAME
+
+        try:
+            raw = self.execute_macro(GET_COLUMNS_IN_RELATION_RAW_MACRO_NAME,
+                                     kwargs={"relation": relation})
+        except DbtRuntimeError as exc:
+            logger.debug(f"No comments for {relation}: {exc.msg}")
+            return None, {}
+        rows = [dict(zip(row._keys, row._values)) for row in raw]
+        end = self.find_table_information_separator(rows)
+        columns = {row["col_name"]: row.get("comment") for row in rows[:end]
+                   if row["col_name"] and not row["col_name"].startswith("#")}
+        metadata = {row["col_name"]: row["data_type"] for row in rows[end + 1:]}
+        return metadata.get("Comment"), columns
 
     @available
     def paimon_persist_docs(self, relation: BaseRelation, table_comment: Optional[str],
@@ -609,6 +646,11 @@ def _for_model(model: str, exc: BaseException) -> str:
     """The error's message, naming the model once (most of ours name it already)."""
     message = str(exc)
     return message if message.startswith(f"Model '{model}'") else f"Model '{model}': {message}"
+
+
+# file_format -> whether this process's Spark lacks that data source (it does not change
+# while the session lives)
+_missing_sources: Dict[str, bool] = {}
 
 
 def _contract_config(name: str, materialization: str, model: dict):

@@ -94,3 +94,94 @@ class TestPaimonContracts:
         _, output = run_dbt_and_capture(["run", "-s", "orders"], expect_pass=False)
         assert "must agree" in output and "['name']" in output
         assert len(snapshots(project, "orders")) == before["orders"]
+
+
+STRICT_MODEL = """
+{{ config(materialized='incremental', unique_key='id', on_schema_change='append_new_columns',
+          table_options=var('opts', {})) }}
+select cast(id as int) id, cast(name as string) name
+from values {{ var('rows', "(1, 'a'), (2, null)") }} as t(id, name)
+"""
+STRICT_YML = """
+models:
+  - name: strict
+    config: {contract: {enforced: true}}
+    columns:
+      - {name: id, data_type: int}
+      - {name: name, data_type: string}
+  - name: strict_table
+    config: {contract: {enforced: true}}
+    columns:
+      - {name: id, data_type: int}
+      - {name: name, data_type: string}
+"""
+STRICT_NOT_NULL_YML = STRICT_YML.replace("data_type: string}",
+                                         "data_type: string, constraints: [{type: not_null}]}")
+STRICT_TABLE = STRICT_MODEL.replace("materialized='incremental'", "materialized='table'")
+ALLOW = "opts: {alter-column-null-to-not-null.disabled: 'false'}"
+
+
+class TestContractNotNullOnExistingColumn:
+    """A not_null constraint added to a stored nullable column: Paimon alters a column from
+    nullable to NOT NULL only where the table's option 'alter-column-null-to-not-null.disabled'
+    is 'false' (SchemaManager.generateTableSchema, UpdateColumnNullability), and its ALTER does
+    not look at the rows: the run also refuses while stored rows hold NULL there."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"strict.sql": STRICT_MODEL, "strict_table.sql": STRICT_TABLE,
+                "schema.yml": STRICT_YML}
+
+    def state(self, project, table="strict"):
+        schema = open_table(project, table).table_schema
+        return (len(snapshots(project, table)), schema.id,
+                {f.name: f.type.nullable for f in schema.fields})
+
+    def test_not_null_added_later(self, project):
+        run_dbt(["run"])
+        assert self.state(project)[2] == {"id": False, "name": True}
+        write_file(STRICT_NOT_NULL_YML, project.project_root, "models", "schema.yml")
+        before = self.state(project)
+
+        # Paimon's default: the change is refused, naming the option that allows it
+        _, output = run_dbt_and_capture(["run", "-s", "strict", "--vars", "{rows: \"(3, 'c')\"}"],
+                                        expect_pass=False)
+        assert "Model 'strict'" in output and "['name']" in output
+        assert "'alter-column-null-to-not-null.disabled': 'false'" in output
+        assert self.state(project) == before
+
+        # allowed by the table option, but a stored row holds NULL in `name`
+        _, output = run_dbt_and_capture(
+            ["run", "-s", "strict", "--vars", "{rows: \"(3, 'c')\", " + ALLOW + "}"],
+            expect_pass=False)
+        assert "Model 'strict'" in output and "stored rows" in output and "'id': 2" in output
+        assert self.state(project) == before
+
+        # the NULL replaced by a run without the constraint, then the column becomes NOT NULL
+        write_file(STRICT_YML, project.project_root, "models", "schema.yml")
+        run_dbt(["run", "-s", "strict", "--vars", "{rows: \"(2, 'b')\", " + ALLOW + "}"])
+        write_file(STRICT_NOT_NULL_YML, project.project_root, "models", "schema.yml")
+        run_dbt(["run", "-s", "strict", "--vars", "{rows: \"(3, 'c')\", " + ALLOW + "}"])
+        assert self.state(project)[2] == {"id": False, "name": False}
+        assert sorted(tuple(r) for r in project.run_sql(
+            f"select * from {project.test_schema}.strict", fetch="all")) == [
+            (1, "a"), (2, "b"), (3, "c")]
+
+        # dbt's `table` replaces every row: under Paimon's default it is rebuilt with the
+        # NOT NULL column (a change Paimon cannot make in place)
+        assert self.state(project, "strict_table")[2] == {"id": True, "name": True}
+        run_dbt(["run", "-s", "strict_table", "--vars", "{rows: \"(1, 'a')\"}"])
+        assert self.state(project, "strict_table")[2] == {"id": True, "name": False}
+        assert [tuple(r) for r in project.run_sql(
+            f"select * from {project.test_schema}.strict_table", fetch="all")] == [(1, "a")]
+
+        # the constraint removed: an incremental run still refuses NULLs in the stored NOT
+        # NULL column; a `table` run replaces the table with the column nullable again
+        write_file(STRICT_YML, project.project_root, "models", "schema.yml")
+        before = self.state(project)
+        _, output = run_dbt_and_capture(["run", "-s", "strict", "--vars", "{rows: \"(4, null)\"}"],
+                                        expect_pass=False)
+        assert "'name'" in output and "NULL" in output
+        assert self.state(project) == before
+        run_dbt(["run", "-s", "strict_table", "--vars", "{rows: \"(1, null)\"}"])
+        assert self.state(project, "strict_table")[2] == {"id": True, "name": True}

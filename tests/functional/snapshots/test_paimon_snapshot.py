@@ -49,7 +49,9 @@ snapshots:
 BAD_KEY_SNAPSHOT = """
 {% snapshot bad_key %}
 {{ config(unique_key='name', strategy='check', check_cols=['id']) }}
-select id, case when id = 3 then null else 'same' end as name from {{ ref('source_view') }}
+select id, case when {{ var('bad', 'true') }} then (case when id = 3 then null else 'same' end)
+                 else cast(id as string) end as name
+from {{ ref('source_view') }}
 {% endsnapshot %}
 """
 
@@ -125,6 +127,14 @@ class TestPaimonSnapshot:
         assert "unique_key 'name'" in output
         assert "1 row(s) with a NULL key" in output
         assert "'name': 'same', 'rows': 2" in output
+        assert "Fix the snapshot query" in output
         with get_connection(project.adapter):
             assert not project.adapter.is_paimon_relation(
                 project.adapter.Relation.create(schema=project.test_schema, identifier="bad_key"))
+        # on an existing snapshot table: the failed run leaves it at its previous snapshot
+        run_dbt(["snapshot", "--select", "bad_key", "--vars", "{bad: 'false'}"])
+        before = [s.id for s in snapshots(project, "bad_key")]
+        run_dbt_and_capture(["snapshot", "--select", "bad_key"], expect_pass=False)
+        assert [s.id for s in snapshots(project, "bad_key")] == before == [1]
+        assert len(project.run_sql(f"select * from {project.test_schema}.bad_key",
+                                   fetch="all")) == 3

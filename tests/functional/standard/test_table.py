@@ -81,3 +81,8 @@ class TestBadFileFormat:
     def test_unknown_file_format(self, project):
         _, output = run_dbt_and_capture(["run"], expect_pass=False)
         assert "Model 'bad'" in output and "file_format='paimonn'" in output
+        assert "Expected 'paimon'" in output
+        from dbt.adapters.paimon.format import warehouse as wh
+        credentials = project.adapter.config.credentials
+        assert not wh.table_exists(credentials.warehouse, project.test_schema, "bad",
+                                   credentials.catalog_options)

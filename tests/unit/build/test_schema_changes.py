@@ -35,3 +35,39 @@ def test_ignore_refuses_a_lossy_type_change():
     message = str(error.value)
     assert "Model 'events'" in message and "column 'v' is INT in s.events but STRING" in message
     assert "cast(v as int)" in message and "--full-refresh" in message
+
+
+def _not_null_plan(table_options, config_options=None, table_nullable=("id", "v")):
+    import dataclasses
+
+    columns = [("id", "INT"), ("v", "INT")]
+    config = {"primary_key": "id"}
+    if config_options:
+        config["table_options"] = config_options
+    definition = dataclasses.replace(table_definition("events", "paimon_pk", config, columns),
+                                     not_null=("id", "v"))
+    return plan_changes(definition, ["id"], [], table_options, columns, columns, "ignore",
+                        "s.events", table_nullable=table_nullable)
+
+
+def test_contract_not_null_refused_as_paimon_refuses_it():
+    """SchemaManager.generateTableSchema (UpdateColumnNullability, assertNullabilityChange):
+    nullable -> NOT NULL only when 'alter-column-null-to-not-null.disabled' is 'false'
+    (CoreOptions.DISABLE_ALTER_COLUMN_NULL_TO_NOT_NULL defaults to true)."""
+    with pytest.raises(PaimonConfigError) as error:
+        _not_null_plan({})
+    message = str(error.value)
+    assert "Model 'events'" in message and "['v']" in message and "s.events" in message
+    assert "'alter-column-null-to-not-null.disabled': 'false'" in message
+    assert "--full-refresh" in message
+
+
+def test_contract_not_null_altered_where_the_table_allows_it():
+    allowed = {"alter-column-null-to-not-null.disabled": "false"}
+    assert _not_null_plan(allowed).not_null_columns == ["v"]      # the key is NOT NULL already
+    # the option set by this very run counts (the builder alters in two steps)
+    plan = _not_null_plan({}, config_options=allowed)
+    assert plan.not_null_columns == ["v"] and plan.set_options == allowed
+    # a column NOT NULL already needs no change
+    assert _not_null_plan({}, table_nullable=()).not_null_columns == []
+    assert not _not_null_plan({}, table_nullable=()).changes_schema

@@ -106,20 +106,31 @@ def check_not_null(df: DataFrame, definition: TableDefinition, samples: int = 5)
     and sample rows before anything is written. (Primary-key columns are checked by the write
     path itself, as Paimon requires.)"""
     columns = [c for c in definition.not_null if c not in definition.primary_keys]
+    rows = null_rows(df, columns, samples)
+    if rows:
+        named = sorted({c for row in rows for c in columns if row.get(c) is None})
+        raise PaimonDataError(
+            f"NULL in not_null column(s) {named} of the model's contract; "
+            f"nothing was written. Sample rows: {rows}. Filter or fill the NULLs in the model's "
+            "query, or remove the not_null constraint.")
+
+
+def null_rows(df: DataFrame, columns: List[str], samples: int = 5) -> List[dict]:
+    """Up to ``samples`` rows of ``df`` holding a NULL in one of ``columns``."""
     if not columns:
-        return
+        return []
     any_null = F.lit(False)
     for column in columns:
         any_null = any_null | F.col(f"`{column}`").isNull()
-    found = df.where(any_null).limit(samples).collect()
-    if not found:
-        return
-    rows = [row.asDict() for row in found]
-    named = sorted({c for row in rows for c in columns if row.get(c) is None})
-    raise PaimonDataError(
-        f"NULL in not_null column(s) {named} of the model's contract; "
-        f"nothing was written. Sample rows: {rows}. Filter or fill the NULLs in the model's "
-        "query, or remove the not_null constraint.")
+    return [row.asDict() for row in df.where(any_null).limit(samples).collect()]
+
+
+def stored_not_null(table, definition: TableDefinition, columns) -> List[str]:
+    """Non-key ``columns`` the stored table has NOT NULL although the model's contract does not
+    say not_null (an earlier contract's constraint, or the table's creator)."""
+    return [f.name for f in table.table_schema.fields
+            if not f.type.nullable and f.name in columns
+            and f.name not in table.primary_keys and f.name not in definition.not_null]
 
 
 class ModelBuilder:
@@ -202,6 +213,11 @@ class ModelBuilder:
         current = self.registry.open_table(database, table)
         plan = _plan_changes(definition, current, paimon_columns(schema), on_schema_change,
                              f"{database}.{table}")
+        if plan.not_null_columns:
+            self._check_stored_not_null(definition, database, table, plan.not_null_columns)
+        if not definition.has_primary_key:
+            # (the primary-key write path checks every NOT NULL column itself)
+            self._check_run_fits_not_null(definition, current, df, f"{database}.{table}")
         if plan.changes_schema:
             self._alter(database, table, plan)
             # the query may read this table ({{ this }}): Spark plans it again against the
@@ -282,8 +298,15 @@ class ModelBuilder:
         stored = [n for n, _ in paimon_columns(arrow_schema_of(current))]
         evolved = [n for n in stored if n not in plan.drop_columns] + \
             [n for n, _ in plan.add_columns]
-        if evolved != [n for n, _ in wanted]:
+        if evolved != [n for n, _ in wanted] or (
+                plan.not_null_columns and self._stored_nulls(database, table,
+                                                             plan.not_null_columns)):
+            # (a column altered to NOT NULL while stored rows hold NULLs in it would show
+            # them until the OVERWRITE lands: the new table is built beside instead)
             return self._rebuild(definition, database, table, schema, df)
+        # the new version's columns are nullable unless the contract says not_null (Paimon
+        # always lets a non-key column become nullable)
+        plan.nullable_columns = stored_not_null(current, definition, schema.names)
         if plan.changes_schema:
             self._alter(database, table, plan)
         try:
@@ -351,8 +374,56 @@ class ModelBuilder:
 
             changes.append(SchemaChange.add_column(name, DataTypeParser.parse_data_type(type_name)))
         changes += [SchemaChange.drop_column(name) for name in plan.drop_columns]
+        changes += [SchemaChange.update_column_nullability(name, True)
+                    for name in plan.nullable_columns]
         catalog = wh.open_catalog(self.registry.warehouse, self.registry.catalog_options)
-        catalog.alter_table(f"{database}.{table}", changes)
+        if changes:
+            catalog.alter_table(f"{database}.{table}", changes)
+        if plan.not_null_columns:
+            # a second ALTER: Paimon reads 'alter-column-null-to-not-null.disabled' from the
+            # schema before the change, which the options above may just have set
+            catalog.alter_table(f"{database}.{table}", [
+                SchemaChange.update_column_nullability(name, False)
+                for name in plan.not_null_columns])
+
+    def _stored_nulls(self, database: str, table: str, columns: List[str]) -> List[dict]:
+        """Sample stored rows holding a NULL in one of ``columns``."""
+        from dbt.adapters.paimon.build.standard_writes import read_table
+
+        location = TableLocation(
+            self.registry.warehouse, database, table, self.registry.catalog_options
+        )
+        return null_rows(read_table(self.spark, location), columns)
+
+    def _check_run_fits_not_null(self, definition: TableDefinition, current, df: DataFrame,
+                                 relation: str) -> None:
+        """The run's rows hold no NULL in a column the stored table has NOT NULL (the contract
+        no longer saying not_null does not make the stored column nullable)."""
+        columns = stored_not_null(current, definition, df.columns)
+        rows = null_rows(df, columns)
+        if rows:
+            named = sorted({c for row in rows for c in columns if row.get(c) is None})
+            raise PaimonDataError(
+                f"Model '{definition.model}': column(s) {named} are NOT NULL in {relation}, and "
+                f"the run's rows hold NULL there; nothing was written. Sample rows: {rows}. "
+                f"Filter or fill the NULLs in the model's query, or rebuild with `dbt run "
+                f"--full-refresh -s {definition.model}` (the columns are then nullable unless "
+                f"the contract says not_null).")
+
+    def _check_stored_not_null(self, definition: TableDefinition, database: str, table: str,
+                               columns: List[str]) -> None:
+        """Before a column becomes NOT NULL, no stored row may hold a NULL in it (Paimon's
+        ALTER does not look at the data; a NOT NULL column holding NULLs would mislead every
+        reader): PaimonDataError naming the columns and sample rows, nothing changed."""
+        found = self._stored_nulls(database, table, columns)
+        if found:
+            named = sorted({c for row in found for c in columns if row.get(c) is None})
+            raise PaimonDataError(
+                f"Model '{definition.model}': its contract makes column(s) {named} not_null, "
+                f"but stored rows of {database}.{table} hold NULL there, so the column cannot "
+                f"become NOT NULL; nothing was changed. Sample rows: {found}. Give those rows "
+                f"values first (a run without the constraint whose rows replace them), or "
+                f"rebuild with `dbt run --full-refresh -s {definition.model}`.")
 
     def _align(self, df: DataFrame, database, table, definition, plan: SchemaPlan) -> DataFrame:
         """The query's rows in the table's column order; columns the table lacks get NULL."""
@@ -451,4 +522,5 @@ def _plan_changes(definition: TableDefinition, current, query_columns, on_schema
         query_columns=query_columns,
         on_schema_change=on_schema_change,
         relation=relation,
+        table_nullable=[f.name for f in current.table_schema.fields if f.type.nullable],
     )

@@ -59,10 +59,15 @@ class SchemaPlan:
     # query columns of a narrower type than stored (on_schema_change=ignore): name -> stored
     # Paimon type, written cast to it
     cast_columns: Dict[str, str] = field(default_factory=dict)
+    # nullable stored columns an enforced contract makes not_null: altered to NOT NULL
+    not_null_columns: List[str] = field(default_factory=list)
+    # NOT NULL stored columns a replaced table (dbt's table, --full-refresh) has nullable
+    nullable_columns: List[str] = field(default_factory=list)
 
     @property
     def changes_schema(self) -> bool:
-        return bool(self.add_columns or self.drop_columns or self.set_options)
+        return bool(self.add_columns or self.drop_columns or self.set_options
+                    or self.not_null_columns or self.nullable_columns)
 
 
 def plan_changes(
@@ -74,7 +79,9 @@ def plan_changes(
     query_columns: Sequence[Tuple[str, str]],
     on_schema_change: str,
     relation: str,
+    table_nullable: Sequence[str] = (),
 ) -> SchemaPlan:
+    """``table_nullable``: the stored columns that are nullable."""
     model = definition.model
     rebuild = f"run `dbt run --full-refresh -s {model}` to rebuild {relation} (this drops its history)."
     if on_schema_change not in ON_SCHEMA_CHANGE:
@@ -173,4 +180,35 @@ def plan_changes(
                 f"cannot be dropped: {rebuild}"
             )
         plan.drop_columns = gone
+    plan.not_null_columns = _not_null_changes(definition, table_primary_keys, table_nullable,
+                                              after, relation, rebuild)
     return plan
+
+
+# Paimon's table option that lets ALTER make a nullable column NOT NULL (false: allowed)
+NULL_TO_NOT_NULL_DISABLED = "alter-column-null-to-not-null.disabled"
+
+
+def _not_null_changes(definition: TableDefinition, table_primary_keys: Sequence[str],
+                      table_nullable: Sequence[str], options: Mapping[str, str],
+                      relation: str, rebuild: str) -> List[str]:
+    """Stored nullable columns the model's contract makes not_null. Paimon changes a column
+    from nullable to NOT NULL only when the table's option 'alter-column-null-to-not-null.
+    disabled' is 'false' (SchemaManager.generateTableSchema: UpdateColumnNullability and
+    assertNullabilityChange; CoreOptions.DISABLE_ALTER_COLUMN_NULL_TO_NOT_NULL, default true):
+    otherwise the run is refused, as Paimon refuses the ALTER. (Primary-key columns are NOT
+    NULL already.)"""
+    columns = [c for c in definition.not_null
+               if c in table_nullable and c not in table_primary_keys]
+    if not columns:
+        return []
+    if str(options.get(NULL_TO_NOT_NULL_DISABLED, "true")).lower() != "false":
+        raise PaimonConfigError(
+            f"Model '{definition.model}': its contract makes column(s) {columns} not_null, but "
+            f"they are nullable in {relation}, and Paimon changes a nullable column to NOT NULL "
+            f"only on a table whose option '{NULL_TO_NOT_NULL_DISABLED}' is 'false' (it is "
+            f"true by default). Set table_options={{'{NULL_TO_NOT_NULL_DISABLED}': 'false'}} "
+            f"on the model (the next run checks that no stored row holds a NULL there, then "
+            f"alters the column), remove the not_null constraint, or {rebuild}"
+        )
+    return columns

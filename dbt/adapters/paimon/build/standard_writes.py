@@ -145,7 +145,11 @@ def copy_on_write(spark, location: TableLocation, definition: TableDefinition, d
         # the partitions this run rewrites: those losing rows (even if they end up empty) and
         # those the run writes; their other rows are written again
         losing = marked.filter(F.col(REMOVED)).select(*_columns(partitions))
-        affected = losing.union(incoming.select(*_columns(partitions))).distinct().collect()
+        # through Arrow, not Row objects: a TIMESTAMP (LTZ) partition value then is an aware
+        # datetime, as pypaimon reads stored partitions and writes the run's (a Row holds a
+        # naive local time, which neither compares nor matches)
+        found = losing.union(incoming.select(*_columns(partitions))).distinct().toArrow()
+        affected = [tuple(row.values()) for row in found.to_pylist()]
         if not affected:
             return False
         affected_frame = spark.createDataFrame(affected, schema=losing.schema)

@@ -223,15 +223,21 @@ def default_strategy(unique_key) -> str:
 def _standard_definition(model, materialization, config, columns, problems: ConfigProblems
                          ) -> TableDefinition:
     """``table``, ``incremental`` and ``seed`` with file_format='paimon': validated as the
-    paimon_pk (a key) or paimon_append (no key) model they build."""
-    config = dict(config)
+    paimon_pk (a key) or paimon_append (no key) model they build. dbt-spark's and
+    dbt-databricks' own configs are mapped or refused first (spark_configs.py)."""
+    from dbt.adapters.paimon.config.spark_configs import apply_spark_configs
+
+    config = apply_spark_configs(config, problems)
     unique_key = list(dict.fromkeys(as_list(config.pop("unique_key", None))))  # ['a', 'a']
     strategy = config.pop("incremental_strategy", None) or default_strategy(unique_key)
     if materialization == "incremental":
         if strategy not in INCREMENTAL_STRATEGIES:
             problems.add(f"incremental_strategy '{strategy}' is not supported with "
                          f"file_format='paimon'. Expected one of: "
-                         f"{', '.join(INCREMENTAL_STRATEGIES)}.")
+                         f"{', '.join(INCREMENTAL_STRATEGIES)}"
+                         + (" (insert_overwrite replaces the run's partitions, microbatch "
+                            "the batch's time window)." if strategy == "replace_where"
+                            else "."))
         elif strategy in KEYED_STRATEGIES:
             if not as_list(unique_key) and config.get("primary_key") is None:
                 problems.add(f"incremental_strategy='{strategy}' needs config `unique_key` (the "

@@ -43,7 +43,10 @@
           if for_relation and config.persist_relation_docs() and model.description else none -%}
     {%- set column_comments = {} -%}
     {%- if for_columns and config.persist_column_docs() and model.columns -%}
-      {%- for name, column in model.columns.items() if column.description -%}
+      {#-- dbt's check: a documented column the table lacks is a warning, not an error --#}
+      {%- set existing = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+      {%- set documented = validate_doc_columns(relation, model.columns, existing) -%}
+      {%- for name, column in documented.items() if column.description -%}
         {%- do column_comments.update({column.name or name: column.description}) -%}
       {%- endfor -%}
     {%- endif -%}

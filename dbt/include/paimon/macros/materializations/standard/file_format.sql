@@ -1,7 +1,8 @@
 {#- file_format of dbt's table, incremental, seed (and snapshot) materializations: 'paimon' (the
     default in a dbt-paimon project) builds a Paimon table through paimon_build_model; a format
-    dbt-spark knows (parquet, delta, ...) keeps dbt-spark's materialization. Python models write
-    through Spark (parquet by default). -#}
+    dbt-spark knows (parquet, delta, ...) keeps dbt-spark's materialization; delta, iceberg
+    and hudi only where this Spark has their data source (else an error saying what to change).
+    Python models write through Spark (parquet by default). -#}
 {% macro paimon_file_format() %}
   {%- set language = model.get('language', 'sql') -%}
   {%- set configured = config.get('file_format') -%}
@@ -18,6 +19,14 @@
     {%- do exceptions.raise_compiler_error(
         "Model '" ~ model.name ~ "': file_format='paimon' is for SQL models; a Python model's "
         ~ "table is written by Spark: remove file_format (parquet) or set another format.") -%}
+  {%- endif -%}
+  {%- if file_format in ['delta', 'iceberg', 'hudi'] and adapter.spark_lacks_data_source(file_format) -%}
+    {%- do exceptions.raise_compiler_error(
+        "Model '" ~ model.name ~ "': config file_format='" ~ file_format ~ "' builds a "
+        ~ file_format ~ " table with dbt-spark's materialization, but this Spark has no "
+        ~ file_format ~ " data source. Set file_format='paimon' (or remove file_format: "
+        ~ "'paimon' is the default) for a Paimon table; to keep " ~ file_format ~ ", add its "
+        ~ "Spark package to the profile's spark_conf (spark.jars.packages).") -%}
   {%- endif -%}
   {{ return(file_format) }}
 {% endmacro %}

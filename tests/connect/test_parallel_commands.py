@@ -6,26 +6,22 @@ import sys
 import time
 from pathlib import Path
 
+from tests.connect.connect_project import write_connect_project
+
 DBT = [sys.executable, "-m", "dbt.cli.main"]
 
 
+MODELS = {
+    "a.sql": ("{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
+              "select id, 'a' as src from range(100)"),
+    "b.sql": "{{ config(materialized='paimon_append') }}\nselect id, 'b' as src from range(50)",
+    "c.sql": ("{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
+              "select a.id, b.src from {{ ref('a') }} a join {{ ref('b') }} b on a.id = b.id"),
+}
+
+
 def write_project(root: Path, url: str, warehouse: str) -> Path:
-    (root / "models").mkdir(parents=True)
-    (root / "dbt_project.yml").write_text(
-        "name: parallel\nversion: '1.0'\nprofile: parallel\nconfig-version: 2\n")
-    (root / "profiles.yml").write_text(
-        "parallel:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
-        f"      method: connect\n      host: '{url}'\n      schema: parallel\n"
-        f"      warehouse: {warehouse}\n")
-    (root / "models" / "a.sql").write_text(
-        "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
-        "select id, 'a' as src from range(100)")
-    (root / "models" / "b.sql").write_text(
-        "{{ config(materialized='paimon_append') }}\nselect id, 'b' as src from range(50)")
-    (root / "models" / "c.sql").write_text(
-        "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
-        "select a.id, b.src from {{ ref('a') }} a join {{ ref('b') }} b on a.id = b.id")
-    return root
+    return write_connect_project(root, "parallel", url, warehouse, MODELS)
 
 
 def start(project: Path, *args: str) -> subprocess.Popen:

@@ -13,22 +13,17 @@ import time
 from pathlib import Path
 
 from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR
+from tests.connect.connect_project import write_connect_project
 
 DBT = [sys.executable, "-m", "dbt.cli.main"]
 
 
+SHARED_MODEL = ("{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
+                "select id, '{{ var('writer') }}' as writer from range(10)")
+
+
 def write_project(root: Path, url: str, warehouse: str) -> Path:
-    (root / "models").mkdir(parents=True)
-    (root / "dbt_project.yml").write_text(
-        "name: same_table\nversion: '1.0'\nprofile: same_table\nconfig-version: 2\n")
-    (root / "profiles.yml").write_text(
-        "same_table:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
-        f"      method: connect\n      host: '{url}'\n      schema: same_table\n"
-        f"      warehouse: {warehouse}\n")
-    (root / "models" / "shared.sql").write_text(
-        "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
-        "select id, '{{ var('writer') }}' as writer from range(10)")
-    return root
+    return write_connect_project(root, "same_table", url, warehouse, {"shared.sql": SHARED_MODEL})
 
 
 def dbt(project: Path, *args: str, env=None) -> subprocess.Popen:

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Mapping, Optional
 
 # Nothing of Spark, the JVM, py4j, gRPC or a Python worker may reach the terminal.
 FORBIDDEN = ("ERROR Executor", "at org.apache", "Traceback", "@@dbt-paimon", "crashed",
@@ -39,9 +39,10 @@ MODELS = {
 }
 
 
-def write_project(root: Path, name: str, output: str) -> Path:
-    """A dbt project of MODELS at ``root`` whose profile's one output is ``output`` (YAML of
-    the output's keys, each on its own line, unindented)."""
+def write_project(root: Path, name: str, output: str,
+                  models: Mapping[str, str] = MODELS) -> Path:
+    """A dbt project of ``models`` (file name -> text) at ``root`` whose profile's one output is
+    ``output`` (YAML of the output's keys, each on its own line, unindented)."""
     (root / "models").mkdir(parents=True)
     (root / "dbt_project.yml").write_text(
         f"name: {name}\nversion: '1.0'\nprofile: {name}\nconfig-version: 2\n")
@@ -49,7 +50,7 @@ def write_project(root: Path, name: str, output: str) -> Path:
     (root / "profiles.yml").write_text(
         f"{name}:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
         f"      schema: {name}\n      threads: 1\n{keys}")
-    for file_name, text in MODELS.items():
+    for file_name, text in models.items():
         (root / "models" / file_name).write_text(text)
     return root
 

@@ -1,3 +1,5 @@
+{#- event_time: dbt's microbatch models reading this view (orders_by_year) get each batch's rows only -#}
+{{ config(event_time='order_date') }}
 select
     cast(order_id as bigint) as order_id,
     cast(customer_id as bigint) as customer_id,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from dbt.adapters.paimon.format import splits as splits_mod
 
 
@@ -42,3 +44,31 @@ def bucket_file_bytes(location):
             with open(os.path.join(folder, name), "rb") as handle:
                 found.setdefault(os.path.relpath(folder, root), []).append(handle.read())
     return {k: sorted(v) for k, v in found.items()}
+
+
+def mark_deleted(location, column, values):
+    """What Paimon Spark's DELETE on a deletion-vector append table commits: the positions of
+    the matching rows join their files' deletion vectors (each touched bucket's index file
+    rewritten whole); no data file changes."""
+    from dbt.adapters.paimon.format.commit import commit_compact
+    from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
+                                                            replace_bucket_index)
+    from dbt.adapters.paimon.format.kv_files import _read_file, new_commit_message
+
+    table = location.open()
+    messages = []
+    for split in splits_mod.plan_splits(table):
+        vectors = read_deletion_vectors(table.file_io, split.deletion_files)
+        touched = False
+        for meta in split.files:
+            found = np.flatnonzero(np.isin(
+                _read_file(table, meta, [column]).column(column).to_numpy(), values))
+            if found.size:
+                vectors[meta.file_name] = np.union1d(vectors.get(meta.file_name, []), found)
+                touched = True
+        if touched:
+            message = new_commit_message(split.partition_values, split.bucket)
+            message.index_adds, message.index_deletes = replace_bucket_index(table, split,
+                                                                             vectors)
+            messages.append(message)
+    assert commit_compact(table, messages) is not None

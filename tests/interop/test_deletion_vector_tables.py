@@ -19,7 +19,6 @@ import dataclasses
 import json
 from collections import Counter
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -35,6 +34,8 @@ from dbt.adapters.paimon.ops.maintenance import after_run
 from dbt.adapters.paimon.ops.rescale import rescale_buckets
 from dbt.adapters.paimon.write import write_primary_key_run
 from pypaimon.manifest.index_manifest_file import IndexManifestFile
+
+from tests.integration.table_files import mark_deleted
 
 FIELDS = [("dt", "STRING NOT NULL"), ("id", "BIGINT NOT NULL"), ("name", "STRING"),
           ("amount", "INT")]
@@ -342,33 +343,6 @@ def test_changelog_producers_as_java_produces_them(spark, tmp_path, paimon_java,
 
 # --------------------------------------------------------------------------- row operations
 
-def _mark_deleted(location, column, values):
-    """What Paimon Spark's DELETE on a deletion-vector append table commits: the positions of
-    the matching rows join their files' deletion vectors (each touched bucket's index file
-    rewritten whole); no data file changes."""
-    from dbt.adapters.paimon.format.commit import commit_compact
-    from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
-                                                            replace_bucket_index)
-    from dbt.adapters.paimon.format.kv_files import _read_file, new_commit_message
-
-    table = location.open()
-    messages = []
-    for split in splits_mod.plan_splits(table):
-        vectors = read_deletion_vectors(table.file_io, split.deletion_files)
-        touched = False
-        for meta in split.files:
-            found = np.flatnonzero(np.isin(
-                _read_file(table, meta, [column]).column(column).to_numpy(), values))
-            if found.size:
-                vectors[meta.file_name] = np.union1d(vectors.get(meta.file_name, []), found)
-                touched = True
-        if touched:
-            message = new_commit_message(split.partition_values, split.bucket)
-            message.index_adds, message.index_deletes = replace_bucket_index(table, split,
-                                                                             vectors)
-            messages.append(message)
-    assert commit_compact(table, messages) is not None
-
 
 def _vectors(location):
     """data file name -> deleted positions, from the latest snapshot's index manifest (every
@@ -412,7 +386,7 @@ def test_row_operations_on_row_tracking_table_with_deletion_vectors(spark, tmp_p
             spark, location).select("id", "data", "dt", "_ROW_ID").collect()}
 
     row_ids = {i: v[2] for i, v in tracked().items()}
-    _mark_deleted(location, "id", [3, 4, 21, 22])
+    mark_deleted(location, "id", [3, 4, 21, 22])
     marked = _vectors(location)
     assert sum(len(v) for v in marked.values()) == 4 and len(marked) == 4
     assert set(tracked()) == set(range(30)) - {3, 4, 21, 22}

@@ -7,7 +7,6 @@ BaseAppendFileStoreWrite.compactRewrite (rows in file order, sequence numbers fr
 file's minimum, FileSource.COMPACT)."""
 import dataclasses
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -16,7 +15,7 @@ from dbt.adapters.paimon.format.kv_files import read_append_split
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops import compact_table
 from dbt.adapters.paimon.ops.append_compact import AppendCompactionConfig, plan_append_units
-from tests.integration.table_files import live_file_metadata
+from tests.integration.table_files import live_file_metadata, mark_deleted
 from ops_helpers import kinds, live_files, make_table
 
 SCHEMA = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("s", pa.string())])
@@ -187,33 +186,6 @@ def test_row_tracking_table_keeps_row_ids_and_sequence_numbers(spark, tmp_path):
     assert after[100][SEQUENCE_NUMBER] == 7
 
 
-def _delete_where(location, ids):
-    """Deletion vectors marking rows (what Paimon Spark's DELETE on a deletion-vector append
-    table commits), through the same index writer as compaction."""
-    from dbt.adapters.paimon.format.commit import commit_compact
-    from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
-                                                            replace_bucket_index)
-    from dbt.adapters.paimon.format.kv_files import _read_file, new_commit_message
-
-    table = location.open()
-    messages = []
-    for split in plan_splits(table):
-        vectors = read_deletion_vectors(table.file_io, split.deletion_files)
-        touched = False
-        for meta in split.files:
-            found = np.flatnonzero(np.isin(_read_file(table, meta, ["id"]).column("id")
-                                           .to_numpy(), ids))
-            if found.size:
-                vectors[meta.file_name] = np.union1d(vectors.get(meta.file_name, []), found)
-                touched = True
-        if touched:
-            message = new_commit_message(split.partition_values, split.bucket)
-            message.index_adds, message.index_deletes = replace_bucket_index(table, split,
-                                                                             vectors)
-            messages.append(message)
-    assert commit_compact(table, messages) is not None
-
-
 def test_deletion_vector_table_drops_deleted_rows_and_their_vectors(spark, tmp_path):
     location = make_table(tmp_path, "logs", SCHEMA, [], [],
                           {"deletion-vectors.enabled": "true"})
@@ -223,7 +195,7 @@ def test_deletion_vector_table_drops_deleted_rows_and_their_vectors(spark, tmp_p
     large = max(live_files(location), key=lambda f: f.row_count)
     options = {"target-file-size": f"{int(large.file_size / 0.7)} b"}
     table_options = location.open().table_schema.options
-    _delete_where(location, list(range(0, 30)) + [105])
+    mark_deleted(location, "id", list(range(0, 30)) + [105])
     config = AppendCompactionConfig.from_options({**table_options, **options})
     (unit,) = plan_append_units(plan_splits(location.open()), config, bucketed=False,
                                 full=False)

@@ -8,7 +8,8 @@ PIP    := $(PY) -m pip -q
 # only find this repository's dbt/ folder that way.
 EDITABLE := --config-settings editable_mode=compat -e
 
-.PHONY: demo test unit functional connect bench clean
+.PHONY: demo test test-core test-functional test-cluster test-connect unit functional connect bench \
+	clean
 
 # functional tests `make test` runs over Spark Connect too
 CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paimon/test_paimon_append.py \
@@ -34,17 +35,33 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(PY) sample_project/run_demo.py
 
-# Unit and integration tests, then dbt's functional tests in a second process: each process has
-# one Spark session, and the functional one must be the adapter's (Hive metastore, registry).
-# tests/reliability runs with it: its dbt-level test uses the adapter's session, the others
-# start their own dbt / Spark processes (crash, concurrency) or need no Spark.
-# tests/cluster starts a standalone Spark cluster (master + 2 workers) and drives it from a third.
-# The last process runs the Paimon materializations and operations again through a Spark Connect
-# server (`make connect` runs every Paimon functional test that way).
+# Four pytest processes, two at a time (`make -j2`; each one's output is printed whole when it
+# ends). Each process has one Spark session on its own warehouse and ports, so they never meet:
+# - test-core: unit, integration and interop tests (a plain local[2] session);
+# - test-functional: dbt's functional tests, whose session must be the adapter's (Hive
+#   metastore, registry); tests/reliability runs with it: its dbt-level test uses the adapter's
+#   session, the others start their own dbt / Spark processes (crash, concurrency) or need none;
+# - test-cluster: a standalone Spark cluster (master + 2 workers) driven from the process;
+# - test-connect: the Paimon materializations and operations again through a Spark Connect
+#   server (`make connect` runs every Paimon functional test that way).
+# Most of a dbt test's time is one Python thread (dbt) waiting on one Spark job, so two
+# processes share the 2 cores of the CI machine well.
+# the longest first: the functional process takes about as long as the three others together
+TEST_PROCESSES := test-functional test-connect test-cluster test-core
+
 test: $(VENV)/.installed-dev
+	$(MAKE) --no-print-directory -j2 -k --output-sync=target $(TEST_PROCESSES)
+
+test-core: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit tests/integration tests/interop
+
+test-functional: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/functional tests/reliability
+
+test-cluster: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/cluster
+
+test-connect: $(VENV)/.installed-dev
 	$(PY) -m pytest --profile connect $(CONNECT_TESTS)
 
 unit: $(VENV)/.installed-dev

@@ -7,6 +7,9 @@ Every measurement is the wall time of a new `dbt` process, as a user types it, s
 * `dbt show --inline "select 1"`: connect, session (dbt-paimon's embedded Spark) and plain
   dbt-spark's session method (goal: connect <= 3 s);
 * `dbt run` of a one-model project (a 10-row paimon_pk): connect vs session (goal <= 5 s);
+* dbt-core's own floor beside both: the same show, and a run of a 10-row `table` model, with
+  dbt-duckdb (an in-process engine: what remains is dbt itself), when the `bench` extra is
+  installed;
 * 4 fresh `dbt run`s each merging --rows rows into a 4-bucket paimon_pk table vs the same 4 runs
   of a parquet `table` model, both over connect (goal: paimon_pk <= 1.5x parquet);
 * `dbt build` of sample_project (seeds, models, snapshot, tests) over connect vs session mode, with
@@ -42,6 +45,7 @@ SAMPLE_PROJECT = os.path.join(os.path.dirname(HERE), "sample_project")
 SAMPLE_PROJECT_OUTPUTS = ("paimon_warehouse", "target", "logs", "dbt_packages")
 SECTIONS = ("show", "run", "merge", "build")
 SHOW_WHAT, RUN_WHAT = 'show --inline "select 1"', "run: one 10-row paimon_pk"
+FLOOR_RUN_WHAT = "run: one 10-row table (dbt-duckdb)"
 BUILD_WHATS = ("build sample_project: 1st (empty)", "build sample_project: 2nd")
 DBT = [sys.executable, "-m", "dbt.cli.main"]
 PK_ROWS = """{{{{ config(materialized='{materialized}'{extra}) }}}}
@@ -62,7 +66,8 @@ def profiles(url: str, warehouse: str, root: str) -> str:
         + session +
         "    spark:\n      type: spark\n      method: session\n      host: NA\n      schema: bench\n"
         "      server_side_parameters:\n        spark.master: 'local[2]'\n"
-        "        spark.sql.shuffle.partitions: '4'\n        spark.ui.showConsoleProgress: 'false'\n")
+        "        spark.sql.shuffle.partitions: '4'\n        spark.ui.showConsoleProgress: 'false'\n"
+        f"    duckdb:\n      type: duckdb\n      path: {root}/floor.duckdb\n      schema: bench\n")
 
 
 def write_project(root: str, url: str, warehouse: str, rows: int) -> None:
@@ -74,6 +79,9 @@ def write_project(root: str, url: str, warehouse: str, rows: int) -> None:
     models = {
         "one_pk.sql": "{{ config(materialized='paimon_pk', primary_key='id', buckets=1) }}\n"
                       "select id, concat('v', id) as v from range(10)",
+        # the floor's model: SQL both Spark and DuckDB parse
+        "one_table.sql": "{{ config(materialized='table') }}\nselect * from (values "
+                         + ", ".join(f"({i}, 'v{i}')" for i in range(10)) + ") as t(id, v)",
         "pk_model.sql": PK_ROWS.format(materialized="paimon_pk",
                                        extra=", primary_key='k', buckets=4", keys=rows,
                                        rows=rows),
@@ -129,6 +137,13 @@ def measure_builds(project: str, url: str, rows: list) -> None:
             rows.append((what, label, seconds, [seconds]))
 
 
+def has_dbt_duckdb() -> bool:
+    """dbt-duckdb (the `bench` extra) measures what a dbt command costs with no engine to reach."""
+    import importlib.util
+
+    return importlib.util.find_spec("dbt.adapters.duckdb") is not None
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -171,12 +186,17 @@ def main() -> int:
             dbt_seconds(root, "run", "-s", "one_pk", "--target", "connect")
             dbt_seconds(root, "run", "-s", "one_pk", "--target", "session")
             wait_for_cds_archive()
+        floor = has_dbt_duckdb()
+        if floor and ("show" in sections or "run" in sections):
+            dbt_seconds(root, "run", "-s", "one_table", "--target", "duckdb")
         if "show" in sections:
-            for target in ("connect", "session", "spark"):
+            for target in ("connect", "session", "spark") + (("duckdb",) if floor else ()):
                 measure(SHOW_WHAT, target, "show", "--inline", "select 1")
         if "run" in sections:
             for target in ("connect", "session"):
                 measure(RUN_WHAT, target, "run", "-s", "one_pk")
+            if floor:
+                measure(FLOOR_RUN_WHAT, "duckdb", "run", "-s", "one_table")
         if "merge" in sections:
             for model in ("pk_model", "parquet_model"):
                 times = [dbt_seconds(root, "run", "-s", model, "--vars", f"{{batch: {i}}}",
@@ -209,9 +229,11 @@ def main() -> int:
     by = {(what, target): seconds for what, target, seconds, _ in rows}
     bars = [("show\nconnect", (SHOW_WHAT, "connect"), PAIMON),
             ("show\nsession", (SHOW_WHAT, "session"), BASELINE),
-            ("show\ndbt-spark", (SHOW_WHAT, "spark"), FLOOR),
+            ("show\ndbt-spark", (SHOW_WHAT, "spark"), BASELINE),
+            ("show\ndbt-duckdb", (SHOW_WHAT, "duckdb"), FLOOR),
             ("run 10 rows\nconnect", (RUN_WHAT, "connect"), PAIMON),
             ("run 10 rows\nsession", (RUN_WHAT, "session"), BASELINE),
+            ("run 10 rows\ndbt-duckdb", (FLOOR_RUN_WHAT, "duckdb"), FLOOR),
             ("2nd build of\nsample, connect", (BUILD_WHATS[1], "connect"), PAIMON),
             ("2nd build of\nsample, session", (BUILD_WHATS[1], "session"), BASELINE)]
     bars = [(label, by[key], color) for label, key, color in bars if key in by]
@@ -230,10 +252,11 @@ def summary(rows: list, runs: int, rows_per_run: int) -> list:
     if (SHOW_WHAT, "connect") in by:
         lines.append(f"show select 1 over connect: {by[(SHOW_WHAT, 'connect')]:.1f} s "
                      f"(goal <= 3 s); session mode {by[(SHOW_WHAT, 'session')]:.1f} s, dbt-spark session mode "
-                     f"{by[(SHOW_WHAT, 'spark')]:.1f} s")
+                     f"{by[(SHOW_WHAT, 'spark')]:.1f} s" + _floor(by, (SHOW_WHAT, "duckdb")))
     if (RUN_WHAT, "connect") in by:
         lines.append(f"run of a 10-row paimon_pk over connect: {by[(RUN_WHAT, 'connect')]:.1f} s "
-                     f"(goal <= 5 s); session mode {by[(RUN_WHAT, 'session')]:.1f} s")
+                     f"(goal <= 5 s); session mode {by[(RUN_WHAT, 'session')]:.1f} s"
+                     + _floor(by, (FLOOR_RUN_WHAT, "duckdb")))
     pk = by.get((f"{runs} runs x {rows_per_run:,} rows: pk_model", "connect"))
     parquet = by.get((f"{runs} runs x {rows_per_run:,} rows: parquet_model", "connect"))
     if pk is not None and parquet is not None:
@@ -245,6 +268,11 @@ def summary(rows: list, runs: int, rows_per_run: int) -> list:
                      f"first, {by[(second, 'connect')]:.1f} s second; session mode "
                      f"{by[(first, 'session')]:.1f} s, {by[(second, 'session')]:.1f} s")
     return lines
+
+
+def _floor(by: dict, key: tuple) -> str:
+    return (f"; dbt-core's floor (dbt-duckdb, in-process) {by[key]:.1f} s" if key in by
+            else "")
 
 
 if __name__ == "__main__":

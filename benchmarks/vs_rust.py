@@ -113,6 +113,41 @@ def rust_commits(rows: int, runs: int):
     return seconds
 
 
+class WorkerPeakRss:
+    """The largest peak RSS (VmHWM) of any Spark Python worker seen while it runs, sampled from
+    /proc every 0.2 s: the distributed path's memory per Python process (workers are the JVM's
+    children, which this process's rusage never sees)."""
+
+    def __init__(self):
+        import threading
+
+        self.peak_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self):
+        while not self._stop.wait(0.2):
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        if b"pyspark.daemon" not in f.read():
+                            continue
+                    with open(f"/proc/{pid}/status") as f:
+                        for line in f:
+                            if line.startswith("VmHWM:"):
+                                self.peak_kib = max(self.peak_kib, int(line.split()[1]))
+                except OSError:  # the worker ended between listing and reading
+                    continue
+
+
 def _commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -159,7 +194,8 @@ def main() -> int:
     warm_root = tempfile.mkdtemp(prefix="bench-rust-warm-")
     write_project(warm_root, args.rows)
     for write_path in args.write_paths.split(","):
-        warm = warm_runs(warm_root, args.rows, args.runs, write_path)
+        with WorkerPeakRss() as workers:
+            warm = warm_runs(warm_root, args.rows, args.runs, write_path)
         pk = [t for t, _ in warm["pk_model"]]
         parquet = [t for t, _ in warm["parquet_model"]]
         pk_warm, parquet_warm = statistics.median(pk[1:]), statistics.median(parquet[1:])
@@ -169,6 +205,8 @@ def main() -> int:
         print(f"  parquet table per run  {' '.join(f'{t:.2f}' for t in parquet)}  "
               f"median warm {parquet_warm:.2f} s")
         print(f"  paimon_pk / parquet    {pk_warm / parquet_warm:.2f}x warm")
+        print(f"  peak RSS of a Spark Python worker (both models): "
+              f"{workers.peak_kib / 1024:.0f} MiB")
         if rust:
             print(f"  paimon_pk / rust       {pk_warm / rust_warm:.2f}x warm (goal <= 3x)")
         bars += [pk_warm, parquet_warm]

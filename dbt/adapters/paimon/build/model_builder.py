@@ -108,7 +108,7 @@ def check_not_null(df: DataFrame, definition: TableDefinition, samples: int = 5)
     columns = [c for c in definition.not_null if c not in definition.primary_keys]
     rows = null_rows(df, columns, samples)
     if rows:
-        named = sorted({c for row in rows for c in columns if row.get(c) is None})
+        named = null_columns(rows, columns)
         raise PaimonDataError(
             f"NULL in not_null column(s) {named} of the model's contract; "
             f"nothing was written. Sample rows: {rows}. Filter or fill the NULLs in the model's "
@@ -123,6 +123,11 @@ def null_rows(df: DataFrame, columns: List[str], samples: int = 5) -> List[dict]
     for column in columns:
         any_null = any_null | F.col(f"`{column}`").isNull()
     return [row.asDict() for row in df.where(any_null).limit(samples).collect()]
+
+
+def null_columns(rows: List[dict], columns: List[str]) -> List[str]:
+    """Which of ``columns`` the sample ``rows`` (from null_rows) hold a NULL in."""
+    return sorted({c for row in rows for c in columns if row.get(c) is None})
 
 
 def stored_not_null(table, definition: TableDefinition, columns) -> List[str]:
@@ -402,7 +407,7 @@ class ModelBuilder:
         columns = stored_not_null(current, definition, df.columns)
         rows = null_rows(df, columns)
         if rows:
-            named = sorted({c for row in rows for c in columns if row.get(c) is None})
+            named = null_columns(rows, columns)
             raise PaimonDataError(
                 f"Model '{definition.model}': column(s) {named} are NOT NULL in {relation}, and "
                 f"the run's rows hold NULL there; nothing was written. Sample rows: {rows}. "
@@ -417,7 +422,7 @@ class ModelBuilder:
         reader): PaimonDataError naming the columns and sample rows, nothing changed."""
         found = self._stored_nulls(database, table, columns)
         if found:
-            named = sorted({c for row in found for c in columns if row.get(c) is None})
+            named = null_columns(found, columns)
             raise PaimonDataError(
                 f"Model '{definition.model}': its contract makes column(s) {named} not_null, "
                 f"but stored rows of {database}.{table} hold NULL there, so the column cannot "

@@ -25,7 +25,7 @@ the file and its metadata; we bypass its per-row Python fold and fix ``delete_ro
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyarrow as pa
@@ -369,6 +369,22 @@ def write_kv_file(table, partition: Union[Mapping[str, Any], Sequence[Any]], buc
         writer.abort()
         raise
     return metas
+
+
+def write_through(writer, pieces: Iterable) -> list:
+    """Every piece (what the writer's ``write`` takes: a RecordBatch, a Table) through a
+    pypaimon-style writer (``write``, ``prepare_commit``, ``abort``, ``close``), then what its
+    ``prepare_commit`` returns. On any failure the writer is aborted,
+    deleting the files it wrote: nothing of a failed write is left for a commit to name."""
+    try:
+        for piece in pieces:
+            writer.write(piece)
+        return writer.prepare_commit()
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        writer.close()
 
 
 def new_commit_message(partition: Union[Mapping[str, Any], Sequence[Any]], bucket: int,

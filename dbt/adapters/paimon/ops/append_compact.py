@@ -304,37 +304,22 @@ def _rewrite_group(table, split: Split, group: List) -> List:
 def _write_plain(table, split: Split) -> List:
     from pypaimon.write.writer.append_only_data_writer import AppendOnlyDataWriter
 
-    from dbt.adapters.paimon.format.kv_files import read_append_split
+    from dbt.adapters.paimon.format.kv_files import read_append_split, write_through
 
     rows = read_append_split(table, split)
     writer = AppendOnlyDataWriter(table, tuple(split.partition_values), split.bucket, 0,
                                   options=table.options)
-    try:
-        for batch in rows.to_batches():
-            writer.write(batch)
-        return writer.prepare_commit()
-    except BaseException:
-        writer.abort()
-        raise
-    finally:
-        writer.close()
+    return write_through(writer, rows.to_batches())
 
 
 def _write_tracked(table, split: Split) -> List:
+    from dbt.adapters.paimon.format.kv_files import write_through
     from dbt.adapters.paimon.format.row_tracking import (TRACKING_COLUMNS, TrackedRowsWriter,
                                                          read_tracked_split)
 
     rows = read_tracked_split(table, split, list(table.field_names) + list(TRACKING_COLUMNS))
     if not rows.num_rows:
         return []
-    writer = TrackedRowsWriter(table)
-    try:
-        writer.write(rows)
-        messages = writer.prepare_commit()
-    except BaseException:
-        writer.abort()
-        raise
-    finally:
-        writer.close()
+    messages = write_through(TrackedRowsWriter(table), [rows])
     return [meta for m in messages for meta in m.new_files]
 

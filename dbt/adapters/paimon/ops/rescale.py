@@ -302,17 +302,10 @@ def _write_append_bucket(table, partition, bucket: int, pieces: List[pa.Table]) 
 
     from pypaimon.write.writer.append_only_data_writer import AppendOnlyDataWriter
 
+    from dbt.adapters.paimon.format.kv_files import write_through
+
     writer = AppendOnlyDataWriter(table, tuple(partition), bucket, 0, options=table.options)
-    try:
-        for piece in pieces:
-            for batch in piece.to_batches():
-                writer.write(batch)
-        files = writer.prepare_commit()
-    except BaseException:
-        writer.abort()
-        raise
-    finally:
-        writer.close()
+    files = write_through(writer, (batch for piece in pieces for batch in piece.to_batches()))
     numbered, start = [], 0
     for meta in files:
         numbered.append(dataclasses.replace(meta, min_sequence_number=start,

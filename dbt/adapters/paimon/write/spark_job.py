@@ -1,10 +1,11 @@
 """The driver side of a primary-key write: plan, run the Spark stages, make one commit.
 
-    rows --select + _seq--> + bucket_udf --shuffle (partition, bucket)--> write_task --collect-->
+    rows --select + _seq--> + bucket --shuffle (partition, bucket)--> write_task --collect-->
          messages --> commit_append (one APPEND snapshot) | abort (delete every file written)
 
-Fixed buckets: only the bucket-key columns make a trip through Python before the shuffle (an
-Arrow UDF adds ``_bucket``); the writing task validates the rows. Dynamic bucket mode validates
+Fixed buckets: integer bucket keys get ``_bucket`` from Spark itself (jvm_bucket.py); other keys
+make a trip through Python before the shuffle (an Arrow UDF over the bucket-key columns only).
+The writing task validates the rows. Dynamic bucket mode validates
 in ``route_task`` (key hash and assigner) and adds ``--shuffle (partition, assigner)-->
 assign_task`` before the writing shuffle. ``_seq`` is numbered (``monotonically_increasing_id``)
 in the stage that produces the model's rows, before any shuffle, so it is the order the model's
@@ -21,6 +22,7 @@ from typing import List, Optional, Sequence
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.in_process import write_in_process
+from dbt.adapters.paimon.write.jvm_bucket import jvm_bucket_column
 from dbt.adapters.paimon.write.path_choice import (DISTRIBUTED, IN_PROCESS, choose_path,
                                                    warehouse_table_bytes)
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
@@ -83,8 +85,10 @@ def _write_distributed(spark, table, plan: WritePlan, frame, overwrite: Optional
     if plan.cross_partition:
         routed = _locate_keys(spark, table, plan, frame)
     elif plan.mode == FIXED:
-        keys = [_column(plan.spark_name(k)) for k in plan.bucket_keys]
-        routed = frame.withColumn(BUCKET, bucket_udf(plan)(*keys))
+        bucket = jvm_bucket_column(plan, frame)
+        if bucket is None:
+            bucket = bucket_udf(plan)(*[_column(plan.spark_name(k)) for k in plan.bucket_keys])
+        routed = frame.withColumn(BUCKET, bucket)
     else:
         routed = frame.mapInArrow(functools.partial(route_task, plan),
                                   _struct(plan, plan.routed_schema()))

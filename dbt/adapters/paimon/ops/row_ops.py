@@ -41,6 +41,7 @@ from dbt.adapters.paimon.format.row_tracking import (ROW_ID, SEQUENCE_NUMBER, SO
 from dbt.adapters.paimon.ops import row_executors
 
 _MATCHED = "_paimon_merge_matched"
+_ORDER = "_paimon_merge_source_order"
 Assignments = Union[str, Mapping[str, Any], None]
 
 
@@ -248,15 +249,19 @@ def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
             .alias(SEQUENCE_NUMBER)))
     inserted = 0
     if inserts is not None:
-        new_rows = marked.join(target, condition, "left_anti").select(
+        # inserted rows are written in the source's order, so they get their ids in that order
+        # whichever join Spark picks (a local relation is broadcast, a data source scan is not)
+        ordered = source.withColumn(_MATCHED, F.lit(True)) \
+            .withColumn(_ORDER, F.monotonically_increasing_id()).alias("s")
+        new_rows = ordered.join(target, condition, "left_anti").select(
             *[_typed(frame, c, inserts[c]).alias(c) if c in inserts
               else F.lit(None).cast(frame.schema[c].dataType).alias(c) for c in columns],
             F.lit(None).cast("bigint").alias(ROW_ID),
-            F.lit(None).cast("bigint").alias(SEQUENCE_NUMBER)).cache()
+            F.lit(None).cast("bigint").alias(SEQUENCE_NUMBER), F.col(f"s.{_ORDER}")).cache()
         try:
             inserted = new_rows.count()
             if inserted:
-                parts.append(new_rows)
+                parts.append(new_rows.orderBy(_ORDER).drop(_ORDER))
             if not parts:
                 return RowOpResult(0, 0, 0, 0, None, executor.label)
             rows = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])

@@ -96,8 +96,8 @@ def _open_tracked(location: TableLocation, what: str):
 def _executor(spark, location: TableLocation, table, base: Optional[int], what: str,
               write_path: Optional[str], max_bytes: Optional[int],
               source: Optional[DataFrame] = None) -> row_executors.RowOpExecutor:
-    """The executor path_choice's rules pick, with the table's tracked rows (the arguments are
-    checked by then: nothing has been read)."""
+    """The executor path_choice's rules pick, holding the table's tracked rows. Called once
+    the arguments are checked, so bad arguments fail before the table is read."""
     choice = row_executors.choose(spark, location, table, base, what, write_path, max_bytes,
                                   source)
     return row_executors.open_executor(spark, location, table, base, choice)

@@ -45,7 +45,6 @@ class RowOpExecutor:
     """``frame``: the table's tracked rows at snapshot ``base`` with their source file;
     ``write(rows, rewrite_files)`` commits ``rows`` (the table's columns, ``_ROW_ID``,
     ``_SEQUENCE_NUMBER``) in place of ``rewrite_files``; returns the new snapshot id or None."""
-    spark: SparkSession
     location: TableLocation
     base: Optional[int]
     choice: PathChoice
@@ -97,7 +96,7 @@ def open_executor(spark: SparkSession, location: TableLocation, table, base: Opt
         frame = _tracked_in_process(spark, table, base)
     else:
         frame = tracked_rows_distributed(spark, location, base, with_source_file=True)
-    return RowOpExecutor(spark, location, base, choice, frame)
+    return RowOpExecutor(location, base, choice, frame)
 
 
 def tracked_rows_distributed(spark: SparkSession, location: TableLocation,

@@ -142,7 +142,8 @@ TYPED = pa.schema([
     ("f32", pa.float32()), ("f64", pa.float64()), ("flag", pa.bool_()),
     ("small", pa.decimal128(10, 2)), ("wide", pa.decimal128(38, 10)),
     ("s", pa.string()), ("b", pa.binary()), ("day", pa.date32()),
-    ("ts3", pa.timestamp("ms")), ("ts6", pa.timestamp("us")),
+    ("ts0", pa.timestamp("s")), ("ts3", pa.timestamp("ms")), ("ts6", pa.timestamp("us")),
+    ("ts9", pa.timestamp("ns")),   # TIMESTAMP(9): Spark holds microseconds
     ("ltz", pa.timestamp("us", tz="UTC")),
     ("tags", pa.list_(pa.string())), ("attrs", pa.map_(pa.string(), pa.int64())),
     ("point", pa.struct([("x", pa.float64()), ("at", pa.timestamp("us")),
@@ -159,6 +160,7 @@ def _typed_rows():
          "f64": float("inf"), "flag": True, "small": decimal.Decimal("-12345678.99"),
          "wide": decimal.Decimal("9999999999999999999999999999.9999999999"),
          "s": "ünï ✓", "b": b"\x00\xff", "day": datetime.date(1, 1, 1),
+         "ts0": datetime.datetime(2024, 3, 10, 2, 30), "ts9": late.replace(year=2200),
          "ts3": datetime.datetime(2024, 3, 10, 2, 30, 0, 123000), "ts6": early,
          "ltz": late.replace(tzinfo=utc), "tags": ["a", None, ""],
          "attrs": [("k", 1), ("z", None)],
@@ -166,7 +168,8 @@ def _typed_rows():
                                                                      tzinfo=utc)}},
         {"i8": None, "i16": None, "i32": 2, "i64": None, "f32": None, "f64": float("-inf"),
          "flag": None, "small": None, "wide": decimal.Decimal("-0.0000000001"), "s": None,
-         "b": b"", "day": datetime.date(9999, 12, 31), "ts3": None,
+         "b": b"", "day": datetime.date(9999, 12, 31), "ts3": None, "ts0": None,
+         "ts9": datetime.datetime(1969, 12, 31, 23, 59, 59, 999999),
          "ts6": datetime.datetime(1970, 1, 1), "ltz": None, "tags": [], "attrs": [],
          "point": None},
     ], TYPED)

@@ -71,7 +71,8 @@ def _tracked(spark, location):
 def _operations(spark):
     source = spark.createDataFrame(
         [(5, "m5", "d1", decimal.Decimal("9.50")), (8, "m8", "d0", None),
-         (40, "n40", "d0", decimal.Decimal("1.00")), (41, "n41", "d1", None)], DDL)
+         (40, "n40", "d0", decimal.Decimal("1.00")), (41, "n41", "d1", None),
+         (42, "n42", "d0", None), (43, "n43", "d1", None)], DDL)
     more = spark.createDataFrame([(5, "not updated", "d1", None), (50, "n50", "d0", None)], DDL)
     return [
         lambda loc, path: update_rows(spark, loc, "id = 5 or id = 24", {"data": "u"},
@@ -93,7 +94,9 @@ def _operations(spark):
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_both_executors_make_the_same_snapshots(spark, tmp_path, layout):
     locations = {path: _table(tmp_path, f"t_{path}", layout) for path in PATHS}
-    assert _tracked(spark, locations["in_process"]) == _tracked(spark, locations["distributed"])
+    before = _tracked(spark, locations["in_process"])
+    assert before == _tracked(spark, locations["distributed"])
+    row_ids = {r[0]: r[4] for r in before}   # by file: a partitioned append numbers per file
     for step, operation in enumerate(_operations(spark)):
         results = {path: operation(locations[path], path) for path in PATHS}
         for path, result in results.items():
@@ -106,16 +109,22 @@ def test_both_executors_make_the_same_snapshots(spark, tmp_path, layout):
             _tracked(spark, locations["distributed"]), step
     rows = {r[0]: r for r in _tracked(spark, locations["in_process"])}
     deleted = {2, 23} | ({3, 4, 21, 22} if layout == "deletion_vectors" else set())
-    assert set(rows) == (set(range(36)) - deleted) | {40, 41, 50}
-    # merge: 5 and 8 updated (their sequence number the merge's snapshot), 40 and 41 inserted
-    # with ids after the largest assigned (36 rows appended: 0..35), then 50
+    assert set(rows) == (set(range(36)) - deleted) | {40, 41, 42, 43, 50}
+    # merge: 5 and 8 updated (their sequence number the merge's snapshot), 40-43 inserted with
+    # ids after the largest assigned (36 rows appended: 0..35), partition by partition, each in
+    # the source's order; then 50
     merge_snapshot = 7 if layout != "deletion_vectors" else 8   # after 3 appends (+ DELETE)
-    assert rows[5][1:] == ("m5", "d1", decimal.Decimal("9.50"), 5, merge_snapshot)
+    assert rows[5][1:] == ("m5", "d1", decimal.Decimal("9.50"), row_ids[5], merge_snapshot)
     assert rows[8][1] == "m8" and rows[8][5] == merge_snapshot
-    assert sorted(rows[i][4] for i in (40, 41)) == [36, 37]
-    assert rows[50][4:] == (38, merge_snapshot + 1)
-    assert rows[31][1:] == ("V31", "d1", decimal.Decimal("15.50"), 31, merge_snapshot - 2)
-    assert rows[30][5] == merge_snapshot - 2 and rows[29][5] == 2  # untouched: its append's
+    partitioned = bool(LAYOUTS[layout][0])
+    order = sorted((40, 41, 42, 43), key=lambda i: (rows[i][2] if partitioned else "", i))
+    assert {i: rows[i][4] for i in order} == dict(zip(order, range(36, 40)))
+    assert rows[50][4:] == (40, merge_snapshot + 1)
+    assert rows[31][1:] == ("V31", "d1", decimal.Decimal("15.50"), row_ids[31],
+                            merge_snapshot - 2)
+    assert rows[29][5] == 2   # untouched: its append's
+    assert {i: r[4] for i, r in rows.items() if i < 36} == \
+        {i: r for i, r in row_ids.items() if i in rows}
     kinds = {p: [s.commit_kind for s in splits.list_snapshots(loc.open())]
              for p, loc in locations.items()}
     assert kinds["in_process"] == kinds["distributed"]
@@ -123,7 +132,7 @@ def test_both_executors_make_the_same_snapshots(spark, tmp_path, layout):
     assert kinds["in_process"][-5:] == ["OVERWRITE"] * 4 + ["APPEND"]
     tables = {p: loc.open() for p, loc in locations.items()}
     assert [t.snapshot_manager().get_latest_snapshot().next_row_id for t in tables.values()] \
-        == [39, 39]
+        == [41, 41]
 
 
 def _tracked_arrow(location):

@@ -262,7 +262,13 @@ def test_auto_sizes_the_table_from_its_manifests(spark, tmp_path):
     choice = row_executors.choose(spark, location, table, 5, "t")
     assert choice.estimated_bytes == data_file_bytes(table) > 0
     assert "Paimon metadata of db.auto" in choice.reason
-    source = spark.createDataFrame([(1, "c", "d1", None)], DDL)
+    # a MERGE weighs its source too: a query Spark can size adds its estimate; rows from a
+    # Python list have no size in Spark (plan_size.py): distributed
+    source = spark.sql("select * from values (1, 'c', 'd1', 1.5) as v(id, data, dt, amount)")
     with_source = row_executors.choose(spark, location, table, 5, "t", source=source)
+    assert with_source.path == "in_process"
     assert with_source.estimated_bytes > choice.estimated_bytes
     assert "the source's estimate" in with_source.reason
+    listed = spark.createDataFrame([(1, "c", "d1", None)], DDL)
+    unknown = row_executors.choose(spark, location, table, 5, "t", source=listed)
+    assert unknown.path == "distributed" and "cannot be estimated" in unknown.reason

@@ -73,8 +73,10 @@ def _spark_errors_as_value_errors(operation):
         try:
             return operation(spark, location, *args, **kwargs)
         except AnalysisException as exc:
-            raise ValueError(f"{operation.__name__} on {location.name}: "
-                             f"{str(exc).splitlines()[0]}") from exc
+            # the first line that says something (a parse error's message starts with a
+            # line break)
+            first = next((line for line in str(exc).splitlines() if line.strip()), str(exc))
+            raise ValueError(f"{operation.__name__} on {location.name}: {first}") from exc
     return run
 
 

@@ -615,30 +615,31 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def paimon_update_rows(self, relation: BaseRelation, where=None, set=None,
-                           set_sql=None) -> str:
+                           set_sql=None, write_path=None) -> str:
         from dbt.adapters.paimon.ops.row_ops import update_rows
 
         result = self._paimon_operation("update_rows", relation, lambda spark, location:
                                         update_rows(spark, location, where, set or {},
-                                                    set_sql or {}))
+                                                    set_sql or {}, write_path=write_path))
         return f"{relation}: {result.message}"
 
     @available
-    def paimon_delete_rows(self, relation: BaseRelation, where=None) -> str:
+    def paimon_delete_rows(self, relation: BaseRelation, where=None, write_path=None) -> str:
         from dbt.adapters.paimon.ops.row_ops import delete_rows
 
         result = self._paimon_operation("delete_rows", relation, lambda spark, location:
-                                        delete_rows(spark, location, where))
+                                        delete_rows(spark, location, where,
+                                                    write_path=write_path))
         return f"{relation}: {result.message}"
 
     @available
     def paimon_merge_rows(self, relation: BaseRelation, query: str, condition=None, update="*",
-                          insert="*") -> str:
+                          insert="*", write_path=None) -> str:
         from dbt.adapters.paimon.ops.row_ops import merge_rows
 
         result = self._paimon_operation("merge_rows", relation, lambda spark, location:
                                         merge_rows(spark, location, spark.sql(query), condition,
-                                                   update, insert))
+                                                   update, insert, write_path=write_path))
         return f"{relation}: {result.message}"
 
 

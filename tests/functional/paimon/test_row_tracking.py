@@ -91,3 +91,19 @@ class TestRowTracking:
             ["run-operation", "merge_rows", "--args", '{model: t, condition: "t.id = s.id"}'],
             expect_pass=False)
         assert "exactly one of 'source'" in output
+
+    def test_messages_name_the_executor(self, project):
+        """A small table on a local Spark: `auto` runs the operation in the dbt process;
+        `write_path: distributed` in Spark tasks; both say so, and both keep the row ids."""
+        run_dbt(["run", "-s", "t", "--full-refresh"])  # a new table: (11, a), (22, b), ids 0, 1
+        _, output = run_dbt_and_capture(
+            ["run-operation", "update_rows", "--args", '{model: t, set: {data: "x"}, '
+             'where: "id = 11"}'])
+        assert "1 updated in-process (snapshot 2;" in output
+        _, output = run_dbt_and_capture(
+            ["run-operation", "update_rows", "--args", '{model: t, set: {data: "y"}, '
+             'where: "id = 22", write_path: distributed}'])
+        assert "1 updated distributed (snapshot 3;" in output
+        assert show("t") == [(11, "x", 0, 2), (22, "y", 1, 3)]
+        results = run_dbt(["run", "-s", "merged", "--vars", "{rows: \"(3, 'C'), (4, 'd')\"}"])
+        assert "1 updated, 1 inserted in-process" in results[0].message

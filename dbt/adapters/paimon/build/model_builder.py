@@ -455,7 +455,7 @@ class ModelBuilder:
         if overwrite is None and overwrite_partitions:
             overwrite = "partitions"
         if definition.merge_keys:
-            return self._merge_rows(location, df, definition.merge_keys)
+            return self._merge_rows(definition, location, df)
         if not definition.has_primary_key:
             return self._append(definition, location, df, overwrite)
         return self._merge_write(definition, location, df, definition.row_kind_column,
@@ -483,14 +483,17 @@ class ModelBuilder:
         )
         return BuildResult(message, result.records, result.snapshot_id, False)
 
-    def _merge_rows(self, location: TableLocation, df: DataFrame, keys):
+    def _merge_rows(self, definition: TableDefinition, location: TableLocation, df: DataFrame):
         """paimon_append with incremental_strategy='merge' (row tracking): MERGE INTO the table
-        ON the unique_key, matched rows updated (keeping their _ROW_ID), the rest inserted."""
+        ON the unique_key, matched rows updated (keeping their _ROW_ID), the rest inserted, by
+        the executor the model's write_path / in_process_max_bytes choose."""
         from dbt.adapters.paimon.ops.row_ops import merge_rows
 
-        on = " and ".join(f"t.`{k}` <=> s.`{k}`" for k in keys)
+        on = " and ".join(f"t.`{k}` <=> s.`{k}`" for k in definition.merge_keys)
         try:
-            result = merge_rows(self.spark, location, df, on)
+            result = merge_rows(self.spark, location, df, on,
+                                write_path=definition.write_path,
+                                in_process_max_bytes=definition.in_process_max_bytes)
         except ValueError as exc:
             raise PaimonConfigError(f"Model '{location.table}': {exc}") from exc
         return BuildResult(f"MERGE {result.message}", result.updated + result.inserted,

@@ -9,13 +9,17 @@ file names, from snapshot ``base_snapshot``) are deleted and replaced by the wri
 ONE commit. Rows with a ``_ROW_ID`` keep it (rewritten rows; a NULL ``_SEQUENCE_NUMBER`` marks
 the rows this commit changed); rows without one are new and get ids at commit.
 
+The in-process row operations (ops/row_executors.py) read and write with this module's own
+functions (``read_all_tracked_arrow``, ``write_row_rewrite``, then ``commit_rewrite``) without
+Spark's Python workers, so both executors read the same Arrow and write the same files.
+
 Options as for ``paimon`` (``warehouse``, ``table``, ``catalog.*``, ``snapshot_id``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Iterator, List, Optional
+from typing import Iterable, Iterator, List, Optional, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -59,14 +63,34 @@ class PaimonRowTrackingDataSource(PaimonDataSource):
 
 class TrackedReader(PaimonReader):
     def read(self, partition: SplitPartition) -> Iterator[pa.RecordBatch]:
-        from dbt.adapters.paimon.format.row_tracking import read_tracked_split
-
         if partition.split is None:
             return
-        target = arrow_schema_for_spark(self.schema)
-        data = read_tracked_split(self.location.open(), partition.split, target.names)
+        data = read_tracked_arrow(self.location.open(), partition.split,
+                                  arrow_schema_for_spark(self.schema))
         if data.num_rows:
-            yield from conform(data, target).to_batches(max_chunksize=65536)
+            yield from data.to_batches(max_chunksize=65536)
+
+
+def read_tracked_arrow(table, split, target: pa.Schema) -> pa.Table:
+    """One split's tracked rows exactly as this data source hands them to Spark: ``target``
+    (the Arrow of the declared Spark schema) names the columns and their types."""
+    from dbt.adapters.paimon.format.row_tracking import read_tracked_split
+
+    return conform(read_tracked_split(table, split, target.names), target)
+
+
+def read_all_tracked_arrow(table, snapshot_id: Optional[int], schema: StructType) -> pa.Table:
+    """Every split's tracked rows of snapshot ``snapshot_id`` as one Arrow table, the splits in
+    the order this data source's reader plans them, each split's rows as it reads them (the
+    in-process row operations hand this table to Spark instead of reading through Spark)."""
+    from dbt.adapters.paimon.format.queue import order_splits
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    target = arrow_schema_for_spark(schema)
+    pieces = [read_tracked_arrow(table, split, target)
+              for split in order_splits(table, plan_splits(table, snapshot_id))]
+    pieces = [p for p in pieces if p.num_rows]
+    return pa.concat_tables(pieces) if pieces else target.empty_table()
 
 
 class RowRewriteWriter(DataSourceArrowWriter):
@@ -77,29 +101,7 @@ class RowRewriteWriter(DataSourceArrowWriter):
         self.base_snapshot = base_snapshot
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
-        from dbt.adapters.paimon.datasource.source import arrow_schema_of
-        from dbt.adapters.paimon.format.row_tracking import ROW_ID, TrackedRowsWriter
-
-        table = self.location.open()
-        plain = table.new_batch_write_builder().new_write()
-        tracked = TrackedRowsWriter(table)
-        columns = arrow_schema_of(table)
-        try:
-            for batch in iterator:
-                rows = pa.Table.from_batches([batch])
-                new = pc.is_null(rows.column(ROW_ID))
-                tracked.write(rows.filter(pc.invert(new)))
-                inserted = rows.filter(new)
-                if inserted.num_rows:
-                    plain.write_arrow(conform(inserted, columns))
-            return PaimonCommitMessage(plain.prepare_commit() + tracked.prepare_commit())
-        except BaseException:
-            plain.abort()
-            tracked.abort()
-            raise
-        finally:
-            plain.close()
-            tracked.close()
+        return PaimonCommitMessage(write_row_rewrite(self.location.open(), iterator))
 
     def commit(self, messages: List[Optional[PaimonCommitMessage]]) -> None:
         from dbt.adapters.paimon.format.row_tracking import commit_rewrite
@@ -113,6 +115,35 @@ class RowRewriteWriter(DataSourceArrowWriter):
 
         abort(self.location.open(),
               [m for msg in messages if msg is not None for m in msg.messages])
+
+
+def write_row_rewrite(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]) -> list:
+    """Write a row operation's rows (Spark's Arrow) as new files of ``table``; returns the
+    commit messages for ``commit_rewrite``. Rows with a ``_ROW_ID`` keep it (TrackedRowsWriter);
+    rows without one are new and go through the table's ordinary writer (ids at commit). On
+    failure the files already written are deleted."""
+    from dbt.adapters.paimon.datasource.source import arrow_schema_of
+    from dbt.adapters.paimon.format.row_tracking import ROW_ID, TrackedRowsWriter
+
+    plain = table.new_batch_write_builder().new_write()
+    tracked = TrackedRowsWriter(table)
+    columns = arrow_schema_of(table)
+    try:
+        for batch in batches:
+            rows = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+            new = pc.is_null(rows.column(ROW_ID))
+            tracked.write(rows.filter(pc.invert(new)))
+            inserted = rows.filter(new)
+            if inserted.num_rows:
+                plain.write_arrow(conform(inserted, columns))
+        return plain.prepare_commit() + tracked.prepare_commit()
+    except BaseException:
+        plain.abort()
+        tracked.abort()
+        raise
+    finally:
+        plain.close()
+        tracked.close()
 
 
 def register(spark) -> None:

@@ -268,13 +268,18 @@ def abort_index(table, messages: Sequence[CommitMessage]) -> None:
 def commit_rewrite(table, written: Sequence[CommitMessage], rewrite_files: Sequence[str],
                    base_snapshot: Optional[int]) -> Optional[int]:
     """ONE snapshot for a row operation: ``rewrite_files`` (live at ``base_snapshot``, the
-    snapshot the operation read) are deleted, the written files added. With deletions it is an
+    snapshot the operation read) are deleted, the written files added (rows without ids get
+    them partition by partition, in each partition in the order written). With deletions it is an
     OVERWRITE snapshot, as Java Paimon's commit of an UPDATE/MERGE/DELETE; pypaimon's conflict
     detection refuses it if another commit removed those files since. None: nothing to do."""
     from dbt.adapters.paimon.format.commit import _file_store_commit, _run
     from pypaimon.snapshot.snapshot import BATCH_COMMIT_IDENTIFIER
 
-    messages = [m for m in written if not m.is_empty()]
+    # New files get their row ids in message order (RowTrackingCommitUtils): partitions in a
+    # fixed order, each partition's files as written, so the ids of inserted rows do not depend
+    # on how Spark cut the rows into tasks (the in-process and distributed executors agree)
+    messages = sorted((m for m in written if not m.is_empty()),
+                      key=lambda m: tuple((v is None, str(v)) for v in m.partition))
     if rewrite_files:
         messages += deletion_messages(table, base_snapshot, rewrite_files)
     if not messages:

@@ -3,7 +3,7 @@
 As Paimon Spark does on a row-tracking table without deletion vectors
 (``UpdatePaimonTableCommand``, ``DeleteFromPaimonTableCommand``, ``MergeIntoPaimonTable``):
 1. read the table at its latest snapshot with ``_ROW_ID``, ``_SEQUENCE_NUMBER`` and each row's
-   data file (the ``paimon_row_tracking`` data source);
+   data file;
 2. the files holding at least one affected row are rewritten: every row keeps its ``_ROW_ID``;
    untouched rows keep their ``_SEQUENCE_NUMBER``, changed rows get NULL, which the commit turns
    into the new snapshot's id; deleted rows are left out; rows a MERGE inserts carry no id and
@@ -17,12 +17,17 @@ vectors leave the index in the same commit (format/row_tracking.py: deletion_mes
 Spark would write vectors instead of rewriting files there, with the same rows as the result.
 Conditions and expressions are Spark SQL over the table's columns (and ``_ROW_ID``,
 ``_SEQUENCE_NUMBER``); MERGE names the table ``t`` and the source ``s``.
+
+Two executors run this logic (ops/row_executors.py, chosen as every write is): in-process, the
+tracked rows are read here and handed to Spark as a local relation, the result comes back as
+Arrow and is written and committed here; distributed, the ``paimon_row_tracking`` data source
+reads and writes them in Spark tasks. Both make the same snapshot; the result's message names
+the executor.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Union
 
@@ -30,12 +35,13 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from dbt.adapters.paimon.datasource.row_tracking_source import NAME, register
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format.row_tracking import (ROW_ID, SEQUENCE_NUMBER, SOURCE_FILE,
                                                      require_row_tracking)
+from dbt.adapters.paimon.ops import row_executors
 
 _MATCHED = "_paimon_merge_matched"
+_ORDER = "_paimon_merge_source_order"
 Assignments = Union[str, Mapping[str, Any], None]
 
 
@@ -46,6 +52,7 @@ class RowOpResult:
     inserted: int
     rewritten_files: int
     snapshot_id: Optional[int]
+    executor: str = ""          # "in-process" or "distributed" (path_choice.PathChoice.label)
 
     @property
     def message(self) -> str:
@@ -54,7 +61,8 @@ class RowOpResult:
                                                         (self.inserted, "inserted")) if n) \
             or "no rows changed"
         where = f"snapshot {self.snapshot_id}" if self.snapshot_id is not None else "no commit"
-        return f"{done} ({where}; {self.rewritten_files} data files rewritten)"
+        by = f" {self.executor}" if self.executor else ""
+        return f"{done}{by} ({where}; {self.rewritten_files} data files rewritten)"
 
 
 def _spark_errors_as_value_errors(operation):
@@ -65,21 +73,18 @@ def _spark_errors_as_value_errors(operation):
         try:
             return operation(spark, location, *args, **kwargs)
         except AnalysisException as exc:
-            raise ValueError(f"{operation.__name__} on {location.name}: "
-                             f"{str(exc).splitlines()[0]}") from exc
+            # the first line that says something (a parse error's message starts with a
+            # line break)
+            first = next((line for line in str(exc).splitlines() if line.strip()), str(exc))
+            raise ValueError(f"{operation.__name__} on {location.name}: {first}") from exc
     return run
 
 
 def tracked_rows(spark: SparkSession, location: TableLocation,
                  snapshot_id: Optional[int] = None, with_source_file: bool = False) -> DataFrame:
     """The table's rows with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` (and their data file)."""
-    register(spark)
-    reader = spark.read.format(NAME).options(**location.source_options())
-    if snapshot_id is not None:
-        reader = reader.option("snapshot_id", str(snapshot_id))
-    if with_source_file:
-        reader = reader.option("source_file_column", "true")
-    return reader.load()
+    return row_executors.tracked_rows_distributed(spark, location, snapshot_id,
+                                                  with_source_file)
 
 
 def _open_tracked(location: TableLocation, what: str):
@@ -88,6 +93,16 @@ def _open_tracked(location: TableLocation, what: str):
     table = location.open()
     require_row_tracking(table, what)
     return table, current_snapshot_id(table)
+
+
+def _executor(spark, location: TableLocation, table, base: Optional[int], what: str,
+              write_path: Optional[str], max_bytes: Optional[int],
+              source: Optional[DataFrame] = None) -> row_executors.RowOpExecutor:
+    """The executor path_choice's rules pick, holding the table's tracked rows. Called once
+    the arguments are checked, so bad arguments fail before the table is read."""
+    choice = row_executors.choose(spark, location, table, base, what, write_path, max_bytes,
+                                  source)
+    return row_executors.open_executor(spark, location, table, base, choice)
 
 
 def _condition(text: Optional[str], argument: str, what: str) -> Column:
@@ -103,18 +118,6 @@ def _data_columns(table) -> List[str]:
 
 def _typed(frame: DataFrame, column: str, value: Column) -> Column:
     return value.cast(frame.schema[column].dataType)
-
-
-def _write(spark, location, rows: DataFrame, rewrite_files: List[str], base: Optional[int]
-           ) -> Optional[int]:
-    from dbt.adapters.paimon.format.splits import current_snapshot_id
-
-    (rows.write.format(NAME).options(**location.source_options())
-     .option("rewrite_files", json.dumps(sorted(rewrite_files)))
-     .option("base_snapshot", "" if base is None else str(base))
-     .mode("append").save())
-    after = current_snapshot_id(location.open())
-    return after if after != base else None
 
 
 def _files_and_count(frame: DataFrame) -> tuple:
@@ -135,9 +138,12 @@ def _check_assignments(table, assignments: Mapping[str, Any], argument: str, wha
 @_spark_errors_as_value_errors
 def update_rows(spark: SparkSession, location: TableLocation, where: Optional[str],
                 values: Optional[Mapping[str, Any]] = None,
-                expressions: Optional[Mapping[str, str]] = None) -> RowOpResult:
+                expressions: Optional[Mapping[str, str]] = None,
+                write_path: Optional[str] = None,
+                in_process_max_bytes: Optional[int] = None) -> RowOpResult:
     """UPDATE t SET ... WHERE ``where``: ``values`` are literal values, ``expressions`` Spark
-    SQL over the row's columns (``{"data": "upper(data)"}``)."""
+    SQL over the row's columns (``{"data": "upper(data)"}``). ``write_path`` /
+    ``in_process_max_bytes``: which executor (ops/row_executors.py), as a model's config."""
     what = f"update_rows on {location.name}"
     table, base = _open_tracked(location, what)
     sets = {c: F.lit(v) for c, v in (values or {}).items()}
@@ -147,35 +153,38 @@ def update_rows(spark: SparkSession, location: TableLocation, where: Optional[st
     sets.update({c: F.expr(str(e)) for c, e in (expressions or {}).items()})
     _check_assignments(table, sets, "set", what)
     condition = F.coalesce(_condition(where, "where", what), F.lit(False))
-    frame = tracked_rows(spark, location, base, with_source_file=True)
+    executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes)
+    frame = executor.frame
     files, count = _files_and_count(frame.where(condition))
     if not files:
-        return RowOpResult(0, 0, 0, 0, None)
+        return RowOpResult(0, 0, 0, 0, None, executor.label)
     rewritten = frame.where(F.col(SOURCE_FILE).isin(files)).select(
         *[F.when(condition, _typed(frame, c, sets[c])).otherwise(F.col(f"`{c}`")).alias(c)
           if c in sets else F.col(f"`{c}`") for c in _data_columns(table)],
         F.col(ROW_ID),
         F.when(condition, F.lit(None).cast("bigint")).otherwise(F.col(SEQUENCE_NUMBER))
         .alias(SEQUENCE_NUMBER))
-    snapshot = _write(spark, location, rewritten, files, base)
-    return RowOpResult(count, 0, 0, len(files), snapshot)
+    snapshot = executor.write(rewritten, files)
+    return RowOpResult(count, 0, 0, len(files), snapshot, executor.label)
 
 
 @_spark_errors_as_value_errors
-def delete_rows(spark: SparkSession, location: TableLocation, where: Optional[str]
-                ) -> RowOpResult:
+def delete_rows(spark: SparkSession, location: TableLocation, where: Optional[str],
+                write_path: Optional[str] = None,
+                in_process_max_bytes: Optional[int] = None) -> RowOpResult:
     """DELETE FROM t WHERE ``where``."""
     what = f"delete_rows on {location.name}"
     table, base = _open_tracked(location, what)
     condition = F.coalesce(_condition(where, "where", what), F.lit(False))
-    frame = tracked_rows(spark, location, base, with_source_file=True)
+    executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes)
+    frame = executor.frame
     files, count = _files_and_count(frame.where(condition))
     if not files:
-        return RowOpResult(0, 0, 0, 0, None)
+        return RowOpResult(0, 0, 0, 0, None, executor.label)
     kept = frame.where(F.col(SOURCE_FILE).isin(files) & ~condition).select(
         *[F.col(f"`{c}`") for c in _data_columns(table)], ROW_ID, SEQUENCE_NUMBER)
-    snapshot = _write(spark, location, kept, files, base)
-    return RowOpResult(0, count, 0, len(files), snapshot)
+    snapshot = executor.write(kept, files)
+    return RowOpResult(0, count, 0, len(files), snapshot, executor.label)
 
 
 def _merge_assignments(table, source: DataFrame, spec: Assignments, argument: str, what: str
@@ -199,7 +208,8 @@ def _merge_assignments(table, source: DataFrame, spec: Assignments, argument: st
 
 @_spark_errors_as_value_errors
 def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
-               on: Optional[str], update: Assignments = "*", insert: Assignments = "*"
+               on: Optional[str], update: Assignments = "*", insert: Assignments = "*",
+               write_path: Optional[str] = None, in_process_max_bytes: Optional[int] = None
                ) -> RowOpResult:
     """MERGE INTO t USING s ON ``on`` WHEN MATCHED THEN UPDATE SET ``update`` WHEN NOT MATCHED
     THEN INSERT ``insert``. A table row matched by several source rows is an error (as in
@@ -210,7 +220,9 @@ def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
     updates = _merge_assignments(table, source, update, "update", what)
     inserts = _merge_assignments(table, source, insert, "insert", what)
     columns = _data_columns(table)
-    frame = tracked_rows(spark, location, base, with_source_file=True)
+    executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes,
+                         source)
+    frame = executor.frame
     target = frame.alias("t")
     marked = source.withColumn(_MATCHED, F.lit(True)).alias("s")
     matched = target.join(marked, condition, "inner")
@@ -239,23 +251,27 @@ def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
             .alias(SEQUENCE_NUMBER)))
     inserted = 0
     if inserts is not None:
-        new_rows = marked.join(target, condition, "left_anti").select(
+        # inserted rows are written in the source's order, so they get their ids in that order
+        # whichever join Spark picks (a local relation is broadcast, a data source scan is not)
+        ordered = source.withColumn(_MATCHED, F.lit(True)) \
+            .withColumn(_ORDER, F.monotonically_increasing_id()).alias("s")
+        new_rows = ordered.join(target, condition, "left_anti").select(
             *[_typed(frame, c, inserts[c]).alias(c) if c in inserts
               else F.lit(None).cast(frame.schema[c].dataType).alias(c) for c in columns],
             F.lit(None).cast("bigint").alias(ROW_ID),
-            F.lit(None).cast("bigint").alias(SEQUENCE_NUMBER)).cache()
+            F.lit(None).cast("bigint").alias(SEQUENCE_NUMBER), F.col(f"s.{_ORDER}")).cache()
         try:
             inserted = new_rows.count()
             if inserted:
-                parts.append(new_rows)
+                parts.append(new_rows.orderBy(_ORDER).drop(_ORDER))
             if not parts:
-                return RowOpResult(0, 0, 0, 0, None)
+                return RowOpResult(0, 0, 0, 0, None, executor.label)
             rows = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
-            snapshot = _write(spark, location, rows, files, base)
+            snapshot = executor.write(rows, files)
         finally:
             new_rows.unpersist()
     else:
         if not parts:
-            return RowOpResult(0, 0, 0, 0, None)
-        snapshot = _write(spark, location, parts[0], files, base)
-    return RowOpResult(matches, 0, inserted, len(files), snapshot)
+            return RowOpResult(0, 0, 0, 0, None, executor.label)
+        snapshot = executor.write(parts[0], files)
+    return RowOpResult(matches, 0, inserted, len(files), snapshot, executor.label)

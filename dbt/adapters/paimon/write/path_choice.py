@@ -15,7 +15,7 @@ bounds the dbt process's memory).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional, Tuple
 
 from dbt.adapters.paimon.config.model_config import WRITE_PATHS
 from dbt.adapters.paimon.write import plan_size
@@ -72,18 +72,21 @@ def choose_path(spark, frame, model_name: str, requested: Optional[str] = None,
         basis = (f" (Paimon metadata of {', '.join(found.paimon_tables)})"
                  if found.paimon_tables else "")
         return found.bytes, basis
-    return _choose(spark, model_name, requested, max_bytes, supported, size)
+    return choose_path_by(spark, model_name, size, requested, max_bytes, supported)
 
 
 def choose_path_for_size(spark, what: str, size: int, requested: Optional[str] = None,
                          max_bytes: Optional[int] = None) -> PathChoice:
     """The executor of work whose input is ``size`` bytes of Paimon data files (e.g. the
     files a compaction rewrites); ``what`` names it in errors."""
-    return _choose(spark, what, requested, max_bytes, None, lambda: (size, " of data files"))
+    return choose_path_by(spark, what, lambda: (size, " of data files"), requested, max_bytes)
 
 
-def _choose(spark, what: str, requested: Optional[str], max_bytes: Optional[int],
-            supported: Optional[str], size) -> PathChoice:
+def choose_path_by(spark, what: str, size: Callable[[], Tuple[Optional[int], str]],
+                   requested: Optional[str] = None, max_bytes: Optional[int] = None,
+                   supported: Optional[str] = None) -> PathChoice:
+    """The rules above with the size given by ``size()``: (bytes or None when unknown, what
+    they are for the reason, e.g. " of data files"); called only when the rules get to it."""
     conf = _conf(spark)
     requested = check_write_path(requested or conf(CONF_WRITE_PATH) or AUTO, what)
     if max_bytes is None:

@@ -11,36 +11,41 @@
       update: "*" (default: every column from s), {column: expression} or none;
       insert: "*" (default), {column: expression} or none (not-matched rows are not inserted).
     Conditions are Spark SQL and may use _ROW_ID and _SEQUENCE_NUMBER.
-    Every operation takes `model` (a model name) or `relation` ('schema.table'). -#}
-{% macro update_rows(model=none, relation=none, where=none, set=none, set_sql=none) %}
-  {{ return(adapter.dispatch('update_rows')(model, relation, where, set, set_sql)) }}
+    Every operation takes `model` (a model name) or `relation` ('schema.table'), and
+    `write_path` (auto, in_process or distributed; default: the profile's
+    spark.dbt.paimon.writePath, else auto): which executor runs it (docs/write_paths.md). -#}
+{% macro update_rows(model=none, relation=none, where=none, set=none, set_sql=none,
+                     write_path=none) %}
+  {{ return(adapter.dispatch('update_rows')(model, relation, where, set, set_sql,
+                                            write_path)) }}
 {% endmacro %}
 
-{% macro paimon__update_rows(model, relation, where, set, set_sql) %}
+{% macro paimon__update_rows(model, relation, where, set, set_sql, write_path=none) %}
   {%- set target = paimon_operation_relation('update_rows', model, relation) -%}
-  {%- set message = adapter.paimon_update_rows(target, where, set, set_sql) -%}
+  {%- set message = adapter.paimon_update_rows(target, where, set, set_sql, write_path) -%}
   {{ log(message, info=True) }}
   {{ return(message) }}
 {% endmacro %}
 
-{% macro delete_rows(model=none, relation=none, where=none) %}
-  {{ return(adapter.dispatch('delete_rows')(model, relation, where)) }}
+{% macro delete_rows(model=none, relation=none, where=none, write_path=none) %}
+  {{ return(adapter.dispatch('delete_rows')(model, relation, where, write_path)) }}
 {% endmacro %}
 
-{% macro paimon__delete_rows(model, relation, where) %}
+{% macro paimon__delete_rows(model, relation, where, write_path=none) %}
   {%- set target = paimon_operation_relation('delete_rows', model, relation) -%}
-  {%- set message = adapter.paimon_delete_rows(target, where) -%}
+  {%- set message = adapter.paimon_delete_rows(target, where, write_path) -%}
   {{ log(message, info=True) }}
   {{ return(message) }}
 {% endmacro %}
 
 {% macro merge_rows(model=none, relation=none, source=none, query=none, condition=none,
-                    update='*', insert='*') %}
+                    update='*', insert='*', write_path=none) %}
   {{ return(adapter.dispatch('merge_rows')(model, relation, source, query, condition, update,
-                                           insert)) }}
+                                           insert, write_path)) }}
 {% endmacro %}
 
-{% macro paimon__merge_rows(model, relation, source, query, condition, update, insert) %}
+{% macro paimon__merge_rows(model, relation, source, query, condition, update, insert,
+                            write_path=none) %}
   {%- set target = paimon_operation_relation('merge_rows', model, relation) -%}
   {%- if (source is none) == (query is none) -%}
     {%- do exceptions.raise_compiler_error(
@@ -61,7 +66,8 @@
     {%- set query = "select * from " ~ api.Relation.create(
           schema=found.node.schema, identifier=found.node.alias) -%}
   {%- endif -%}
-  {%- set message = adapter.paimon_merge_rows(target, query, condition, update, insert) -%}
+  {%- set message = adapter.paimon_merge_rows(target, query, condition, update, insert,
+                                              write_path) -%}
   {{ log(message, info=True) }}
   {{ return(message) }}
 {% endmacro %}

@@ -38,8 +38,12 @@ def connect_server_url(profile_type, paimon_warehouse):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = connect_server.start(paimon_warehouse, port, master="local[2]",
-                                  conf={"spark.sql.shuffle.partitions": "4"})
+    with pytest.MonkeyPatch.context() as env:
+        # started from a Spark Connect user's shell: the server must not become a client
+        env.setenv("SPARK_REMOTE", "sc://127.0.0.1:1")
+        env.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+        server = connect_server.start(paimon_warehouse, port, master="local[2]",
+                                      conf={"spark.sql.shuffle.partitions": "4"})
     yield server.url
     connect_server.stop(paimon_warehouse, port)
 

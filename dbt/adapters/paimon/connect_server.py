@@ -132,8 +132,16 @@ def local_task_slots(master: str) -> Optional[int]:
     return None
 
 
+# Variables that make spark-submit (or the pyspark it starts) a Spark Connect *client*: a caller
+# whose shell exports them (usual for Connect users), or a process that has joined a Connect
+# session (pyspark sets them), would start a server that exits with "Remote cannot be specified
+# with master and/or deploy mode".
+CLIENT_MODE_VARIABLES = ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_LOCAL_REMOTE",
+                         "SPARK_API_MODE")
+
+
 def server_environment(server: Server, master: str) -> Dict[str, str]:
-    env = dict(os.environ)
+    env = {key: value for key, value in os.environ.items() if key not in CLIENT_MODE_VARIABLES}
     env.update({
         "SPARK_HOME": spark_home(),
         "SPARK_LOG_DIR": server.state_dir,

@@ -62,9 +62,9 @@ def main() -> int:
                 print(result.exception, file=sys.stderr)
                 return 1
             runs.append(model_seconds(result))
-        from dbt.adapters.paimon import session
+        from dbt.adapters.paimon import environments
 
-        spark = session.current_registry().activate()
+        spark = environments.current_registry().activate()
         appended = spark.table("bench.append_model").count()
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -58,9 +58,9 @@ def measure(master: str, rows: int, keys: int, commits: int) -> dict:
             if not result.success:
                 raise RuntimeError(f"dbt run failed on {master}: {result.exception}")
             write += e2e_merge.model_seconds(result)["pk_model"]
-        from dbt.adapters.paimon import session
+        from dbt.adapters.paimon import environments
 
-        spark = session.current_registry().activate()
+        spark = environments.current_registry().activate()
         merged_rows = spark.table("bench.pk_model").count()
         read = min(e2e_merge.timed(lambda: spark.table("bench.pk_model").write.format("noop")
                                    .mode("overwrite").save()) for _ in range(2))

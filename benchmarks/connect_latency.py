@@ -37,7 +37,7 @@ from typing import Dict, Optional
 
 from plots import BASELINE, FLOOR, PAIMON, RESULTS, save_bars  # same folder: run as a script
 
-from dbt.adapters.paimon import connect_server, jvm_cds
+from dbt.adapters.paimon.environments import connect_server, jvm_cds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE_PROJECT = os.path.join(os.path.dirname(HERE), "sample_project")

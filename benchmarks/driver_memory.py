@@ -99,9 +99,9 @@ def main() -> int:
                     print(f"{title} failed: {result.exception}", file=sys.stderr)
                     return 1
                 steps.append((title, time.perf_counter() - started))
-            from dbt.adapters.paimon import session
+            from dbt.adapters.paimon import environments
 
-            spark = session.current_registry().activate()
+            spark = environments.current_registry().activate()
             merged_rows = spark.table("bench.big").count()
             merged_bytes = arrow_bytes(spark, "bench.big")
             max_heap, peak_heap = driver_heap(spark)

@@ -183,9 +183,9 @@ def main() -> int:
             for name, seconds in model_seconds(result).items():
                 write[name] += seconds
                 per_run[name].append(seconds)
-        from dbt.adapters.paimon import session
+        from dbt.adapters.paimon import environments
 
-        spark = session.current_registry().activate()
+        spark = environments.current_registry().activate()
         pk_rows = spark.table("bench.pk_model").count()
         read_pk = min(timed(lambda: spark.table("bench.pk_model").write.format("noop")
                             .mode("overwrite").save()) for _ in range(2))

@@ -52,9 +52,9 @@ def child(root: str, runs: int, keys: int) -> int:
         model_seconds = sum(r.execution_time for r in result.result.results)
         print(json.dumps({"run": run, "seconds": time.perf_counter() - start,
                           "model_seconds": model_seconds}), flush=True)
-    from dbt.adapters.paimon import session
+    from dbt.adapters.paimon import environments
 
-    spark = session.current_registry().activate()
+    spark = environments.current_registry().activate()
     start = time.perf_counter()
     check = spark.sql("select count(*) as n, count(distinct k) as keys, min(version) as lo, "
                       "max(version) as hi from scale.big").collect()[0]

@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     shutil.rmtree(WAREHOUSE, ignore_errors=True)
     if target != "connect":
         return run_steps(target)
-    from dbt.adapters.paimon import connect_server
+    from dbt.adapters.paimon.environments import connect_server
 
     port = free_port()
     print(f"=== start a Spark Connect server: dbt-paimon server start --warehouse {WAREHOUSE} "

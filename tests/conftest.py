@@ -33,7 +33,7 @@ def connect_server_url(profile_type, paimon_warehouse):
     server start` runs it), stopped when the test process ends."""
     import socket
 
-    from dbt.adapters.paimon import connect_server
+    from dbt.adapters.paimon.environments import connect_server
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -22,7 +22,7 @@ WORKER_MEMORY = "2g"
 
 def cluster_spark_conf() -> dict:
     """Spark settings of an application on the test cluster (the driver binds to loopback by
-    itself: session.py does that for a loopback master)."""
+    itself: environments/spark_conf.py does that for a loopback master)."""
     return {
         "spark.executor.cores": "1",
         "spark.cores.max": "2",

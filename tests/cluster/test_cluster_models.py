@@ -206,9 +206,9 @@ class TestClusterRuns:
         assert rows(project, query) == merged(ORDERS_SPEC, [orders_input(b) for b in (*BATCHES, 4)])
 
     def test_tasks_ran_in_executor_processes(self, project, spark_cluster):
-        from dbt.adapters.paimon import session
+        from dbt.adapters.paimon import environments
 
-        spark = session.current_registry().activate()
+        spark = environments.current_registry().activate()
         app_id = spark.sparkContext.applicationId
 
         def where(batches):
@@ -247,7 +247,7 @@ class TestClusterFailureStaysQuiet:
                                 "select cast(if(id = 3, null, id) as int) as id from range(8)"}
 
     def test_bad_input_is_dbt_error_only(self, project, capfd):
-        from dbt.adapters.paimon import spark_logs
+        from dbt.adapters.paimon.environments import spark_logs
 
         capfd.readouterr()
         results = run_dbt(["run"], expect_pass=False)

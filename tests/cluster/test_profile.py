@@ -6,7 +6,7 @@ import sys
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.paimon import session
+from dbt.adapters.paimon.environments import spark_conf
 from dbt.adapters.paimon.credentials import PaimonCredentials
 
 
@@ -41,9 +41,9 @@ def test_master_given_twice_is_refused():
 
 def test_workers_python_from_profile_else_this_interpreter(monkeypatch):
     monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
-    session.set_worker_python({})
+    spark_conf.set_worker_python({})
     assert os.environ["PYSPARK_PYTHON"] == sys.executable
-    session.set_worker_python({"spark.pyspark.python": "/opt/venv/bin/python"})
+    spark_conf.set_worker_python({"spark.pyspark.python": "/opt/venv/bin/python"})
     assert os.environ["PYSPARK_PYTHON"] == "/opt/venv/bin/python"
 
 
@@ -53,7 +53,7 @@ def test_workers_python_from_profile_else_this_interpreter(monkeypatch):
     ("yarn", False),
 ])
 def test_loopback_masters(master, loopback):
-    assert session.is_loopback_master(master) is loopback
+    assert spark_conf.is_loopback_master(master) is loopback
 
 
 @pytest.mark.parametrize("warehouse, folder", [

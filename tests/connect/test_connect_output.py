@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from dbt.adapters.paimon import connect_server, spark_logs
+from dbt.adapters.paimon.environments import connect_server, spark_logs
 from dbt.adapters.paimon.credentials import SPARK_STATE_DIRNAME
 from tests.functional.console_output import (CORRUPTED_MODELS, NULL_KEY,
                                              assert_dbt_lines_only,

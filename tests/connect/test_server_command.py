@@ -4,7 +4,7 @@ import subprocess
 import sys
 from urllib.parse import urlparse
 
-CLI = [sys.executable, "-m", "dbt.adapters.paimon.cli"]
+CLI = [sys.executable, "-m", "dbt.adapters.paimon.environments.cli"]
 
 
 def cli(*args):
@@ -32,7 +32,7 @@ def test_a_start_that_times_out_stops_the_server_it_launched(tmp_path):
 
     import pytest
 
-    from dbt.adapters.paimon import connect_server
+    from dbt.adapters.paimon.environments import connect_server
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

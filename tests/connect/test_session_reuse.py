@@ -5,7 +5,7 @@ again), and dbt's relation cache is filled from the listing the session's sync j
 import pytest
 from dbt.tests.util import run_dbt
 
-from dbt.adapters.paimon import session
+from dbt.adapters.paimon import environments
 from dbt.adapters.paimon.datasource.registry import (REGISTERED_CONF_PREFIX,
                                                      PaimonTableRegistry, provider_name)
 
@@ -21,7 +21,7 @@ class TestSharedSessionReuse:
     @pytest.fixture
     def recorded(self, project):
         """Data sources registered and SQL sent through the process's Connect session."""
-        spark = session.current_registry().spark
+        spark = environments.current_registry().spark
         client, calls = spark._client, {"registered": [], "sql": []}
         register, sql = client.register_data_source, spark.sql
 
@@ -39,7 +39,7 @@ class TestSharedSessionReuse:
 
     def test_a_new_registry_registers_only_what_the_session_lacks(self, project, recorded):
         run_dbt(["run"])
-        registry = session.current_registry()
+        registry = environments.current_registry()
         recorded["registered"].clear()
         # a new dbt process: a new registry on the shared session, the warehouse unchanged
         PaimonTableRegistry(registry.spark, registry.warehouse, registry.catalog_options) \

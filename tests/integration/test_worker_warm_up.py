@@ -1,8 +1,8 @@
 """The background warm-up of Spark's Python processes after the session starts (worker_warm_up)."""
 import threading
 
-from dbt.adapters.paimon import worker_warm_up
-from dbt.adapters.paimon.worker_warm_up import CONF_KEY, WarmUpSource, start_in_background
+from dbt.adapters.paimon.environments import worker_warm_up
+from dbt.adapters.paimon.environments.worker_warm_up import CONF_KEY, WarmUpSource, start_in_background
 
 
 def test_runs_in_the_background_and_registers_its_source(spark):

@@ -5,7 +5,9 @@ import pickle
 import pytest
 from pyspark.errors import AnalysisException, PythonException
 
-from dbt.adapters.paimon import error_messages, spark_logs
+from dbt.adapters.paimon import error_messages
+
+from dbt.adapters.paimon.environments import spark_logs
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import task_errors
 

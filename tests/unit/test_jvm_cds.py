@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from dbt.adapters.paimon import jvm_cds
+from dbt.adapters.paimon.environments import jvm_cds
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ def test_loading_the_adapter_freezes_what_is_imported():
 def test_objects_created_later_are_still_collected():
     out = run_python("""
         import gc
-        from dbt.adapters.paimon import process_gc
+        from dbt.adapters.paimon.environments import process_gc
 
         class Node:
             pass
@@ -47,7 +47,7 @@ def test_the_exit_freeze_runs_once_after_later_exit_handlers():
         import atexit, gc
         # registered first, so it runs last
         atexit.register(lambda: print("earliest handler", gc.get_freeze_count()))
-        from dbt.adapters.paimon import process_gc
+        from dbt.adapters.paimon.environments import process_gc
 
         handlers = atexit._ncallbacks()
         process_gc.freeze_long_lived()

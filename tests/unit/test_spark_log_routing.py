@@ -9,7 +9,7 @@ import sys
 
 CODE = """
 import warnings
-from dbt.adapters.paimon import spark_logs
+from dbt.adapters.paimon.environments import spark_logs
 spark_logs.use_log_file({path!r}, connect=True)
 from pyspark.sql.connect.logging import logger
 logger.info("connect client: RPC deadlines")

@@ -16,7 +16,8 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import connect_client, error_messages, session, spark_logs
+from dbt.adapters.paimon import environments, error_messages
+from dbt.adapters.paimon.environments import connect_client, spark_logs
 
 logger = AdapterLogger("Paimon")
 
@@ -58,7 +59,7 @@ class SessionConnection(SparkConnectionWrapper):
         self._cursor: Optional[SessionCursor] = None
 
     def cursor(self) -> "SessionConnection":
-        session.current_registry().activate()  # this thread may be new to the JVM
+        environments.current_registry().activate()  # this thread may be new to the JVM
         self._cursor = SessionCursor(self.spark)
         return self
 
@@ -117,29 +118,16 @@ class PaimonConnectionManager(SparkConnectionManager):
             if creds.spark_state_dir is not None:
                 # before connecting: what the client logs while it connects goes there too
                 spark_logs.use_log_file(spark_logs.log_path(creds.spark_state_dir), connect=True)
-            try:
-                registry = session.start_connect_session(
-                    creds.connect_url,
-                    warehouse=creds.warehouse,
-                    spark_conf=creds.spark_conf,
-                    catalog_options=creds.catalog_options,
-                )
-            except connect_client.ConnectSetupError as exc:
-                raise FailedToConnectError(str(exc)) from None
-            if creds.warehouse is None:  # the server's, when the profile names none
-                creds.warehouse = registry.warehouse
-                creds.resolve_paths(None)
-                spark_logs.use_log_file(spark_logs.log_path(creds.spark_state_dir), connect=True)
-        else:
-            registry = session.start_session(
-                master=creds.spark_master,
-                warehouse=creds.warehouse,
-                state_dir=creds.spark_state_dir,
-                spark_conf={**creds.server_side_parameters, **creds.spark_conf},
-                catalog_options=creds.catalog_options,
-            )
+        try:
+            registry = environments.create(creds).start()
+        except connect_client.ConnectSetupError as exc:
+            raise FailedToConnectError(str(exc)) from None
+        if creds.is_connect and creds.warehouse is None:  # the server's: the profile names none
+            creds.warehouse = registry.warehouse
+            creds.resolve_paths(None)
+            spark_logs.use_log_file(spark_logs.log_path(creds.spark_state_dir), connect=True)
         registry.sync_once(get_invocation_id())
-        session.warm_up_python_workers_once()
+        environments.warm_up_python_workers_once()
         connection.handle = SessionConnection(registry.activate())
         connection.state = ConnectionState.OPEN
         return connection

@@ -3,7 +3,7 @@
 A minimal profile is ``{type: paimon, schema: analytics}``: the warehouse defaults to
 ``paimon_warehouse/`` inside the dbt project and Spark runs embedded (``local[*]``).
 ``method: connect`` with ``host: sc://host:port`` runs Spark in a Spark Connect server instead
-(see connect_client.py and docs/connect.md).
+(see environments/connect_client.py and docs/connect.md).
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
-from urllib.parse import urlparse
 
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.paimon import connect_client
+from dbt.adapters.paimon.environments import connect_client
+from dbt.adapters.paimon.environments.locations import (SPARK_STATE_DIRNAME, is_local_path,  # noqa: F401
+                                                       local_path)
 
 DEFAULT_WAREHOUSE_DIRNAME = "paimon_warehouse"
 # Spark's own files (Derby metastore, spark-warehouse/, derby.log) live in this folder under a
 # local warehouse. Paimon lists only `<name>.db` folders as databases, so it never sees it.
-SPARK_STATE_DIRNAME = ".spark"
 SESSION_METHOD = "session"  # Spark embedded in the dbt process
 CONNECT_METHOD = "connect"  # Spark in a Spark Connect server
 DEFAULT_MASTER = "local[*]"
@@ -150,23 +150,3 @@ def check_master_url(master: str, spark_conf: Dict[str, str]) -> str:
             f"The profile sets the Spark master twice: spark_master '{master}' and spark_conf "
             f"spark.master '{conf_master}'. Keep only spark_master.")
     return master
-
-
-def is_local_path(location: str) -> bool:
-    scheme = urlparse(location).scheme
-    # A one-letter scheme is a Windows drive letter, not a URI.
-    return scheme in ("", "file") or len(scheme) == 1
-
-
-def local_path(location: str) -> str:
-    """The folder of a local warehouse: ``file:///abs/path`` (or ``file:/abs/path``) is
-    ``/abs/path``; a plain path stays as it is."""
-    if not location.startswith("file:"):
-        return location
-    uri = urlparse(location)
-    if uri.netloc not in ("", "localhost"):
-        raise DbtRuntimeError(
-            f"warehouse '{location}': a file:// URI names an absolute path after three slashes "
-            f"(file:///{uri.netloc}{uri.path} for the folder /{uri.netloc}{uri.path}); for a "
-            "folder relative to the dbt project, give the plain path.")
-    return uri.path

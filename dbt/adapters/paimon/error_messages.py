@@ -18,7 +18,7 @@ from typing import List, Optional, Tuple
 
 from dbt.adapters.events.logging import AdapterLogger
 
-from dbt.adapters.paimon import spark_logs
+from dbt.adapters.paimon.environments import spark_logs
 from dbt.adapters.paimon.write import task_errors
 
 logger = AdapterLogger("Paimon")

@@ -21,8 +21,7 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.contracts.constraints import ConstraintType
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.paimon import error_messages
-from dbt.adapters.paimon import session
+from dbt.adapters.paimon import environments, error_messages
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
 from dbt.adapters.paimon.relation import PaimonRelation
@@ -117,7 +116,7 @@ class PaimonAdapter(SparkAdapter):
     @property
     def _registry(self):
         self.connections.get_thread_connection().handle  # the lazy handle opens the session
-        return session.current_registry()
+        return environments.current_registry()
 
     @available
     def is_paimon_relation(self, relation: BaseRelation) -> bool:
@@ -219,14 +218,14 @@ class PaimonAdapter(SparkAdapter):
         )
         return f"`{view}`"
 
-    # -- consuming changes (consumption.py) ----------------------------------------------------
+    # -- consuming changes (materialize/consumption.py) -----------------------------------------
     @available
     def paimon_changes_view(self, relation: BaseRelation, model_id: str, this: BaseRelation,
                             from_start: bool, consumer_id: Optional[str] = None) -> str:
         """A temporary view of what changed in ``relation`` since the consuming model's last
         successful run (rows with ``_row_kind``); the consumer moves on only if this run
         succeeds (``post_model_hook``)."""
-        from dbt.adapters.paimon import consumption
+        from dbt.adapters.paimon.materialize import consumption
         from dbt.adapters.paimon.datasource.registry import check_name
 
         if not self.is_paimon_relation(relation):
@@ -243,7 +242,7 @@ class PaimonAdapter(SparkAdapter):
         return self._paimon_source_view(view, relation, planned.options)
 
     def _pending_positions(self):
-        from dbt.adapters.paimon.consumption import PendingPositions
+        from dbt.adapters.paimon.materialize.consumption import PendingPositions
 
         if getattr(self, "_paimon_pending", None) is None:
             self._paimon_pending = PendingPositions()
@@ -281,7 +280,7 @@ class PaimonAdapter(SparkAdapter):
     @available
     def paimon_table_definition(self, model: dict, materialization: str, sql: str):
         """Validate a model's config against its query before anything is written."""
-        from dbt.adapters.paimon.build.model_builder import ModelBuilder
+        from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
         from dbt.adapters.paimon.runtime import PaimonConfigError
 
         name = model.get("alias") or model["name"]
@@ -328,8 +327,8 @@ class PaimonAdapter(SparkAdapter):
         ``standard``: dbt's table/incremental/seed materializations (file_format='paimon'):
         {strategy: 'replace' or the incremental strategy, config: the model's config,
         batch_start/batch_end: a microbatch's window}."""
-        from dbt.adapters.paimon.build.model_builder import ModelBuilder
-        from dbt.adapters.paimon.build.standard_writes import WriteRequest
+        from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
+        from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
         from dbt.adapters.paimon.format.errors import CommitConflictError
         from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
@@ -370,13 +369,13 @@ class PaimonAdapter(SparkAdapter):
             message = f"{message}; {result.maintenance}"
         return AdapterResponse(_message=message, rows_affected=result.rows)
 
-    # -- dbt snapshot (build/snapshot_rows.py) -------------------------------------------------
+    # -- dbt snapshot (materialize/snapshot_rows.py) -------------------------------------------------
     @available
     def paimon_snapshot_definition(self, model: dict, sql: str, scd_id: str):
         """A snapshot's table: a Paimon primary-key table on ``scd_id``; the source's
         unique_key checked (never NULL, never twice) before anything is written."""
-        from dbt.adapters.paimon.build import snapshot_rows
-        from dbt.adapters.paimon.build.model_builder import ModelBuilder
+        from dbt.adapters.paimon.materialize import snapshot_rows
+        from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
         from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
         name = model.get("alias") or model["name"]
@@ -397,7 +396,7 @@ class PaimonAdapter(SparkAdapter):
                              columns: Dict[str, str]) -> str:
         """A query of the rows one snapshot run merges: closed versions (stored values, new
         dbt_valid_to) and new versions. Returns SQL reading a temporary view of them."""
-        from dbt.adapters.paimon.build import snapshot_rows
+        from dbt.adapters.paimon.materialize import snapshot_rows
         from dbt.adapters.paimon.datasource.registry import check_name
 
         spark = self._registry.activate()

@@ -1,6 +1,6 @@
 from dbt.adapters.base import AdapterPlugin
 
-from dbt.adapters.paimon import process_gc
+from dbt.adapters.paimon.environments import process_gc
 from dbt.adapters.paimon.credentials import PaimonCredentials
 from dbt.adapters.paimon.impl import PaimonAdapter
 from dbt.include import paimon

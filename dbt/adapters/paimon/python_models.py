@@ -15,7 +15,7 @@ from typing import Any, Dict
 from dbt.adapters.base import PythonJobHelper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.paimon import error_messages, session
+from dbt.adapters.paimon import environments, error_messages
 
 
 class SessionPythonJobHelper(PythonJobHelper):
@@ -28,7 +28,7 @@ class SessionPythonJobHelper(PythonJobHelper):
         module_name = f"dbt_paimon_model_{name}"
         spec = importlib.util.spec_from_loader(module_name, loader=None)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-        module.__dict__["spark"] = session.current_registry().spark
+        module.__dict__["spark"] = environments.current_registry().spark
         filename = f"<python model {name}>"
         model_id = self.parsed_model.get("unique_id", name)
         # tracebacks then show the model's source lines

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_session_output import assert_dbt_lines_only, dbt
 
-from dbt.adapters.paimon import jvm_cds
+from dbt.adapters.paimon.environments import jvm_cds
 
 
 @pytest.fixture(scope="module")

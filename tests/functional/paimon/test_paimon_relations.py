@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 from dbt.tests.util import get_connection, relation_from_name, run_dbt
 
-from dbt.adapters.paimon import session
+from dbt.adapters.paimon import environments
 from dbt.adapters.paimon.format import warehouse as wh
 
 EVENTS_SCHEMA = pa.schema([
@@ -54,7 +54,7 @@ def expose_to_running_session(database: str) -> None:
     """A session that started before the tables were written learns about them on sync;
     one that starts later syncs the whole warehouse itself."""
     try:
-        registry = session.current_registry()
+        registry = environments.current_registry()
     except RuntimeError:
         return
     registry.sync([database])

@@ -42,7 +42,7 @@ class TestSparkStaysQuietPaimon:
             "to stderr, besides dbt's error message")
 
     def test_an_unexpected_error_names_its_type_message_and_trace(self, project, capfd):
-        from dbt.adapters.paimon import spark_logs
+        from dbt.adapters.paimon.environments import spark_logs
 
         run_dbt(["run", "--select", "corrupted"])
         corrupt_data_files(project.adapter.config.credentials.warehouse, project.test_schema,

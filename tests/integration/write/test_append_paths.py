@@ -98,7 +98,7 @@ def test_an_empty_overwrite_empties_the_table_on_both_executors(spark, tmp_path)
 
 
 def test_auto_sizes_a_paimon_read_from_its_metadata(spark, tmp_path):
-    from dbt.adapters.paimon.build.standard_writes import read_table
+    from dbt.adapters.paimon.materialize.standard_writes import read_table
     from dbt.adapters.paimon.format.splits import data_file_bytes
 
     source = _table(tmp_path, "source", "unpartitioned")

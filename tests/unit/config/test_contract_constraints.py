@@ -2,7 +2,7 @@
 
 import pytest
 
-from dbt.adapters.paimon.build.snapshot_rows import bookkeeping_columns, table_config
+from dbt.adapters.paimon.materialize.snapshot_rows import bookkeeping_columns, table_config
 from dbt.adapters.paimon.config.constraints import apply_contract, contract_keys
 from dbt.adapters.paimon.runtime import PaimonConfigError
 

@@ -157,7 +157,7 @@ def test_existing_deletion_vector_table_cannot_get_a_full_compaction_changelog()
     """An option change that would leave a table with deletion vectors and changelog producer
     'full-compaction' is refused before the table is altered (Paimon validates altered schemas
     with SchemaValidation.validateForDeletionVectors)."""
-    from dbt.adapters.paimon.build.schema_changes import plan_changes
+    from dbt.adapters.paimon.materialize.schema_changes import plan_changes
 
     definition = define({"primary_key": "order_id", "changelog_producer": "full-compaction"})
     columns = [(n, t) for n, t in COLUMNS]

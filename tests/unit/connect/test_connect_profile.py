@@ -5,8 +5,8 @@ import socket
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.paimon import connect_client
-from dbt.adapters.paimon.connect_client import ConnectSetupError, parse_connect_url
+from dbt.adapters.paimon.environments import connect_client
+from dbt.adapters.paimon.environments.connect_client import ConnectSetupError, parse_connect_url
 from dbt.adapters.paimon.credentials import PaimonCredentials
 
 

@@ -1,6 +1,6 @@
 """The Connect server's process environment: never a Spark Connect client's."""
 
-from dbt.adapters.paimon import connect_server
+from dbt.adapters.paimon.environments import connect_server
 
 
 def test_the_server_never_inherits_client_mode_variables(monkeypatch, tmp_path):

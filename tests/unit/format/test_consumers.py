@@ -1,5 +1,5 @@
 """Paimon consumers (format/consumers.py) and the consumption plan of paimon_changes
-(consumption.py): positions, first reads, nothing new, expired positions, ignore-progress,
+(materialize/consumption.py): positions, first reads, nothing new, expired positions, ignore-progress,
 positions stored only for successful runs, idle consumers expiring."""
 import json
 import os
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from dbt.adapters.paimon import consumption
+from dbt.adapters.paimon.materialize import consumption
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import consumers
 from dbt.adapters.paimon.format.warehouse import open_table

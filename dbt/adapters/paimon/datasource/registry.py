@@ -9,7 +9,7 @@ one small data-source class per table under that name. Entries live in the sessi
 The Paimon warehouse is the source of truth: ``sync`` adds entries for tables written by other
 Paimon writers, recreates entries whose schema changed and drops entries of vanished tables.
 
-Over Spark Connect every dbt process joins one shared server session (connect_client.py), and
+Over Spark Connect every dbt process joins one shared server session (environments/connect_client.py), and
 a data source registered there stays registered for the next command. So the session's conf
 records each registration (``spark.dbt.paimon.registered.<name>`` = a digest of what was
 registered), read with one request, and a command registers only what is missing or differs:

@@ -59,3 +59,33 @@ def changelog_frames(spec, stored: pl.DataFrame, merge):
     )
     final = states.group_by(pk, maintain_order=True).agg(pl.all().last())
     return final, to_arrow(changes, schema)
+
+
+def full_compaction_changelog(spec, before: pa.Table, after: pa.Table) -> pa.Table:
+    """changelog-producer 'full-compaction' (Java FullChangelogMergeTreeCompactRewriter): each
+    key's top-level state before vs after the full compaction: +I new, -D removed, -U/+U
+    changed (also unchanged ones unless changelog-producer.row-deduplicate)."""
+    pk = list(spec.primary_keys)
+    names = list(spec.names)
+    old = pl.from_arrow(before.select(names + ["_seq"]))
+    new = pl.from_arrow(after.select(names + ["_seq"]))
+    old = old.rename({c: f"__b_{c}" for c in old.columns if c not in pk})
+    joined = new.join(old, on=pk, how="full", coalesce=True)
+    was, now = pl.col("__b__seq").is_not_null(), pl.col("_seq").is_not_null()
+    compared = [c for c in names if c not in pk and c not in spec.changelog_ignore_fields]
+    same = pl.all_horizontal([pl.col(c).eq_missing(pl.col(f"__b_{c}")) for c in compared]) \
+        if compared else pl.lit(True)
+    changed = ~same if spec.changelog_row_deduplicate else pl.lit(True)
+
+    def emit(condition, kind, prefix, order):
+        return joined.filter(condition).select(
+            [pl.col(c) if c in pk else pl.col(f"{prefix}{c}").alias(c) for c in names]
+            + [pl.col(f"{prefix}_seq").alias("_seq"), pl.lit(kind).alias("_row_kind"),
+               pl.lit(order).alias("__o")])
+
+    parts = [emit(~was & now, "+I", "", 1), emit(was & ~now, "-D", "__b_", 0),
+             emit(was & now & changed, "-U", "__b_", 0), emit(was & now & changed, "+U", "", 1)]
+    changes = pl.concat(parts, how="vertical_relaxed").sort(pk + ["__o"]).drop("__o")
+    schema = spec.arrow_schema.append(pa.field("_seq", pa.int64())).append(
+        pa.field("_row_kind", pa.string()))
+    return changes.to_arrow().select(schema.names).cast(schema)

@@ -37,8 +37,8 @@ def lookup_changelog(spec, stored: Optional[pa.Table], run: pa.Table,
     """
     import polars as pl
 
-    from dbt.adapters.paimon.ops.compact import full_compaction_changelog
     from dbt.adapters.paimon.runtime import merge_arrow
+    from dbt.adapters.paimon.runtime.changelog import full_compaction_changelog
 
     names = list(spec.names)
     pk = list(spec.primary_keys)

@@ -1,6 +1,6 @@
 {#- The one build sequence of every Paimon materialization: validate, pre-hooks, one atomic
     Paimon commit, docs, post-hooks. `standard`: dbt's table/incremental/seed materializations
-    (file_format='paimon'): see build/standard_writes.py. -#}
+    (file_format='paimon'): see materialize/standard_writes.py. -#}
 {% macro paimon_build_model(materialization, overwrite_partitions=false, standard=none) %}
   {#-- 1. validate: contract and config against the query's columns, before anything is written;
        an enforced contract also fixes the columns' order: the YAML's (as dbt's create table as) --#}

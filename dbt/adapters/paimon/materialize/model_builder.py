@@ -25,8 +25,8 @@ from pyspark.sql import functions as F
 
 from dbt.adapters.events.logging import AdapterLogger
 
-from dbt.adapters.paimon.build.schema_changes import SchemaPlan, plan_changes
-from dbt.adapters.paimon.build.standard_writes import WriteRequest
+from dbt.adapters.paimon.materialize.schema_changes import SchemaPlan, plan_changes
+from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
 from dbt.adapters.paimon.config import TableDefinition, table_definition
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
@@ -329,7 +329,7 @@ class ModelBuilder:
                         df: DataFrame, request: WriteRequest, absent: List[str]) -> BuildResult:
         """An incremental run of a dbt materialization into its existing table (see
         standard_writes.py for what each strategy commits)."""
-        from dbt.adapters.paimon.build import standard_writes as sw
+        from dbt.adapters.paimon.materialize import standard_writes as sw
         from dbt.adapters.paimon.format.splits import current_snapshot_id
 
         location = TableLocation(
@@ -393,7 +393,7 @@ class ModelBuilder:
 
     def _stored_nulls(self, database: str, table: str, columns: List[str]) -> List[dict]:
         """Sample stored rows holding a NULL in one of ``columns``."""
-        from dbt.adapters.paimon.build.standard_writes import read_table
+        from dbt.adapters.paimon.materialize.standard_writes import read_table
 
         location = TableLocation(
             self.registry.warehouse, database, table, self.registry.catalog_options

@@ -57,7 +57,7 @@ def stop(spark, thread: threading.Thread, stopping: threading.Event,
     """Stop the warm-up: no job starts after this, a running one is cancelled; wait at most
     ``wait_seconds`` for its thread (a read being planned is not cancellable: the thread ends
     once the planning returns, or the process exits without it)."""
-    from dbt.adapters.paimon import spark_logs
+    from dbt.adapters.paimon.environments import spark_logs
 
     if not thread.is_alive():
         return

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Dict, List, Optional
 
-from dbt.adapters.paimon.connect_client import DEFAULT_PORT, ConnectSetupError
+from dbt.adapters.paimon.environments.connect_client import DEFAULT_PORT, ConnectSetupError
 
 
 def parse_conf(items: List[str]) -> Dict[str, str]:
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    from dbt.adapters.paimon import connect_server
+    from dbt.adapters.paimon.environments import connect_server
 
     args = build_parser().parse_args(argv)
     try:

@@ -2,7 +2,7 @@
 (``dbt-paimon server start|status|stop``; the command line is cli.py).
 
 The server is ``$SPARK_HOME/sbin/start-connect-server.sh`` with SPARK_HOME = the pyspark package
-folder, and the settings of an embedded dbt-paimon session (session.default_spark_conf): its Hive
+folder, and the settings of an embedded dbt-paimon session (spark_conf.default_spark_conf): its Hive
 metastore (Derby) and spark-warehouse/ under ``<warehouse>/.spark``, where its log and pid files
 go too. Its Python workers run this Python (the one with dbt-paimon installed), so dbt-paimon's
 tasks import there. It listens on 127.0.0.1 only. The server holds the metastore, so any number of
@@ -21,8 +21,10 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from dbt.adapters.paimon import connect_client, session
-from dbt.adapters.paimon.credentials import SPARK_STATE_DIRNAME, is_local_path, local_path
+from dbt.adapters.paimon.environments import connect_client
+from dbt.adapters.paimon.environments.connect import join_shared_session
+from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_local_path, local_path
+from dbt.adapters.paimon.environments.spark_conf import default_spark_conf, is_loopback_master
 from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -106,7 +108,7 @@ def spark_home() -> str:
 
 def server_conf(server: Server, master: str, conf: Optional[Dict[str, str]] = None
                 ) -> Dict[str, str]:
-    settings = session.default_spark_conf(master, server.state_dir)
+    settings = default_spark_conf(master, server.state_dir)
     settings.pop("spark.master")
     settings.update({
         "spark.app.name": f"dbt-paimon server ({server.warehouse})",
@@ -151,7 +153,7 @@ def server_environment(server: Server, master: str) -> Dict[str, str]:
         "PYSPARK_PYTHON": sys.executable,
         "PYSPARK_DRIVER_PYTHON": sys.executable,
     })
-    if session.is_loopback_master(master):
+    if is_loopback_master(master):
         env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     return env
 
@@ -197,13 +199,13 @@ def warm_up_server(server: Server) -> None:
     """Join the shared dbt session and run what a dbt command's first Python work would wait
     for: the server's Python daemon and workers (the server check's probe) and the planner of
     Python data sources. Raises ConnectSetupError if the server's Python cannot run dbt-paimon."""
-    from dbt.adapters.paimon.worker_warm_up import WarmUpSource
+    from dbt.adapters.paimon.environments.worker_warm_up import WarmUpSource
 
     url = connect_client.parse_connect_url(server.url)
     # pyspark marks a process that made a Connect session as Connect-only (environment
     # variables its children inherit): session-mode dbt started from here would refuse to start
     saved = {key: os.environ.get(key) for key in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
-    spark, _ = session._join_shared_session(url, {})
+    spark, _ = join_shared_session(url, {})
     try:
         connect_client.check_server(spark, url)
         spark.dataSource.register(WarmUpSource)

@@ -17,7 +17,7 @@ keyed by the Java and Spark installations. Safety, each case tried here:
   or foreign file make it start without the archive (``-Xshare:auto``), and
   ``-XX:+VerifySharedSpaces`` checks its regions' checksums, so a corrupted file is not mapped.
 - A JVM that fails to start with the archive is started again without it, and the archive is
-  deleted (session.start_session).
+  deleted (embedded.EmbeddedEnvironment).
 - The JVM's CDS messages (thousands of lines while dumping) are turned off; whatever it prints
   goes to Spark's log file, never to dbt's output (spark_logs).
 """

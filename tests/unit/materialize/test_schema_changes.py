@@ -3,7 +3,7 @@ that is exact, otherwise an error naming the model, column and both types before
 
 import pytest
 
-from dbt.adapters.paimon.build.schema_changes import plan_changes, widens
+from dbt.adapters.paimon.materialize.schema_changes import plan_changes, widens
 from dbt.adapters.paimon.config import table_definition
 from dbt.adapters.paimon.runtime import PaimonConfigError
 

@@ -1,0 +1,94 @@
+"""The Spark Connect environment (``method: connect``): Spark runs in a Spark Connect server
+(``connect_server``, or any server a profile names); this process joins the server's shared
+dbt-paimon session (connect_client's docstring says why shared) with the session settings that
+change results (``CONNECT_SESSION_CONF_KEYS``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from pyspark.sql import SparkSession
+
+from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
+from dbt.adapters.paimon.environments import connect_client
+from dbt.adapters.paimon.environments.base import Environment, quiet_query_loggers
+from dbt.adapters.paimon.environments.spark_conf import (CONNECT_SESSION_CONF_KEYS,
+                                                         default_spark_conf)
+
+
+@dataclass
+class ConnectEnvironment(Environment):
+    url: connect_client.ConnectUrl
+    warehouse: Optional[str]  # None: the server's own
+    spark_conf: Dict[str, str] = field(default_factory=dict)
+    catalog_options: Dict[str, str] = field(default_factory=dict)
+
+    def _open(self) -> PaimonTableRegistry:
+        """Raises connect_client.ConnectSetupError with the fix when the server cannot serve us."""
+        connect_client.check_reachable(self.url, self.warehouse)
+        session_conf = {key: value for key, value in default_spark_conf("", "").items()
+                        if key in CONNECT_SESSION_CONF_KEYS}
+        session_conf.update(self.spark_conf)
+        spark, session_url = join_shared_session(self.url, session_conf)
+        served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)
+        warehouse = self.warehouse
+        if warehouse is None:
+            if served is None:
+                raise connect_client.ConnectSetupError(
+                    f"The Spark Connect server at {self.url.redacted} was not started by "
+                    "`dbt-paimon server start`, so it names no Paimon warehouse: set "
+                    "`warehouse` in the profile.")
+            warehouse = served
+        elif served is not None and os.path.normpath(served) != os.path.normpath(warehouse):
+            raise connect_client.ConnectSetupError(
+                f"The Spark Connect server at {self.url.redacted} serves the Paimon warehouse "
+                f"{served}, the profile names {warehouse}: its metastore belongs to the "
+                "server's warehouse. Point the profile at that warehouse (or drop `warehouse` "
+                "from it), or start a server for this warehouse on another port "
+                f"(`{connect_client.start_command(warehouse, self.url.port + 1)}`).")
+        connect_client.check_server(spark, self.url)
+        quiet_query_loggers()
+        # code that asks pyspark for "the" session (pandas-on-Spark in Python models) finds the
+        # dbt session: the default session of this URL
+        os.environ["SPARK_REMOTE"] = str(session_url)
+        return PaimonTableRegistry(spark, warehouse, self.catalog_options)
+
+
+def join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, str]):
+    """The server's shared dbt-paimon session (connect_client's docstring says why shared),
+    or the URL's own ``session_id`` when it names one; (session, its URL)."""
+    try:
+        import pyspark.sql.connect.session  # noqa: F401 - needs pyspark[connect]'s libraries
+    except ImportError as exc:
+        raise connect_client.ConnectSetupError(
+            f"method 'connect' needs Spark Connect's client libraries ({exc}): "
+            "pip install 'pyspark[connect]'") from exc
+    generations = ([None] if url.param("session_id")
+                   else range(connect_client.MAX_SESSION_GENERATIONS))
+    last_error: Optional[BaseException] = None
+    for generation in generations:
+        target = url if generation is None else url.with_params(
+            session_id=connect_client.shared_session_id(generation))
+        # through pyspark.sql's builder: it switches pyspark.sql.functions to Connect mode
+        builder = SparkSession.builder.remote(str(target))
+        for key, value in session_conf.items():
+            builder = builder.config(key, value)
+        try:
+            spark = builder.create()
+            spark.conf.get(connect_client.WAREHOUSE_CONF, None)  # the session is usable
+            return spark, target
+        except Exception as exc:  # noqa: BLE001 - classified below
+            last_error = exc
+            if not connect_client.is_session_closed(exc):
+                raise connect_client.ConnectSetupError(
+                    f"The Spark Connect server at {url.redacted} refused the dbt session: "
+                    f"{_first_line(exc)}") from None
+    raise connect_client.ConnectSetupError(
+        f"The Spark Connect server at {url.redacted} has closed all of dbt-paimon's shared "
+        f"sessions ({_first_line(last_error)}); restart it.")
+
+
+def _first_line(exc: Optional[BaseException]) -> str:
+    return str(exc).strip().splitlines()[0] if exc is not None and str(exc).strip() else repr(exc)

@@ -5,6 +5,7 @@ change results (``CONNECT_SESSION_CONF_KEYS``)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 from dataclasses import dataclass, field
 from typing import Dict, Optional
@@ -32,6 +33,7 @@ class ConnectEnvironment(Environment):
                         if key in CONNECT_SESSION_CONF_KEYS}
         session_conf.update(self.spark_conf)
         spark, session_url = join_shared_session(self.url, session_conf)
+        atexit.register(close_without_release, spark)
         served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)
         warehouse = self.warehouse
         if warehouse is None:
@@ -54,6 +56,19 @@ class ConnectEnvironment(Environment):
         # dbt session: the default session of this URL
         os.environ["SPARK_REMOTE"] = str(session_url)
         return PaimonTableRegistry(spark, warehouse, self.catalog_options)
+
+
+def close_without_release(spark) -> None:
+    """Close this process's channel to the server, leaving the shared session open for other
+    dbt processes. Registered after pyspark's own exit hook, so it runs first: that hook sends
+    the server an ML-cache clean-up call and, when the server has gone (``dbt-paimon server
+    stop`` while a process still holds a session), retries it for minutes before the process
+    can exit; it skips a closed client."""
+    spark.release_session_on_close = False
+    try:
+        spark.stop()
+    except Exception:  # noqa: BLE001 - exiting: nothing left to report it to
+        pass
 
 
 def join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, str]):

@@ -8,8 +8,8 @@ PIP    := $(PY) -m pip -q
 # only find this repository's dbt/ folder that way.
 EDITABLE := --config-settings editable_mode=compat -e
 
-.PHONY: demo test test-core test-functional test-cluster test-connect unit functional connect bench \
-	clean
+.PHONY: demo test test-core test-functional test-paimon test-reliability test-cluster test-connect \
+	unit functional connect bench clean
 
 # functional tests `make test` runs over Spark Connect too
 CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paimon/test_paimon_append.py \
@@ -35,34 +35,50 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(PY) sample_project/run_demo.py
 
-# Four pytest processes, two at a time (`make -j2`; each one's output is printed whole when it
-# ends). Each process has one Spark session on its own warehouse and ports, so they never meet:
+# Six pytest processes, three at a time (`make -j3`; each one's output is printed whole when it
+# ends; docs/development.md says what each runs and how long it takes). Each process has one
+# Spark session on its own warehouse, ports and pytest temp folder (pytest's default one keeps
+# only the 3 newest folders of a user: a fourth process would delete a running one's), so they
+# never meet:
 # - test-core: unit, integration and interop tests (a plain local[2] session);
-# - test-functional: dbt's functional tests, whose session must be the adapter's (Hive
-#   metastore, registry); tests/reliability runs with it: its dbt-level test uses the adapter's
-#   session, the others start their own dbt / Spark processes (crash, concurrency) or need none;
+# - test-functional: dbt's own functional suites on Paimon (adapter, standard, contracts,
+#   snapshots, docs, unit tests); the session is the adapter's (Hive metastore, registry);
+# - test-paimon: the Paimon materializations, their console output and the table operations
+#   through dbt (adapter's session, like test-functional);
+# - test-reliability: crash, concurrency and hostile-input tests: most start dbt processes of
+#   their own, the dbt-level ones use the adapter's session;
 # - test-cluster: a standalone Spark cluster (master + 2 workers) driven from the process;
 # - test-connect: the Paimon materializations and operations again through a Spark Connect
 #   server (`make connect` runs every Paimon functional test that way).
-# Most of a dbt test's time is one Python thread (dbt) waiting on one Spark job, so two
-# processes share the 2 cores of the CI machine well.
-# the longest first: the functional process takes about as long as the three others together
-TEST_PROCESSES := test-functional test-connect test-cluster test-core
+# Most of a dbt test's time is one Python thread (dbt) waiting on a small Spark job, so three
+# processes keep the 2 cores of the CI machine busier than two.
+# the longest first
+TEST_PROCESSES := test-core test-connect test-paimon test-functional test-reliability test-cluster
+TEST_JOBS ?= 3
+TEST_TMP := $(CURDIR)/.pytest-tmp
+PYTEST = $(PY) -m pytest --basetemp=$(TEST_TMP)/$@
 
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory -j2 -k --output-sync=target $(TEST_PROCESSES)
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) -k --output-sync=target $(TEST_PROCESSES)
 
 test-core: $(VENV)/.installed-dev
-	$(PY) -m pytest tests/unit tests/integration tests/interop
+	$(PYTEST) tests/unit tests/integration tests/interop
 
 test-functional: $(VENV)/.installed-dev
-	$(PY) -m pytest tests/functional tests/reliability
+	$(PYTEST) tests/functional/adapter tests/functional/standard tests/functional/contracts \
+		tests/functional/snapshots tests/functional/docs tests/functional/unit_tests
+
+test-paimon: $(VENV)/.installed-dev
+	$(PYTEST) tests/functional/paimon tests/functional/operations
+
+test-reliability: $(VENV)/.installed-dev
+	$(PYTEST) tests/reliability
 
 test-cluster: $(VENV)/.installed-dev
-	$(PY) -m pytest tests/cluster
+	$(PYTEST) tests/cluster
 
 test-connect: $(VENV)/.installed-dev
-	$(PY) -m pytest --profile connect $(CONNECT_TESTS)
+	$(PYTEST) --profile connect $(CONNECT_TESTS)
 
 unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit
@@ -79,4 +95,4 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info sample_project/target sample_project/logs sample_project/paimon_warehouse
+	rm -rf $(VENV) $(TEST_TMP) build *.egg-info sample_project/target sample_project/logs sample_project/paimon_warehouse

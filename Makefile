@@ -56,7 +56,8 @@ demo: $(VENV)/.installed
 TEST_PROCESSES := test-core test-connect test-paimon test-functional test-reliability test-cluster
 TEST_JOBS ?= 3
 TEST_TMP := $(CURDIR)/.pytest-tmp
-PYTEST = $(PY) -m pytest --basetemp=$(TEST_TMP)/$@
+# pytest makes the basetemp folder itself, not its parent
+PYTEST = mkdir -p $(TEST_TMP) && $(PY) -m pytest --basetemp=$(TEST_TMP)/$@
 
 test: $(VENV)/.installed-dev
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) -k --output-sync=target $(TEST_PROCESSES)

@@ -8,7 +8,7 @@ PIP    := $(PY) -m pip -q
 # only find this repository's dbt/ folder that way.
 EDITABLE := --config-settings editable_mode=compat -e
 
-.PHONY: demo test test-core test-functional test-paimon test-reliability test-cluster test-connect \
+.PHONY: demo test test-unit test-integration test-core test-functional test-paimon test-reliability test-cluster test-connect \
 	unit functional connect bench clean
 
 # functional tests `make test` runs over Spark Connect too
@@ -35,12 +35,14 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(PY) sample_project/run_demo.py
 
-# Six pytest processes, three at a time (`make -j3`; each one's output is printed whole when it
+# Seven pytest processes, two at a time (`make -j2`; each one's output is printed whole when it
 # ends; docs/development.md says what each runs and how long it takes). Each process has one
 # Spark session on its own warehouse, ports and pytest temp folder (pytest's default one keeps
-# only the 3 newest folders of a user: a fourth process would delete a running one's), so they
+# only the 3 newest folders of a user: a later process would delete a running one's), so they
 # never meet:
-# - test-core: unit, integration and interop tests (a plain local[2] session);
+# - test-unit: tests/unit, no Spark;
+# - test-integration: integration and interop tests (a plain local[2] session; Paimon Java and
+#   pypaimon-rust);
 # - test-functional: dbt's own functional suites on Paimon (adapter, standard, contracts,
 #   snapshots, docs, unit tests); the session is the adapter's (Hive metastore, registry);
 # - test-paimon: the Paimon materializations, their console output and the table operations
@@ -50,11 +52,12 @@ demo: $(VENV)/.installed
 # - test-cluster: a standalone Spark cluster (master + 2 workers) driven from the process;
 # - test-connect: the Paimon materializations and operations again through a Spark Connect
 #   server (`make connect` runs every Paimon functional test that way).
-# Most of a dbt test's time is one Python thread (dbt) waiting on a small Spark job, so three
-# processes keep the 2 cores of the CI machine busier than two.
-# the longest first
-TEST_PROCESSES := test-core test-connect test-paimon test-functional test-reliability test-cluster
-TEST_JOBS ?= 3
+# Most of a dbt test's time is one Python thread (dbt) waiting on a small Spark job, so two
+# processes share the 2 cores of the CI machine well; a third slowed each of them by 1.75x.
+# The longest first, so that the two lanes end close together.
+TEST_PROCESSES := test-connect test-paimon test-functional test-cluster test-integration \
+	test-reliability test-unit
+TEST_JOBS ?= 2
 TEST_TMP := $(CURDIR)/.pytest-tmp
 # pytest makes the basetemp folder itself, not its parent
 PYTEST = mkdir -p $(TEST_TMP) && $(PY) -m pytest --basetemp=$(TEST_TMP)/$@
@@ -62,6 +65,13 @@ PYTEST = mkdir -p $(TEST_TMP) && $(PY) -m pytest --basetemp=$(TEST_TMP)/$@
 test: $(VENV)/.installed-dev
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) -k --output-sync=target $(TEST_PROCESSES)
 
+test-unit: $(VENV)/.installed-dev
+	$(PYTEST) tests/unit
+
+test-integration: $(VENV)/.installed-dev
+	$(PYTEST) tests/integration tests/interop
+
+# unit, integration and interop tests in one process
 test-core: $(VENV)/.installed-dev
 	$(PYTEST) tests/unit tests/integration tests/interop
 

@@ -9,7 +9,7 @@ extracts the jar, compiles ``java/PaimonPeer.java`` against it with ``javac`` an
 ``java`` per call. No network (no PyPI) or no JDK = the fixture FAILS: CI has both.
 
 These tests start a plain local[2] SparkSession (like tests/integration), so they can share a
-pytest process with tests/unit and tests/integration, but never with tests/functional.
+pytest process with tests/integration (`make test-integration`), but never with tests/functional.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ one), never a mix of buckets from both; the next run succeeds; remove_orphan_fil
 debris the killed runs left.
 
 One dbt project (its own profile and Spark state folder) goes through the stages in order;
-each stage is one dbt process. Every run writes all 300 keys with ``version`` = the run's
+each stage is one dbt process, and one of them stops at several points in turn. Every run writes all 300 keys with ``version`` = the run's
 number, so a mix would show two versions. The number comes from an environment variable, not
 a dbt var: a changed var makes every run parse the whole project again.
 """
@@ -61,12 +61,17 @@ def _unreferenced(location):
                   and f.rsplit("/", 1)[-1] not in referenced)
 
 
-def _kill_at(project, pauses, point, version):
+def _start(project, pauses, points, version):
+    """A `dbt run` that pauses at each of ``points`` in turn (released one by one)."""
     pauses.mkdir(exist_ok=True)
     for marker in pauses.glob("*"):
         marker.unlink()
-    process = DbtProcess(project, "run", pause_at=point, pause_dir=pauses,
-                         env={"CRASH_VERSION": str(version)})
+    return DbtProcess(project, "run", pause_at=",".join(points), pause_dir=pauses,
+                      env={"CRASH_VERSION": str(version)})
+
+
+def _kill_at(project, pauses, point, version):
+    process = _start(project, pauses, [point], version)
     process.wait_for(point)
     process.kill()
 
@@ -76,17 +81,24 @@ def test_sigkill_at_every_write_point_leaves_one_whole_snapshot(crash_project):
     run_dbt(project, "run", env={"CRASH_VERSION": "1"})
     assert _versions(location) == {1}
 
-    debris = set()
-    for version, point in enumerate(["task-file-written", "before-commit",
-                                     "commit-manifests-written"], start=2):
-        _kill_at(project, pauses, point, version)
+    # One run stops at each point before its snapshot in turn and is killed at the last: while
+    # it waits at a point, the table's files are exactly what a SIGKILL there leaves (a killed
+    # process writes nothing more), so each point is checked as a kill point with one dbt
+    # process instead of one each.
+    points = ["task-file-written", "before-commit", "commit-manifests-written"]
+    process = _start(project, pauses, points, 2)
+    for point in points:
+        process.wait_for(point)
         assert [s.id for s in list_snapshots(location.open())] == [1], point
         assert _versions(location) == {1}, f"killed at {point}: not the previous snapshot"
-        left = set(_unreferenced(location)) - debris
+        left = set(_unreferenced(location))
         assert any(f.startswith("bucket-") for f in left), f"killed at {point}: no data file?"
         if point == "commit-manifests-written":
             assert any(f.startswith("manifest/") for f in left), "no manifest written?"
-        debris |= left
+            process.kill()
+        else:
+            process.release(point)
+    debris = set(_unreferenced(location))
 
     # the snapshot file is the commit: killed right after it, the run's data is whole
     _kill_at(project, pauses, "commit-snapshot-written", 5)

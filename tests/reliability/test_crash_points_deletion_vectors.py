@@ -25,7 +25,7 @@ from dbt.adapters.paimon.ops.expire import remove_orphan_files
 
 from reliability_helpers import run_dbt, table_files, write_project
 from reliability_helpers import read_merged
-from test_crash_points import _kill_at, _unreferenced
+from test_crash_points import _start, _unreferenced
 
 # Paimon Java (tests/interop/conftest.py), loaded under its own name: both folders have a
 # conftest module
@@ -82,22 +82,28 @@ def test_sigkill_during_a_deletion_vector_run(process_tmp, paimon_java):
     assert live_index, "the second run wrote no deletion vectors"
     kinds = ["APPEND", "COMPACT"] * 2
 
-    debris = set()
     # (the points before the APPEND commit are the same code as test_crash_points.py's)
+    # one run stops at each point in turn, killed at the last: while it waits at a point, the
+    # files are what a SIGKILL there leaves (test_crash_points.py)
     points = ["commit-manifests-written", "compact-index-written", "compact-manifests-written"]
-    for version, point in enumerate(points, start=3):
-        _kill_at(project, pauses, point, version)
-        if point.startswith("compact-"):
+    process = _start(project, pauses, points, 3)
+    for point in points:
+        process.wait_for(point)
+        if point == "compact-index-written":
             kinds.append("APPEND")  # the run's rows are committed, at level 0
         assert [s.commit_kind for s in list_snapshots(location.open())] == kinds, point
         assert _versions(location) == 2, f"killed at {point}: not the last whole run's rows"
-        left = set(_unreferenced(location)) - debris
+        left = set(_unreferenced(location))
         assert left, f"killed at {point}: nothing written?"
         if point == "compact-index-written":
             assert any(f.startswith("index/") for f in left), f"{point}: no index file?"
         if point.endswith("manifests-written"):
             assert any(f.startswith("manifest/") for f in left), f"{point}: no manifest?"
-        debris |= left
+        if point == points[-1]:
+            process.kill()
+        else:
+            process.release(point)
+    debris = set(_unreferenced(location))
     assert _java_versions(paimon_java, location) == 2
 
     result = remove_orphan_files(location, older_than=0)

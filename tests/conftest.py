@@ -13,6 +13,16 @@ def pytest_addoption(parser):
         help="paimon profile for functional tests: local (embedded Spark, local[2]) or "
              "connect (a Spark Connect server, local[2], started for the test process)",
     )
+    parser.addoption(
+        "--reverse", action="store_true", default=False,
+        help="run the collected tests in reverse order: a test that passes only after another "
+             "one (shared state, leftovers) fails one of the two orders",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--reverse"):
+        items.reverse()
 
 
 @pytest.fixture(scope="session")

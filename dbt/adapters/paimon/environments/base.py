@@ -12,6 +12,8 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Optional
 
+from dbt.adapters.paimon.environments import process_gc
+
 if TYPE_CHECKING:
     from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 
@@ -38,8 +40,6 @@ class Environment(abc.ABC):
                 return _registry
             registry = self._open()
             _registry = registry
-            from dbt.adapters.paimon.environments import process_gc
-
             process_gc.freeze_long_lived()  # the Spark client's objects live as long as the process
             return registry
 

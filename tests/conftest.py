@@ -15,14 +15,29 @@ def pytest_addoption(parser):
     )
     parser.addoption(
         "--reverse", action="store_true", default=False,
-        help="run the collected tests in reverse order: a test that passes only after another "
-             "one (shared state, leftovers) fails one of the two orders",
+        help="run the collected tests in reverse order (modules, classes, functions; a test "
+             "class's methods stay in their order: a class sharing one dbt project is a "
+             "scenario, as in dbt-tests-adapter's suites): a test that passes only after "
+             "another one (shared state, leftovers) fails one of the two orders",
     )
 
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--reverse"):
-        items.reverse()
+        items[:] = reversed_keeping_classes(items)
+
+
+def reversed_keeping_classes(items):
+    """``items`` in reverse order, each test class's methods kept together and in order."""
+    groups, index = [], {}
+    for item in items:
+        cls = getattr(item, "cls", None)
+        key = (item.module.__name__, cls.__name__) if cls is not None else id(item)
+        if key not in index:
+            index[key] = len(groups)
+            groups.append([])
+        groups[index[key]].append(item)
+    return [item for group in reversed(groups) for item in group]
 
 
 @pytest.fixture(scope="session")

@@ -40,7 +40,10 @@ def test_master_given_twice_is_refused():
 
 
 def test_workers_python_from_profile_else_this_interpreter(monkeypatch):
-    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    # set_worker_python writes os.environ itself: monkeypatch setenv first, so that the
+    # variable is restored after the test (later tests start Spark workers with it)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    monkeypatch.delenv("PYSPARK_PYTHON")
     spark_conf.set_worker_python({})
     assert os.environ["PYSPARK_PYTHON"] == sys.executable
     spark_conf.set_worker_python({"spark.pyspark.python": "/opt/venv/bin/python"})

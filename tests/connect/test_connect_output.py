@@ -38,16 +38,23 @@ def server_log(warehouse: str, url: str) -> str:
     return Path(server.log_file).read_text()
 
 
-def test_a_failing_run_prints_dbt_lines_only(project, connect_server_url, paimon_warehouse):
+@pytest.fixture(scope="module")
+def failing_run(project, connect_server_url, paimon_warehouse):
+    """`dbt run` of the project as written (the other tests build on its tables, or add models
+    to the project): (its result, what the server logged meanwhile)."""
     server_before = len(server_log(paimon_warehouse, connect_server_url))
     result = run_dbt_process(project, "run")
+    return result, server_log(paimon_warehouse, connect_server_url)[server_before:]
+
+
+def test_a_failing_run_prints_dbt_lines_only(failing_run):
+    result, server = failing_run
     assert_failing_run_reported(result)
     # the distributed write's failing task: logged by the server's executor, with the error
-    server = server_log(paimon_warehouse, connect_server_url)[server_before:]
     assert "ERROR Executor" in server and NULL_KEY in server, server[-5000:]
 
 
-def test_a_failing_test_and_a_show_print_dbt_lines_only(project):
+def test_a_failing_test_and_a_show_print_dbt_lines_only(project, failing_run):
     assert_failing_test_reported(run_dbt_process(project, "test"))
     shown = run_dbt_process(project, "show", "--select", "passing", "--limit", "3")
     assert shown.returncode == 0, shown.stdout
@@ -55,7 +62,8 @@ def test_a_failing_test_and_a_show_print_dbt_lines_only(project):
     assert re.search(r"\| +id \| +twice \|", shown.stdout), shown.stdout
 
 
-def test_an_unexpected_error_names_its_type_message_and_trace(project, paimon_warehouse):
+def test_an_unexpected_error_names_its_type_message_and_trace(project, failing_run,
+                                                             paimon_warehouse):
     """dbt's error names the type, its message and the client's log file holding the full
     trace (the server's task's traceback too)."""
     for name, text in CORRUPTED_MODELS.items():

@@ -369,6 +369,40 @@ class PaimonAdapter(SparkAdapter):
             message = f"{message}; {result.maintenance}"
         return AdapterResponse(_message=message, rows_affected=result.rows)
 
+    # -- seeds (materialize/seed_csv.py) -------------------------------------------------------
+    @available
+    def paimon_seed_rows(self, model: dict, this: BaseRelation, empty: bool = False
+                         ) -> Dict[str, Any]:
+        """Read the seed's CSV (Arrow, with dbt's types: seed_csv.py) into a temporary view.
+        Returns {sql: the typed rows' select, view, columns: [(name, Spark type)], rows,
+        unknown_overrides: column_types keys the file lacks, sample: an agate table of at most
+        SAMPLE_ROWS random rows (what ``dbt seed --show`` prints)}."""
+        import os
+
+        from dbt.adapters.paimon.materialize.seed_csv import (SeedFileError, read_seed,
+                                                              sample_agate)
+        from dbt.adapters.paimon.datasource.spark_types import quote_identifier
+
+        path = os.path.join(model["root_path"], model["original_file_path"])
+        config = model["config"]
+        try:
+            seed = read_seed(path, config.get("delimiter") or ",",
+                             config.get("column_types") or {}, bool(empty))
+        except SeedFileError as exc:
+            raise DbtRuntimeError(f"Seed '{model['name']}' ({path}): {exc}") from None
+        # a one-part name whatever the seed's name (dots, quotes)
+        view = re.sub(r"\W", "_", f"{this.identifier}__dbt_seed_rows", flags=re.ASCII)
+        self._registry.activate().createDataFrame(seed.table).createOrReplaceTempView(view)
+        select = ", ".join(f"cast(`c{i}` as {spark_type}) as {quote_identifier(name)}"
+                           for i, (name, spark_type) in enumerate(zip(seed.columns, seed.types)))
+        return {"sql": f"select {select} from {quote_identifier(view)}", "view": view,
+                "columns": list(zip(seed.columns, seed.types)), "rows": seed.num_rows,
+                "unknown_overrides": seed.unknown_overrides, "sample": sample_agate(seed)}
+
+    @available
+    def paimon_drop_seed_rows(self, seed: Dict[str, Any]) -> None:
+        self._registry.activate().catalog.dropTempView(seed["view"])
+
     # -- dbt snapshot (materialize/snapshot_rows.py) -------------------------------------------------
     @available
     def paimon_snapshot_definition(self, model: dict, sql: str, scd_id: str):

@@ -1,85 +1,94 @@
-{#- Seed values are bound as Spark SQL parameters (`?`): quotes and NULLs need no escaping. -#}
+{#- Bindings of dbt's own `add_query(..., bindings=...)` are Spark SQL parameters (`?`): quotes
+    and NULLs need no escaping. -#}
 {% macro paimon__get_binding_char() %}
   {{ return('?') }}
 {% endmacro %}
 
-{#- Seeds with file_format='paimon' (the default): dbt's seed materialization, with its table
-    steps overridden: nothing is dropped or created up front; the rows, loaded in dbt's batches
-    into temporary views, become the Paimon table in ONE commit (OVERWRITE once it exists). -#}
-{% macro paimon__create_csv_table(model, agate_table) %}
-  {%- if paimon_file_format() != 'paimon' -%}
-    {{ return(spark__create_csv_table(model, agate_table)) }}
-  {%- endif -%}
-  {%- if agate_table.rows | length == 0 -%}
-    {#-- dbt loads no rows then: the empty table is written here --#}
-    {{ return(paimon_write_seed(model, agate_table)) }}
-  {%- endif -%}
-  {{ return('') }}
-{% endmacro %}
+{#- dbt's seed materialization (global_project seeds/seed.sql), whose first step,
+    load_agate_table(), parses every value of the file in Python (most of a large seed's time)
+    and cannot be dispatched. Here the file is read by adapter.paimon_seed_rows (Arrow, with the
+    types dbt would infer: materialize/seed_csv.py) into a temporary view, and the view's rows are
+    written as dbt's seed would: with file_format='paimon' (the default) as ONE Paimon commit
+    (OVERWRITE once the table exists); with any other file_format as dbt-spark does (drop,
+    create, insert). Hooks, grants, docs and the `INSERT n`/`CREATE n` status are dbt's. -#}
+{% materialization seed, adapter='paimon' %}
+  {%- set identifier = model['alias'] -%}
+  {%- set full_refresh_mode = (should_full_refresh()) -%}
+  {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=identifier) -%}
+  {%- set exists_as_table = (old_relation is not none and old_relation.is_table) -%}
+  {%- set exists_as_view = (old_relation is not none and old_relation.is_view) -%}
+  {%- set grant_config = config.get('grants') -%}
 
-{% macro paimon__reset_csv_table(model, full_refresh, old_relation, agate_table) %}
-  {%- if paimon_file_format() != 'paimon' -%}
-    {{ return(spark__reset_csv_table(model, full_refresh, old_relation, agate_table)) }}
+  {%- set seed = adapter.paimon_seed_rows(model, this, flags.EMPTY) -%}
+  {%- if seed.unknown_overrides -%}
+    {%- do exceptions.warn("Column types specified for non-existent columns in seed '" ~ model.name
+        ~ "': " ~ (seed.unknown_overrides | join(', ')) ~ ". These column type overrides will be ignored.") -%}
   {%- endif -%}
-  {{ return(paimon__create_csv_table(model, agate_table)) }}
-{% endmacro %}
+  {%- do store_result('agate_table', response='OK', agate_table=seed.sample) -%}
 
-{% macro paimon__load_csv_rows(model, agate_table) %}
-  {%- if paimon_file_format() != 'paimon' -%}
-    {{ return(spark__load_csv_rows(model, agate_table)) }}
-  {%- endif -%}
-  {{ return(paimon_write_seed(model, agate_table)) }}
-{% endmacro %}
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  -- `BEGIN` happens here:
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
-{#- The seed's rows as temporary views (one per dbt batch, values bound as parameters, cast to
-    the seed's column types), then one Paimon commit of their union. Returns the first batch's
-    SQL (dbt shows it as the seed's compiled SQL). -#}
-{% macro paimon_write_seed(model, agate_table) %}
-  {%- set column_override = model['config'].get('column_types', {}) -%}
-  {%- set columns = [] -%}
-  {%- for col_name in agate_table.column_names -%}
-    {%- set inferred_type = adapter.convert_type(agate_table, loop.index0) -%}
-    {%- do columns.append({'name': (col_name | string),
-                           'type': column_override.get(col_name, inferred_type)}) -%}
-  {%- endfor -%}
-  {%- set aliases = [] -%}
-  {%- for column in columns -%}
-    {%- do aliases.append('`' ~ column.name | replace('`', '``') ~ '`') -%}
-  {%- endfor -%}
-  {%- set views = [] -%}
-  {%- set statements = [] -%}
-  {%- for chunk in agate_table.rows | batch(get_batch_size()) -%}
-    {%- set view = '`' ~ this.identifier ~ '__dbt_seed_rows_' ~ loop.index0 ~ '`' -%}
-    {%- set bindings = [] -%}
-    {%- for row in chunk -%}
-      {%- do bindings.extend(row) -%}
-    {%- endfor -%}
-    {%- set sql -%}
-      create or replace temporary view {{ view }} as select * from values
-      {% for row in chunk -%}
-        ({%- for column in columns -%}
-          cast({{ get_binding_char() }} as {{ column.type }}){%- if not loop.last -%}, {% endif -%}
-        {%- endfor -%}){%- if not loop.last -%},{%- endif %}
-      {% endfor -%}
-      as t({{ aliases | join(', ') }})
-    {%- endset -%}
-    {%- do adapter.add_query(sql, bindings=bindings, abridge_sql_log=True) -%}
-    {%- do views.append(view) -%}
-    {%- if loop.index0 == 0 -%}{%- do statements.append(sql) -%}{%- endif -%}
-  {%- endfor -%}
-  {%- set rows_sql -%}
-    {%- if views -%}
-      {%- for view in views -%}select * from {{ view }}{%- if not loop.last %} union all {% endif -%}{%- endfor -%}
-    {%- else -%}
-      select {% for column in columns -%}
-        cast(null as {{ column.type }}) as {{ aliases[loop.index0] }}{%- if not loop.last -%}, {% endif -%}
-      {%- endfor %} where false
-    {%- endif -%}
-  {%- endset -%}
-  {%- set prepared = paimon_prepare_model('seed', rows_sql) -%}
-  {%- do paimon_write_model(prepared, rows_sql, standard={'strategy': 'replace'}) -%}
-  {%- for view in views -%}
-    {%- do adapter.add_query('drop view if exists ' ~ view, auto_begin=false) -%}
-  {%- endfor -%}
-  {{ return(statements[0] if statements else rows_sql) }}
+  {% if exists_as_view %}
+    {{ exceptions.raise_compiler_error("Cannot seed to '{}', it is a view".format(old_relation.render())) }}
+  {% endif %}
+  {% set create_table_sql = "" %}
+  {% if paimon_file_format() == 'paimon' %}
+    {%- set prepared = paimon_prepare_model('seed', seed.sql) -%}
+    {%- do paimon_write_model(prepared, seed.sql, standard={'strategy': 'replace'}) -%}
+    {% set sql = seed.sql %}
+  {% else %}
+    {% if old_relation is not none %}
+      {{ adapter.drop_relation(old_relation) }}
+    {% endif %}
+    {% set create_table_sql = paimon_seed_create_table(seed) %}
+    {% set sql = "insert into " ~ this.render() ~ " " ~ seed.sql %}
+    {% if seed.rows > 0 %}
+      {% call statement('_') -%}{{ sql }}{%- endcall %}
+    {% endif %}
+  {% endif %}
+  {% do adapter.paimon_drop_seed_rows(seed) %}
+
+  {% set code = 'CREATE' if full_refresh_mode else 'INSERT' %}
+  {% call noop_statement('main', code ~ ' ' ~ seed.rows, code, seed.rows) %}
+    {{ get_csv_sql(create_table_sql, sql) }};
+  {% endcall %}
+
+  {% set target_relation = this.incorporate(type='table') %}
+  {% set should_revoke = should_revoke(old_relation, full_refresh_mode) %}
+  {% do apply_grants(target_relation, grant_config, should_revoke=should_revoke) %}
+  {% do persist_docs(target_relation, model) %}
+  {% if full_refresh_mode or not exists_as_table %}
+    {% do create_indexes(target_relation) %}
+  {% endif %}
+
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  -- `COMMIT` happens here
+  {{ adapter.commit() }}
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
+
+{#- dbt-spark's create_csv_table, with the columns from the file read by paimon_seed_rows -#}
+{% macro paimon_seed_create_table(seed) %}
+  {%- set quote_seed_column = model['config'].get('quote_columns', None) -%}
+  {% set sql %}
+    create table {{ this.render() }} (
+      {%- for name, type in seed.columns -%}
+        {{ adapter.quote_seed_column(name | string, quote_seed_column) }} {{ type }}
+        {%- if not loop.last -%}, {%- endif -%}
+      {%- endfor -%}
+    )
+    {{ file_format_clause() }}
+    {{ partition_cols(label="partitioned by") }}
+    {{ clustered_cols(label="clustered by") }}
+    {{ location_clause() }}
+    {{ comment_clause() }}
+  {% endset %}
+  {% call statement('_') -%}
+    {{ sql }}
+  {%- endcall %}
+  {{ return(sql) }}
 {% endmacro %}

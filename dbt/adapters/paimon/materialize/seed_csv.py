@@ -1,0 +1,360 @@
+"""A seed's CSV file as typed Arrow columns, with the types dbt would infer, in vectorized code.
+
+dbt's seed materialization parses the whole file with agate (``load_agate_table``): every value
+of every column goes through each candidate type's Python ``cast`` (about 15 s for 100,000 rows
+of 10 columns). This module reads the file with Arrow's CSV reader and decides each column's type
+as agate's type tester does (``dbt_common.clients.agate_helper.build_type_tester``), then the
+Spark type as dbt-spark's ``convert_type`` does, so a seed keeps its table's types and values.
+
+How a column's type is decided, exactly as agate does it, without a Python call per value:
+- agate tries, in order, Integer, Number, Date, DateTime, ISODateTime, Boolean, Text; a type holds
+  if every value of the column casts; the first that holds is the column's type.
+- For each type, a vectorized "plain" form (e.g. ``-12.50`` for Number, ``2024-01-31`` for Date)
+  recognises the values that certainly cast. Only the values outside it are handed to agate's own
+  ``test`` (so ``$5``, ``1,000``, ``50%`` or ``2024-1-5`` are judged by agate itself); in a column
+  that is not of that type the first such value fails and the type is dropped. Values that hold
+  but are not plain are converted by agate's ``cast`` one by one: they are rare by construction.
+- A file Arrow cannot read the way Python's csv module does (ragged or blank lines, empty or
+  repeated header names) is parsed by agate itself and converted the same way.
+
+Values are then what the old per-row ``cast(? as <type>)`` bindings produced: numbers as int64 or
+float64, booleans as bool, text as it is in the file, dates and timestamps as ISO text for
+Spark's ``cast`` (the session time zone applies, as for the bindings), ``column_types`` columns as
+text for Spark's ``cast`` to the given type.
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Callable, List, Mapping, Optional
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+from dbt_common.clients import agate_helper
+
+BOM = codecs.BOM_UTF8
+# agate's decimal context precision (max_precision clips decimal places beyond it)
+DECIMAL_PRECISION = 28
+
+# The plain forms (after Python's str.strip(), which Arrow's utf8_trim_whitespace matches).
+# Number: at most 13 integer and 15 fractional digits, so that agate's max_precision never clips.
+PLAIN_NUMBER = r"^[+-]?(\d{1,13}(\.\d{0,15})?|\.\d{1,15})$"
+PLAIN_INTEGER = r"^[+-]?\d{1,13}(\.0*)?$"
+PLAIN_DATE = r"^\d{4}-\d{2}-\d{2}$"
+_TIME = r"([01]\d|2[0-3]):[0-5]\d:[0-5]\d"
+PLAIN_DATETIME = r"^\d{4}-\d{2}-\d{2} " + _TIME + "$"
+PLAIN_ISO_DATETIME = r"^\d{4}-\d{2}-\d{2}T" + _TIME + r"(\.\d{1,6})?$"
+
+BIGINT, DOUBLE, DATE, TIMESTAMP, BOOLEAN, STRING = (
+    "bigint", "double", "date", "timestamp", "boolean", "string")
+
+
+class SeedFileError(ValueError):
+    """The file cannot be read as a seed (agate's own error, with the seed's name)."""
+
+
+@dataclass
+class SeedRows:
+    """A seed's rows, column by column, and the Spark type each column is written as."""
+    columns: List[str]
+    types: List[str]                         # Spark SQL types (column_types applied)
+    table: pa.Table                          # values for ``cast(`col` as type)``
+    unknown_overrides: List[str] = field(default_factory=list)  # column_types keys not in the file
+
+    @property
+    def num_rows(self) -> int:
+        return self.table.num_rows
+
+
+def read_seed(path: str, delimiter: str = ",", column_types: Optional[Mapping[str, str]] = None,
+              empty: bool = False) -> SeedRows:
+    """The seed at ``path`` as dbt would load it (``column_types`` as in the seed's config;
+    ``empty``: dbt's ``--empty``, the types from the whole file and no rows)."""
+    column_types = dict(column_types or {})
+    with open(path, "rb") as handle:
+        data = handle.read()
+    table = _arrow_strings(data, delimiter)
+    if table is None:
+        columns, values = _agate_strings(path, delimiter)
+    else:
+        columns, values = table.column_names, [c.combine_chunks() for c in table.columns]
+    text_columns = {c for c in columns if c in column_types}
+    converted, inferred = [], []
+    for name, raw in zip(columns, values):
+        try:
+            arrow, spark_type = _convert(raw, text=name in text_columns)
+        except SeedFileError as exc:
+            raise SeedFileError(f"column '{name}': {exc}") from None
+        converted.append(arrow)
+        inferred.append(column_types.get(name, spark_type))
+    result = pa.table(converted, names=[f"c{i}" for i in range(len(columns))])
+    if empty:
+        result = result.slice(0, 0)
+    return SeedRows(list(columns), inferred, result,
+                    sorted(set(column_types) - set(columns)))
+
+
+# -- reading -------------------------------------------------------------------------------
+def _arrow_strings(data: bytes, delimiter: str) -> Optional[pa.Table]:
+    """Every column as strings, as Python's csv module reads the file; None when Arrow would
+    read it otherwise (then agate reads it)."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    # dbt opens the file in text mode: universal newlines, also inside quoted values
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    try:
+        names = next(csv.reader(io.StringIO(data.decode("utf-8")), delimiter=delimiter))
+    except (UnicodeDecodeError, StopIteration, csv.Error):
+        return None
+    if any(not n for n in names) or len(set(names)) != len(names):
+        return None  # agate names or renames such columns
+    try:
+        return pacsv.read_csv(
+            io.BytesIO(data),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char='"',
+                                             double_quote=True, escape_char=False,
+                                             newlines_in_values=True, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names}, strings_can_be_null=False,
+                quoted_strings_can_be_null=False),
+            read_options=pacsv.ReadOptions(block_size=max(1 << 20, min(len(data), 64 << 20))),
+        )
+    except (pa.ArrowInvalid, ValueError):
+        return None  # e.g. a blank line or a short row: agate pads it with NULLs
+
+
+def _agate_strings(path: str, delimiter: str):
+    """The columns agate makes of the file (its names, its errors) with each cell's text."""
+    try:
+        table = agate_helper.from_csv(path, text_columns=[], delimiter=delimiter)
+    except ValueError as exc:
+        raise SeedFileError(str(exc)) from exc
+    columns = list(table.column_names)
+    with open(path, encoding="utf-8") as handle:
+        if handle.read(1) != agate_helper.BOM:
+            handle.seek(0)
+        rows = list(csv.reader(handle, delimiter=delimiter))[1:]
+    # agate pads a short row (or a blank line) with NULLs; "" is NULL for every type
+    cells = [pa.array([row[i] if i < len(row) else "" for row in rows], pa.string())
+             for i in range(len(columns))]
+    return columns, cells
+
+
+# -- types ---------------------------------------------------------------------------------
+def _agate_types():
+    """dbt's candidate types in its order: Integer, Number, Date, DateTime, ISODateTime,
+    Boolean, Text (``build_type_tester``)."""
+    return list(agate_helper.build_type_tester(())._possible_types)
+
+
+_TYPES = _agate_types()
+(_INTEGER, _NUMBER, _DATE, _DATETIME, _ISO_DATETIME, _BOOLEAN, _TEXT) = _TYPES
+
+
+def _convert(raw: pa.Array, text: bool):
+    """(values, Spark type) of one column of strings."""
+    stripped = pc.utf8_trim_whitespace(raw)
+    lowered = pc.utf8_lower(stripped)
+    null = pc.or_(pc.equal(stripped, ""), pc.equal(lowered, "null"))
+    if text:
+        return _text(raw, null), STRING
+    present = pc.invert(null)
+    values = stripped.filter(present)
+    if len(values) == 0:
+        # every type holds for a column of NULLs: agate takes the first, Integer
+        return pa.nulls(len(raw), pa.int64()), BIGINT
+    for agate_type, plain, convert in (
+            (_NUMBER, _plain_number, _number),
+            (_DATE, _plain_date, _temporal(DATE)),
+            (_DATETIME, _plain_datetime, _temporal(TIMESTAMP)),
+            (_ISO_DATETIME, _plain_iso_datetime, _temporal(TIMESTAMP, _iso_text)),
+            (_BOOLEAN, _plain_boolean, _boolean)):
+        is_plain = plain(values)
+        others = values.filter(pc.invert(is_plain))
+        if _all_cast(agate_type, others):
+            return convert(raw, stripped, null, plain(stripped), agate_type)
+    return _text(raw, null), STRING
+
+
+def _all_cast(agate_type, values: pa.Array) -> bool:
+    """agate's own verdict on the values outside the plain form (the first failure decides:
+    in a column not of this type that is usually its first value)."""
+    if not all(agate_type.test(v) for v in values.slice(0, 8).to_pylist()):
+        return False
+    return all(agate_type.test(v) for v in pc.unique(values).to_pylist())
+
+
+def _match(values: pa.Array, pattern: str) -> pa.Array:
+    return pc.fill_null(pc.match_substring_regex(values, pattern), False)
+
+
+def _plain_number(values):
+    return _match(values, PLAIN_NUMBER)
+
+
+def _parses(values, pattern: str, fmt: str, width: int):
+    shaped = _match(values, pattern)
+    if not pc.any(shaped).as_py():
+        return shaped
+    head = pc.utf8_slice_codeunits(values.filter(shaped), 0, width)
+    parsed = pc.strptime(head, fmt, unit="s", error_is_null=True)
+    # Arrow's strptime accepts days past the month's end (Feb 30 becomes Mar 1) and year 0;
+    # Python's refuses them
+    day = pc.cast(pc.utf8_slice_codeunits(head, 8, 10), pa.int64())
+    month = pc.cast(pc.utf8_slice_codeunits(head, 5, 7), pa.int64())
+    same = pc.and_(pc.equal(pc.day(parsed), day), pc.equal(pc.month(parsed), month))
+    valid = pc.fill_null(pc.and_(same, pc.greater_equal(pc.year(parsed), 1)), False)
+    return pc.replace_with_mask(shaped, shaped, valid)
+
+
+def _plain_date(values):
+    return _parses(values, PLAIN_DATE, "%Y-%m-%d", 10)
+
+
+def _plain_datetime(values):
+    return _parses(values, PLAIN_DATETIME, "%Y-%m-%d %H:%M:%S", 19)
+
+
+def _plain_iso_datetime(values):
+    return _parses(values, PLAIN_ISO_DATETIME, "%Y-%m-%dT%H:%M:%S", 19)
+
+
+def _boolean_words(values):
+    return pc.utf8_lower(pc.utf8_trim_whitespace(pc.replace_substring(values, ",", "")))
+
+
+def _plain_boolean(values):
+    # agate's Boolean: commas removed, stripped, lower-cased: true/false (or a NULL word)
+    return pc.is_in(_boolean_words(values), pa.array(["true", "false", "", "null"]))
+
+
+# -- values --------------------------------------------------------------------------------
+def _text(raw, null):
+    # agate's Text keeps the value as it is in the file (not stripped)
+    return pc.if_else(null, pa.scalar(None, pa.string()), raw)
+
+
+def _exotic(raw_stripped, null, plain) -> pa.Array:
+    """Positions whose value is present but not in the plain form."""
+    return pc.and_(pc.invert(null), pc.invert(plain))
+
+
+def _cast_each(values: pa.Array, mask: pa.Array, cast: Callable, out_type: pa.DataType):
+    """agate's cast of the values under ``mask`` (rare by construction), None elsewhere."""
+    picked = values.filter(mask).to_pylist()
+    converted = pa.array([cast(v) for v in picked], out_type)
+    return pc.replace_with_mask(pa.nulls(len(values), out_type), mask, converted)
+
+
+def _number(raw, stripped, null, plain, agate_type):
+    exotic = _exotic(stripped, null, plain)
+    exotic_values = [agate_type.cast(v) for v in stripped.filter(exotic).to_pylist()]
+    places, whole = _plain_places(stripped.filter(pc.and_(plain, pc.invert(null))))
+    for value in exotic_values:
+        if value.is_nan() or value.is_infinite():
+            continue
+        _, digits, exponent = value.normalize().as_tuple()
+        places = max(places, -exponent)
+        whole = max(whole, len(digits) + exponent)
+    if whole + places > DECIMAL_PRECISION:
+        places = DECIMAL_PRECISION - whole
+    if places:  # dbt-spark: double when any value has decimal places (a nonzero clip counts)
+        out = pc.cast(pc.if_else(plain, stripped, pa.scalar(None, pa.string())), pa.float64())
+        out = pc.add(out, pa.scalar(0.0))  # -0 is 0, as the bound Decimal was
+        extra = pa.array([float(v) for v in exotic_values], pa.float64())
+        return _fill(out, exotic, extra), DOUBLE
+    integer = pc.extract_regex(pc.if_else(plain, stripped, pa.scalar(None, pa.string())),
+                               r"^(?P<i>[+-]?\d*)")
+    out = _to_int64(pc.struct_field(integer, [0]))
+    extra = pa.array([_whole(v) for v in exotic_values], pa.int64())
+    return _fill(out, exotic, extra), BIGINT
+
+
+def _whole(value: Decimal) -> int:
+    if not value.is_finite():
+        raise SeedFileError(
+            f"{value} in a column of whole numbers (bigint) has no bigint value; give the column "
+            "a type in the seed's `column_types` (e.g. double)")
+    return int(value)
+
+
+def _to_int64(digits: pa.Array) -> pa.Array:
+    """Integer parts ("+7", "-", "" for ".0") as int64."""
+    digits = pc.replace_substring_regex(digits, r"^\+", "")
+    empty = pc.is_in(digits, pa.array(["", "-"]))
+    return pc.cast(pc.if_else(empty, pa.scalar("0"), digits), pa.int64())
+
+
+def _fill(out: pa.Array, mask: pa.Array, extra: pa.Array) -> pa.Array:
+    if len(extra) == 0:
+        return out
+    return pc.replace_with_mask(out, mask, extra)
+
+
+def _plain_places(values: pa.Array):
+    """agate's MaxPrecision (decimal places of the normalized value) and the most whole
+    digits, over plain Number values (no exponent: trailing zeros decide)."""
+    if len(values) == 0:
+        return 0, 1
+    parts = pc.extract_regex(values, r"^[+-]?(?P<i>\d*)\.?(?P<f>\d*)$")
+    fraction = pc.utf8_rtrim(pc.struct_field(parts, [1]), characters="0")
+    places = pc.max(pc.utf8_length(fraction)).as_py() or 0
+    integer = pc.utf8_ltrim(pc.struct_field(parts, [0]), characters="0")
+    whole = max(1, pc.max(pc.utf8_length(integer)).as_py() or 0)
+    return places, whole
+
+
+def _temporal(spark_type: str, text=lambda values: values):
+    def convert(raw, stripped, null, plain, agate_type):
+        exotic = _exotic(stripped, null, plain)
+        out = text(pc.if_else(plain, stripped, pa.scalar(None, pa.string())))
+        extra = pa.array([_iso(agate_type.cast(v)) for v in stripped.filter(exotic).to_pylist()],
+                         pa.string())
+        return _fill(out, exotic, extra), spark_type
+    return convert
+
+
+def _iso_text(values: pa.Array) -> pa.Array:
+    """Plain ISO datetimes as ``datetime.isoformat(sep=" ")`` writes them: a space for the
+    ``T``, the fraction as 6 digits, none when it is zero."""
+    parts = pc.extract_regex(values, r"^(?P<d>.{10})T(?P<t>.{8})\.?(?P<f>\d*)$")
+    fraction = pc.utf8_rpad(pc.struct_field(parts, [2]), width=6, padding="0")
+    base = pc.binary_join_element_wise(pc.struct_field(parts, [0]), pc.struct_field(parts, [1]),
+                                       " ")
+    with_fraction = pc.binary_join_element_wise(base, fraction, ".")
+    return pc.if_else(pc.equal(fraction, "000000"), base, with_fraction)
+
+
+def _iso(value) -> Optional[str]:
+    """What the binding sent for a date or datetime: ISO text (with its offset, if any)."""
+    if value is None:
+        return None
+    if hasattr(value, "hour"):
+        return value.isoformat(sep=" ")
+    return value.isoformat()
+
+
+def _boolean(raw, stripped, null, plain, agate_type):
+    words = _boolean_words(raw)
+    out = pc.if_else(pc.equal(words, "true"), True,
+                     pc.if_else(pc.equal(words, "false"), False, pa.scalar(None, pa.bool_())))
+    return out, BOOLEAN
+
+
+SAMPLE_ROWS = 10
+
+
+def sample_agate(seed: SeedRows, rows: int = SAMPLE_ROWS):
+    """At most ``rows`` random rows as an agate table: what ``dbt seed --show`` prints (dbt
+    keeps the seed's agate table for it; a sample of it is all it shows)."""
+    import numpy as np
+
+    count = min(rows, seed.num_rows)
+    picked = np.sort(np.random.default_rng().choice(seed.num_rows, count, replace=False))
+    sample = seed.table.take(pa.array(picked, pa.int64()))
+    records = [tuple(r.values()) for r in sample.to_pylist()]
+    return agate_helper.table_from_rows(records, seed.columns)

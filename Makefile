@@ -18,7 +18,8 @@ CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paim
 	tests/functional/adapter/test_python_model.py tests/connect \
 	tests/functional/adapter/test_basic.py::TestSimpleMaterializationsPaimon \
 	tests/functional/adapter/test_empty.py tests/functional/adapter/test_dbt_show.py \
-	tests/functional/adapter/test_docs_generate.py
+	tests/functional/adapter/test_docs_generate.py tests/functional/conformance \
+	tests/functional/paimon/test_cross_schema_build.py tests/functional/adapter/test_seed_files.py
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -80,7 +81,7 @@ test-functional: $(VENV)/.installed-dev
 		tests/functional/snapshots tests/functional/docs tests/functional/unit_tests
 
 test-paimon: $(VENV)/.installed-dev
-	$(PYTEST) tests/functional/paimon tests/functional/operations
+	$(PYTEST) tests/functional/paimon tests/functional/operations tests/functional/conformance
 
 test-reliability: $(VENV)/.installed-dev
 	$(PYTEST) tests/reliability

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import traceback
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from dbt.adapters.events.logging import AdapterLogger
 
@@ -35,6 +35,34 @@ _PYTHON_SQLSTATE = re.compile(r"\s*SQLSTATE: 38000\s*$")
 # Hive's error when Spark's Derby metastore cannot be opened (another process holds its lock)
 METASTORE_UNAVAILABLE = ("Unable to instantiate "
                          "org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient")
+# Spark's error for a relation it cannot resolve, with the schema and name it looked for
+_NOT_FOUND = re.compile(r"\[TABLE_OR_VIEW_NOT_FOUND\] The table or view `([^`]+)`\.`([^`]+)`")
+# The relations the dbt project builds: (schema, name) in lower case -> (kind, node name);
+# set by the adapter from dbt's manifest (PaimonAdapter.set_macro_resolver).
+_PROJECT_RELATIONS: Dict[Tuple[str, str], Tuple[str, str]] = {}
+
+
+def set_project_relations(relations: Dict[Tuple[str, str], Tuple[str, str]]) -> None:
+    _PROJECT_RELATIONS.clear()
+    _PROJECT_RELATIONS.update(relations)
+
+
+def not_found_hint(message: str) -> str:
+    """For a relation Spark cannot find that a seed, model or snapshot of the project builds:
+    why (the node reading it ran first: dbt orders nodes by ref(), never by source()) and
+    what to do. Empty otherwise."""
+    found = _NOT_FOUND.search(message)
+    if not found:
+        return ""
+    schema, name = found.group(1), found.group(2)
+    builder = _PROJECT_RELATIONS.get((schema.lower(), name.lower()))
+    if builder is None:
+        return ""
+    kind, node = builder
+    return (f" `{schema}`.`{name}` is built by {kind} '{node}' of this project, which had not "
+            f"built it when this ran: dbt runs a node after the nodes it ref()s, never after "
+            f"the node that builds a source() it reads. Read it with {{{{ ref('{node}') }}}}, or "
+            f"keep the source() and add `-- depends_on: {{{{ ref('{node}') }}}}` to the SQL.")
 
 
 def summary(exc: BaseException) -> str:
@@ -67,7 +95,7 @@ def spark_failure(exc: BaseException) -> str:
     message = summary(exc)
     if where and _is_unexpected(exc):
         return f"{_unexpected(exc, message)} The full trace is in {where}."
-    return message
+    return message + not_found_hint(message)
 
 
 def model_failure(model: str, exc: BaseException) -> str:
@@ -78,7 +106,7 @@ def model_failure(model: str, exc: BaseException) -> str:
     where = record(exc, f"model '{model}' failed")
     message = summary(exc)
     if not _is_unexpected(exc):
-        return f"Model '{model}': {message}"
+        return f"Model '{model}': {message}{not_found_hint(message)}"
     trace = f"its full trace is in {where}" if where else "its full trace is in dbt's log"
     return (f"Model '{model}': {_unexpected(exc, message)} Nothing was written; {trace} "
             "(please include it when reporting this as a dbt-paimon bug).")

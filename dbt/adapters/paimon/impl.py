@@ -113,6 +113,18 @@ class PaimonAdapter(SparkAdapter):
             if r.schema
         ]
 
+    def set_macro_resolver(self, macro_resolver) -> None:
+        """dbt hands the adapter its manifest here: the relations its seeds, models and
+        snapshots build name the node when a query cannot find one (error_messages)."""
+        super().set_macro_resolver(macro_resolver)
+        relations = {}
+        for node in (getattr(macro_resolver, "nodes", None) or {}).values():
+            kind = str(getattr(node, "resource_type", ""))
+            materialized = getattr(getattr(node, "config", None), "materialized", None)
+            if kind in ("seed", "model", "snapshot") and materialized != "ephemeral":
+                relations[(str(node.schema).lower(), str(node.alias).lower())] = (kind, node.name)
+        error_messages.set_project_relations(relations)
+
     @property
     def _registry(self):
         self.connections.get_thread_connection().handle  # the lazy handle opens the session
@@ -381,7 +393,7 @@ class PaimonAdapter(SparkAdapter):
 
         from dbt.adapters.paimon.materialize.seed_csv import (SeedFileError, read_seed,
                                                               sample_agate)
-        from dbt.adapters.paimon.datasource.spark_types import quote_identifier
+        from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_schema
 
         path = os.path.join(model["root_path"], model["original_file_path"])
         config = model["config"]
@@ -392,7 +404,10 @@ class PaimonAdapter(SparkAdapter):
             raise DbtRuntimeError(f"Seed '{model['name']}' ({path}): {exc}") from None
         # a one-part name whatever the seed's name (dots, quotes)
         view = re.sub(r"\W", "_", f"{this.identifier}__dbt_seed_rows", flags=re.ASCII)
-        self._registry.activate().createDataFrame(seed.table).createOrReplaceTempView(view)
+        # (the schema given: Spark Connect cannot infer one from an empty seed)
+        frame = self._registry.activate().createDataFrame(seed.table,
+                                                          schema=spark_schema(seed.table.schema))
+        frame.createOrReplaceTempView(view)
         select = ", ".join(f"cast(`c{i}` as {spark_type}) as {quote_identifier(name)}"
                            for i, (name, spark_type) in enumerate(zip(seed.columns, seed.types)))
         return {"sql": f"select {select} from {quote_identifier(view)}", "view": view,

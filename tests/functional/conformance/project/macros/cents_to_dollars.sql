@@ -1,0 +1,3 @@
+{% macro cents_to_dollars(column_name, scale=2) -%}
+  cast({{ column_name }} / 100 as decimal(16, {{ scale }}))
+{%- endmacro %}

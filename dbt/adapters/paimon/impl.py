@@ -290,8 +290,10 @@ class PaimonAdapter(SparkAdapter):
 
     # -- Paimon materializations ------------------------------------------------------------
     @available
-    def paimon_table_definition(self, model: dict, materialization: str, sql: str):
-        """Validate a model's config against its query before anything is written."""
+    def paimon_table_definition(self, model: dict, materialization: str, sql: str,
+                                local_rows=None):
+        """Validate a model's config against its query (or its rows, ``local_rows``: Arrow
+        this process holds, e.g. a seed's file) before anything is written."""
         from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
         from dbt.adapters.paimon.runtime import PaimonConfigError
 
@@ -299,8 +301,8 @@ class PaimonAdapter(SparkAdapter):
         try:
             config, not_null = _contract_config(name, materialization, model)
             return ModelBuilder(self._registry).definition(
-                name, materialization, config, sql, not_null
-            )
+                name, materialization, config, sql, not_null,
+                arrow_schema=None if local_rows is None else local_rows.schema)
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
         except DbtRuntimeError:
@@ -333,12 +335,16 @@ class PaimonAdapter(SparkAdapter):
         on_schema_change: str,
         overwrite_partitions: bool = False,
         standard: Optional[Dict[str, Any]] = None,
+        local_rows=None,
     ) -> AdapterResponse:
         """Write the model's rows into its Paimon table: one atomic commit (or none on error).
 
         ``standard``: dbt's table/incremental/seed materializations (file_format='paimon'):
         {strategy: 'replace' or the incremental strategy, config: the model's config,
-        batch_start/batch_end: a microbatch's window}."""
+        batch_start/batch_end: a microbatch's window}. ``local_rows``: the rows as Arrow this
+        process holds (a seed's file), written without a Spark query
+        (ModelBuilder._write_local); None is returned, and nothing written, when the run needs
+        the query's path: call again without ``local_rows``."""
         from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
         from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
         from dbt.adapters.paimon.format.errors import CommitConflictError
@@ -354,6 +360,7 @@ class PaimonAdapter(SparkAdapter):
             result = builder.build(
                 definition, relation.schema, relation.identifier, sql, full_refresh,
                 on_schema_change or "ignore", overwrite_partitions, request,
+                local_rows=local_rows,
             )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
@@ -368,6 +375,8 @@ class PaimonAdapter(SparkAdapter):
             raise
         except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
             raise DbtRuntimeError(error_messages.model_failure(definition.model, exc)) from exc
+        if result is None:
+            return None
         self.cache_added(relation.incorporate(type="table", is_paimon=True))
         if result.maintenance_error is not None:
             logger.warning(
@@ -385,15 +394,16 @@ class PaimonAdapter(SparkAdapter):
     @available
     def paimon_seed_rows(self, model: dict, this: BaseRelation, empty: bool = False
                          ) -> Dict[str, Any]:
-        """Read the seed's CSV (Arrow, with dbt's types: seed_csv.py) into a temporary view.
-        Returns {sql: the typed rows' select, view, columns: [(name, Spark type)], rows,
-        unknown_overrides: column_types keys the file lacks, sample: an agate table of at most
-        SAMPLE_ROWS random rows (what ``dbt seed --show`` prints)}."""
+        """Read the seed's CSV (Arrow, with dbt's types: seed_csv.py). Returns {sql: the typed
+        rows' select from ``view`` (registered by paimon_seed_view), columns: [(name, Spark
+        type)], rows, unknown_overrides: column_types keys the file lacks, sample: an agate
+        table of at most SAMPLE_ROWS random rows (what ``dbt seed --show`` prints),
+        local_rows: the rows typed as Arrow here (None when only Spark can cast them)}."""
         import os
 
         from dbt.adapters.paimon.materialize.seed_csv import (SeedFileError, read_seed,
                                                               sample_agate)
-        from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_schema
+        from dbt.adapters.paimon.datasource.spark_types import quote_identifier
 
         path = os.path.join(model["root_path"], model["original_file_path"])
         config = model["config"]
@@ -404,15 +414,23 @@ class PaimonAdapter(SparkAdapter):
             raise DbtRuntimeError(f"Seed '{model['name']}' ({path}): {exc}") from None
         # a one-part name whatever the seed's name (dots, quotes)
         view = re.sub(r"\W", "_", f"{this.identifier}__dbt_seed_rows", flags=re.ASCII)
-        # (the schema given: Spark Connect cannot infer one from an empty seed)
-        frame = self._registry.activate().createDataFrame(seed.table,
-                                                          schema=spark_schema(seed.table.schema))
-        frame.createOrReplaceTempView(view)
         select = ", ".join(f"cast(`c{i}` as {spark_type}) as {quote_identifier(name)}"
                            for i, (name, spark_type) in enumerate(zip(seed.columns, seed.types)))
+        time_zone = self._registry.activate().conf.get("spark.sql.session.timeZone")
         return {"sql": f"select {select} from {quote_identifier(view)}", "view": view,
                 "columns": list(zip(seed.columns, seed.types)), "rows": seed.num_rows,
-                "unknown_overrides": seed.unknown_overrides, "sample": sample_agate(seed)}
+                "unknown_overrides": seed.unknown_overrides, "sample": sample_agate(seed),
+                "local_rows": seed.typed(time_zone), "file": seed}
+
+    @available
+    def paimon_seed_view(self, seed: Dict[str, Any]) -> None:
+        """Register the seed's rows as the temporary view its ``sql`` reads."""
+        from dbt.adapters.paimon.datasource.spark_types import spark_schema
+
+        table = seed["file"].table
+        # (the schema given: Spark Connect cannot infer one from an empty seed)
+        frame = self._registry.activate().createDataFrame(table, schema=spark_schema(table.schema))
+        frame.createOrReplaceTempView(seed["view"])
 
     @available
     def paimon_drop_seed_rows(self, seed: Dict[str, Any]) -> None:

@@ -1,6 +1,8 @@
 """Seeds read from the file with Arrow (materialize/seed_csv.py) keep dbt's seed behaviour:
 inferred types, `column_types`, `delimiter`, `quote_columns`, --full-refresh, --empty, --show,
 other file formats, and a bad file's error before anything is written."""
+from pathlib import Path
+
 import pytest
 from dbt.tests.adapter.simple_seed.test_seed import BaseSeedSpecificFormats
 from dbt.tests.util import get_connection, run_dbt, run_dbt_and_capture
@@ -135,3 +137,30 @@ class TestSeedNameWithDotsPaimon:
     def test_a_paimon_seed_named_with_dots_is_refused_clearly(self, project):
         _, output = run_dbt_and_capture(["seed"], expect_pass=False)
         assert "Paimon table name 'seed.with.dots' is not supported" in output
+
+
+class TestSeedFileChangesPaimon:
+    """A seed's rows typed in this process are written without a Spark query while the table
+    keeps its columns; a file whose columns changed goes through Spark's path, which evolves
+    the table (dbt's seed: the table follows the file)."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"changing.csv": "id,name\n1,a\n2,b\n"}
+
+    def test_added_dropped_and_retyped_columns_follow_the_file(self, project):
+        relation = f"{project.test_schema}.changing"
+        run_dbt(["seed"])
+        assert _columns(project, relation) == [("id", "bigint"), ("name", "string")]
+        seed_file = Path(project.project_root) / "seeds" / "changing.csv"
+        seed_file.write_text("id,name,score\n1,a,1.5\n2,b,\n3,c,2\n")
+        run_dbt(["seed"])
+        assert _columns(project, relation) == [("id", "bigint"), ("name", "string"),
+                                               ("score", "double")]
+        rows = project.run_sql(f"select * from {relation} order by id", fetch="all")
+        assert [tuple(r) for r in rows] == [(1, "a", 1.5), (2, "b", None), (3, "c", 2.0)]
+        seed_file.write_text("id,score\n1,x\n")
+        run_dbt(["seed"])
+        assert _columns(project, relation) == [("id", "bigint"), ("score", "string")]
+        assert [tuple(r) for r in project.run_sql(f"select * from {relation}", fetch="all")] \
+            == [(1, "x")]

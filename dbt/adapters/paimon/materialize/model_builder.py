@@ -144,20 +144,26 @@ class ModelBuilder:
         self.spark = registry.activate()
 
     def definition(self, model: str, materialization: str, config: dict, sql: str,
-                   not_null: Tuple[str, ...] = ()) -> TableDefinition:
-        df = self.spark.sql(sql)
-        check_typed(model, df)
-        columns = paimon_columns(query_schema(df))
+                   not_null: Tuple[str, ...] = (), arrow_schema: Optional[pa.Schema] = None
+                   ) -> TableDefinition:
+        """``arrow_schema``: the query's columns when its rows are Arrow this process holds
+        (Spark is not asked)."""
+        if arrow_schema is None:
+            df = self.spark.sql(sql)
+            check_typed(model, df)
+            arrow_schema = query_schema(df)
+        columns = paimon_columns(arrow_schema)
         definition = table_definition(model, materialization, config, columns)
         return dataclasses.replace(definition, not_null=tuple(not_null))
 
     def build(self, definition: TableDefinition, database: str, table: str, *args, **kwargs
-              ) -> BuildResult:
+              ) -> Optional[BuildResult]:
         """Build the model, then run the table's automatic maintenance as Paimon's writers do
         after a commit (compaction triggers, snapshot expiry). The commit stands even if the
-        maintenance fails: that is reported, not raised."""
+        maintenance fails: that is reported, not raised. None: ``local_rows`` were given and
+        the run needs the query's path (nothing was written)."""
         result = self._build(definition, database, table, *args, **kwargs)
-        if result.snapshot_id is None:
+        if result is None or result.snapshot_id is None:
             return result
         from dbt.adapters.paimon.ops import after_run
 
@@ -180,11 +186,15 @@ class ModelBuilder:
         on_schema_change: str,
         overwrite_partitions: bool = False,
         request: Optional[WriteRequest] = None,
-    ) -> BuildResult:
+        local_rows: Optional[pa.Table] = None,
+    ) -> Optional[BuildResult]:
         """``overwrite_partitions``: append models with incremental_strategy='insert_overwrite'
         replace the partitions the run writes instead of appending. ``request``: how a dbt
         materialization (table, incremental, seed) writes an existing table
-        (standard_writes.py)."""
+        (standard_writes.py). ``local_rows``: the rows as Arrow in this process, written by
+        _write_local or not at all (None returned)."""
+        if local_rows is not None:
+            return self._write_local(definition, database, table, local_rows, request)
         df = self._query(sql, request)
         schema = stored_schema(query_schema(df), definition)
         check_not_null(df, definition)
@@ -246,6 +256,45 @@ class ModelBuilder:
                 self.registry.expose(database, table)
             raise
         return BuildResult(result.message, result.rows, result.snapshot_id, False)
+
+    def _write_local(self, definition: TableDefinition, database: str, table: str,
+                     rows: pa.Table, request: Optional[WriteRequest]) -> Optional[BuildResult]:
+        """A new version of an append table from rows this process holds (a seed's file):
+        written and committed here, with no Spark query (Spark would plan the rows, compute
+        them and send them back as Arrow: seconds in a fresh process). Only when that is the
+        whole job: a table without keys, contract or shared target, that is new (APPEND) or
+        keeps exactly its columns (OVERWRITE). None otherwise: the query's path writes it."""
+        if (definition.has_primary_key or definition.merge_keys or definition.not_null
+                or definition.target or request is None or request.strategy != "replace"):
+            return None
+        schema = stored_schema(rows.schema, definition)
+        location = TableLocation(self.registry.warehouse, database, table,
+                                 self.registry.catalog_options)
+        if not self.registry.is_paimon_table(database, table):
+            self._create(definition, database, table, schema)
+            try:
+                snapshot = _commit_local(location, rows, overwrite=None)
+            except BaseException:  # a failed first run leaves no table behind
+                wh.drop_table(self.registry.warehouse, database, table,
+                              catalog_options=self.registry.catalog_options)
+                raise
+            self.registry.expose(database, table)
+            return BuildResult(_local_message("APPEND", snapshot), rows.num_rows, snapshot,
+                               True)
+        current = self.registry.open_table(database, table)
+        try:
+            plan = _plan_changes(definition, current, paimon_columns(schema),
+                                 "sync_all_columns", f"{database}.{table}")
+        except PaimonConfigError:
+            return None
+        stored = arrow_schema_of(current)
+        if (plan.changes_schema or plan.not_null_columns or stored.names != schema.names
+                or paimon_columns(stored) != paimon_columns(schema)
+                or stored_not_null(current, definition, schema.names)):
+            return None
+        snapshot = _commit_local(location, rows, overwrite="table")
+        return BuildResult(_local_message("OVERWRITE", snapshot), rows.num_rows, snapshot,
+                           False)
 
     def _query(self, sql: str, request: Optional[WriteRequest]) -> DataFrame:
         """The model's rows (not computed here)."""
@@ -516,6 +565,31 @@ class ModelBuilder:
             + (f" (snapshot {committed})" if committed is not None else " (no rows)"),
             -1, committed, False,
         )
+
+
+def _commit_local(location: TableLocation, rows: pa.Table, overwrite: Optional[str]
+                  ) -> Optional[int]:
+    """``rows`` as new files of the append table and ONE commit (APPEND, or OVERWRITE of the
+    whole table); its snapshot id. On failure no file of the run stays."""
+    from dbt.adapters.paimon.datasource.source import commit_append_files, write_append_files
+    from dbt.adapters.paimon.format.commit import abort_unless_committed
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    table = location.open()
+    before = current_snapshot_id(table)
+    written = write_append_files(table, [rows]) if rows.num_rows else []
+    try:
+        commit_append_files(table, written, overwrite)
+    except BaseException:
+        abort_unless_committed(table, written)
+        raise
+    after = current_snapshot_id(location.open())
+    return after if after != before else None
+
+
+def _local_message(verb: str, snapshot: Optional[int]) -> str:
+    return f"{verb} in-process" + (f" (snapshot {snapshot})" if snapshot is not None
+                                   else " (no rows)")
 
 
 def _plan_changes(definition: TableDefinition, current, query_columns, on_schema_change: str,

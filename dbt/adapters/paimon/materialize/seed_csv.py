@@ -69,6 +69,27 @@ class SeedRows:
     def num_rows(self) -> int:
         return self.table.num_rows
 
+    def typed(self, session_time_zone: str) -> Optional[pa.Table]:
+        """The rows at their Spark types as Arrow (what ``cast(`col` as type)`` of each column
+        gives Spark's ``toArrow``), computed here; None when only Spark can cast them exactly:
+        a ``column_types`` type other than the column's own, a timestamp with an offset, a
+        wall-clock time the session's time zone skips (Spark moves it forward by the gap),
+        or a time zone Arrow does not know."""
+        columns = []
+        for values, spark_type in zip(self.table.columns, self.types):
+            converter = _TYPED.get(spark_type.strip().lower())
+            if converter is None:
+                return None
+            try:
+                converted = converter(values, session_time_zone)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+                return None
+            if converted is None:
+                return None
+            columns.append(converted)
+        fields = [pa.field(name, c.type) for name, c in zip(self.columns, columns)]
+        return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+
 
 def read_seed(path: str, delimiter: str = ",", column_types: Optional[Mapping[str, str]] = None,
               empty: bool = False) -> SeedRows:
@@ -358,3 +379,31 @@ def sample_agate(seed: SeedRows, rows: int = SAMPLE_ROWS):
     sample = seed.table.take(pa.array(picked, pa.int64()))
     records = [tuple(r.values()) for r in sample.to_pylist()]
     return agate_helper.table_from_rows(records, seed.columns)
+
+
+# -- Spark's types, in Arrow ---------------------------------------------------------------
+def _as(arrow_type: pa.DataType):
+    def convert(values: pa.ChunkedArray, time_zone: str):
+        return values.cast(arrow_type) if values.type == arrow_type else None
+    return convert
+
+
+def _date(values: pa.ChunkedArray, time_zone: str):
+    # the text is ISO (YYYY-MM-DD): a plain value or agate's date.isoformat()
+    parsed = pc.strptime(values, "%Y-%m-%d", unit="s")
+    return parsed.cast(pa.date32())
+
+
+def _timestamp(values: pa.ChunkedArray, time_zone: str):
+    """Wall-clock text of the session time zone -> instants, as Spark's cast does it
+    (java.time: in an overlap the earlier offset; a skipped time: Spark moves it, Arrow raises
+    and the caller leaves the cast to Spark)."""
+    if pc.any(pc.match_substring_regex(values, r"[+-]\d\d:\d\d$")).as_py():
+        return None  # an offset in the text (agate's ISO parse): Spark reads it
+    local = values.cast(pa.timestamp("us"))
+    return pc.assume_timezone(local, time_zone, ambiguous="earliest",
+                              nonexistent="raise").cast(pa.timestamp("us", tz="UTC"))
+
+
+_TYPED = {BIGINT: _as(pa.int64()), DOUBLE: _as(pa.float64()), BOOLEAN: _as(pa.bool_()),
+          STRING: _as(pa.string()), DATE: _date, TIMESTAMP: _timestamp}

@@ -35,10 +35,22 @@
   {% endif %}
   {% set create_table_sql = "" %}
   {% if paimon_file_format() == 'paimon' %}
-    {%- set prepared = paimon_prepare_model('seed', seed.sql) -%}
-    {%- do paimon_write_model(prepared, seed.sql, standard={'strategy': 'replace'}) -%}
+    {#-- the rows typed in this process are written without a Spark query when the table
+         allows it (a new or same-columns append table); otherwise Spark casts the view --#}
+    {%- set written = none -%}
+    {%- if seed.local_rows is not none -%}
+      {%- set prepared = paimon_prepare_model('seed', seed.sql, seed.local_rows) -%}
+      {%- set written = paimon_write_model(prepared, seed.sql, standard={'strategy': 'replace'},
+                                           local_rows=seed.local_rows) -%}
+    {%- endif -%}
+    {%- if written is none -%}
+      {%- do adapter.paimon_seed_view(seed) -%}
+      {%- set prepared = paimon_prepare_model('seed', seed.sql) -%}
+      {%- do paimon_write_model(prepared, seed.sql, standard={'strategy': 'replace'}) -%}
+    {%- endif -%}
     {% set sql = seed.sql %}
   {% else %}
+    {% do adapter.paimon_seed_view(seed) %}
     {% if old_relation is not none %}
       {{ adapter.drop_relation(old_relation) }}
     {% endif %}

@@ -37,8 +37,8 @@
 
 {#- Validate a model's config against its query (`sql`) before anything is written; returns
     {definition, target_relation}. -#}
-{% macro paimon_prepare_model(materialization, sql) %}
-  {%- set definition = adapter.paimon_table_definition(model, materialization, sql) -%}
+{% macro paimon_prepare_model(materialization, sql, local_rows=none) %}
+  {%- set definition = adapter.paimon_table_definition(model, materialization, sql, local_rows) -%}
   {%- set target_relation = adapter.paimon_target_relation(definition, this) -%}
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- if definition.target and existing_relation is not none and existing_relation.type != 'view' -%}
@@ -51,8 +51,10 @@
              'existing_relation': existing_relation}) }}
 {% endmacro %}
 
-{#- Write the rows of `sql` as one Paimon commit; returns the adapter response. -#}
-{% macro paimon_write_model(prepared, sql, overwrite_partitions=false, standard=none) %}
+{#- Write the rows of `sql` as one Paimon commit; returns the adapter response. `local_rows`:
+    the same rows as Arrow this process holds (a seed's file). -#}
+{% macro paimon_write_model(prepared, sql, overwrite_partitions=false, standard=none,
+                            local_rows=none) %}
   {%- set existing_relation = prepared.existing_relation -%}
   {%- if not prepared.definition.target and existing_relation is not none
         and not adapter.is_paimon_relation(existing_relation) -%}
@@ -61,5 +63,5 @@
   {%- endif -%}
   {{ return(adapter.paimon_build_model(
         prepared.definition, prepared.target_relation, sql, should_full_refresh(),
-        config.get('on_schema_change', 'ignore'), overwrite_partitions, standard)) }}
+        config.get('on_schema_change', 'ignore'), overwrite_partitions, standard, local_rows)) }}
 {% endmacro %}

@@ -136,13 +136,15 @@ class PaimonAdapter(SparkAdapter):
             return bool(relation.is_paimon)
         if relation.schema is None or relation.identifier is None:
             return False
-        return self._registry.is_paimon_table(relation.schema, relation.identifier)
+        return self._registry.is_paimon_table(relation.schema.lower(),
+                                              relation.identifier.lower())
 
     @available
     def drop_paimon_table(self, relation: BaseRelation) -> None:
         from dbt.adapters.paimon.format import warehouse as wh
 
         registry = self._registry
+        relation = _paimon_names(relation)
         wh.drop_table(registry.warehouse, relation.schema, relation.identifier,
                       catalog_options=registry.catalog_options)
         registry.forget(relation.schema, relation.identifier)
@@ -152,6 +154,7 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.format import warehouse as wh
 
         registry = self._registry
+        from_relation, to_relation = _paimon_names(from_relation), _paimon_names(to_relation)
         wh.rename_table(
             registry.warehouse,
             from_relation.schema,
@@ -168,7 +171,7 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.format import warehouse as wh
 
         registry = self._registry
-        wh.create_database(registry.warehouse, _checked_name("schema", schema, schema),
+        wh.create_database(registry.warehouse, _checked_name("schema", schema.lower(), schema),
                            catalog_options=registry.catalog_options)
 
     @available
@@ -178,6 +181,7 @@ class PaimonAdapter(SparkAdapter):
 
         registry = self._registry
         options = registry.catalog_options
+        schema = schema.lower()
         for table in wh.list_tables(registry.warehouse, schema, catalog_options=options):
             wh.drop_table(registry.warehouse, schema, table, catalog_options=options)
             registry.forget(schema, table)
@@ -190,6 +194,7 @@ class PaimonAdapter(SparkAdapter):
         From SQL, only a temporary view keeps a Python data source's options (time travel needs
         ``snapshot_id``), so models read it in this session; persistent views cannot use it.
         """
+        relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.registry import check_name
         from dbt.adapters.paimon.format.splits import list_snapshots
 
@@ -218,6 +223,7 @@ class PaimonAdapter(SparkAdapter):
                             source: str = "paimon") -> str:
         """A temporary view of the paimon data source (or ``source``, e.g. paimon_row_tracking)
         reading ``relation`` with ``read_options``."""
+        relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.source import TableLocation
 
         registry = self._registry
@@ -237,6 +243,7 @@ class PaimonAdapter(SparkAdapter):
         """A temporary view of what changed in ``relation`` since the consuming model's last
         successful run (rows with ``_row_kind``); the consumer moves on only if this run
         succeeds (``post_model_hook``)."""
+        relation = _paimon_names(relation)
         from dbt.adapters.paimon.materialize import consumption
         from dbt.adapters.paimon.datasource.registry import check_name
 
@@ -314,12 +321,12 @@ class PaimonAdapter(SparkAdapter):
     def paimon_target_relation(self, definition, this: BaseRelation) -> BaseRelation:
         """The Paimon table a model writes: itself, or the shared table named by `target`."""
         if not definition.target:
-            relation = this.incorporate(type="table")
+            relation = _paimon_names(this.incorporate(type="table"))
         else:
             schema, _, identifier = definition.target.rpartition(".")
-            relation = self.Relation.create(
+            relation = _paimon_names(self.Relation.create(
                 schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True
-            )
+            ))
         # before anything is written: the names become warehouse folders and Spark identifiers
         _checked_name("schema", relation.schema, definition.model)
         _checked_name("table", relation.identifier, definition.model)
@@ -350,6 +357,7 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.format.errors import CommitConflictError
         from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
+        relation = _paimon_names(relation)
         request = None
         if standard is not None:
             request = WriteRequest.from_config(
@@ -518,6 +526,7 @@ class PaimonAdapter(SparkAdapter):
                             column_comments: Dict[str, str]) -> None:
         """Descriptions as the Paimon table's comment and field descriptions: one schema
         change, only when they differ from the stored ones (no new schema per run)."""
+        relation = _paimon_names(relation)
         from pypaimon.schema.schema_change import SchemaChange
 
         from dbt.adapters.paimon.format import warehouse as wh
@@ -583,6 +592,7 @@ class PaimonAdapter(SparkAdapter):
     # remove_orphan_files, paimon_table_info. Each delegates to ``ops`` and returns its
     # readable result; bad arguments and unsupported tables become DbtRuntimeError.
     def _paimon_location(self, relation: BaseRelation):
+        relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.source import TableLocation
 
         registry = self._registry
@@ -610,6 +620,7 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def paimon_rescale_buckets(self, relation: BaseRelation, buckets, partitions=None) -> str:
+        relation = _paimon_names(relation)
         from dbt.adapters.paimon.ops import rescale_buckets
 
         result = self._paimon_operation("rescale_buckets", relation,
@@ -663,6 +674,7 @@ class PaimonAdapter(SparkAdapter):
     def paimon_row_tracking_view(self, relation: BaseRelation) -> str:
         """Register a temporary view of a row-tracking table with _ROW_ID and _SEQUENCE_NUMBER;
         returns its name (Spark keeps a Python data source's options only for temporary views)."""
+        relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.registry import check_name
         from dbt.adapters.paimon.datasource.row_tracking_source import NAME, register
         from dbt.adapters.paimon.format.row_tracking import require_row_tracking
@@ -730,6 +742,16 @@ def _contract_config(name: str, materialization: str, model: dict):
         return config, ()
     keys = contract_keys(name, model.get("columns") or {}, model.get("constraints") or [])
     return apply_contract(name, materialization, config, keys), keys.not_null
+
+
+def _paimon_names(relation: BaseRelation) -> BaseRelation:
+    """The relation with the names its Paimon table has: lower case, as Spark's catalog and
+    Paimon's case-insensitive catalogs keep them (a model `Orders` is the table `orders`; SQL
+    that says `Orders` finds it, Spark's identifiers being case-insensitive)."""
+    return relation.incorporate(path={
+        "schema": relation.schema.lower() if relation.schema else relation.schema,
+        "identifier": relation.identifier.lower() if relation.identifier else relation.identifier,
+    })
 
 
 def _checked_name(kind: str, name: str, model: str) -> str:

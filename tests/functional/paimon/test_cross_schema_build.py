@@ -13,6 +13,8 @@ that loads its sources with seeds in the same build must. Without it the model r
 the error names the seed and the fix (the second class).
 """
 
+from pathlib import Path
+
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
@@ -220,3 +222,44 @@ class TestSourceOfASeedWithoutDependsOn:
         # the second build finds the seed's table
         results = run_dbt(["build"])
         assert {r.status for r in results} <= {"success", "pass"}
+
+
+UPPER_SEED = "Item_Id,Amount\n1,2.5\n1,1.5\n2,4\n"
+
+ITEM_TOTALS = """{{ config(materialized='paimon_pk', primary_key='Item_Id', schema='Marts') }}
+select Item_Id, sum(Amount) as Total from {{ ref('Raw_Items') }} group by Item_Id
+"""
+
+ITEM_REPORT = """{{ config(materialized='table', alias='Item_Report') }}
+select * from {{ ref('Item_Totals') }}
+"""
+
+
+class TestUpperCaseNames:
+    """Upper-case names of seeds, models, aliases and custom schemas are the lower-case names
+    of their Paimon tables, as Spark's catalog and Paimon's case-insensitive catalogs keep them;
+    ref() and dbt's own lookups find them (Spark's identifiers are case-insensitive)."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"Raw_Items.csv": UPPER_SEED}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"Item_Totals.sql": ITEM_TOTALS, "item_report.sql": ITEM_REPORT,
+                "schema.yml": "models:\n  - name: Item_Totals\n    columns:\n"
+                              "      - name: Item_Id\n        data_tests: [unique, not_null]\n"}
+
+    def test_build_twice_with_upper_case_names(self, project):
+        marts = f"{project.test_schema}_Marts"
+        project.created_schemas.append(marts.lower())
+        for _ in range(2):
+            results = run_dbt(["build"])
+            assert {r.status for r in results} <= {"success", "pass"}, \
+                [(r.node.name, r.status, r.message) for r in results]
+        rows = project.run_sql(f"select item_id, total from {project.test_schema}.item_report "
+                               "order by item_id", fetch="all")
+        assert [tuple(r) for r in rows] == [(1, 4.0), (2, 4.0)]
+        warehouse = Path(project.adapter.config.credentials.warehouse)
+        assert (warehouse / f"{marts.lower()}.db" / "item_totals").is_dir()
+        assert (warehouse / f"{project.test_schema}.db" / "raw_items").is_dir()

@@ -10,7 +10,6 @@ from dbt.tests.adapter.caching.test_caching import (
     BaseCachingUppercaseModel,
     BaseNoPopulateCache,
 )
-import pytest
 from dbt.tests.util import run_dbt
 
 
@@ -34,14 +33,8 @@ class TestCachingLowercaseModelPaimon(TwoLevelNames, BaseCachingLowercaseModel):
 
 
 class TestCachingUppercaseModelPaimon(TwoLevelNames, BaseCachingUppercaseModel):
-    """The suite's model is `MODEL.sql`: a Paimon table name must be lower case (the model
-    fails naming that rule, as Spark's metastore lower-cases names), so here it is a Spark
-    parquet table, whose name Spark lower-cases; the cache is the same code for both."""
-
-    @pytest.fixture(scope="class")
-    def project_config_update(self):
-        return {"config-version": 2, "quoting": {"identifier": False, "schema": False},
-                "models": {"+file_format": "parquet"}}
+    """The suite's model is `MODEL.sql`: its Paimon table is `model`, the lower-case name Spark's
+    catalog keeps (dbt compares unquoted names case-insensitively)."""
 
 
 class TestCachingSelectedSchemaOnlyPaimon(TwoLevelNames, BaseCachingSelectedSchemaOnly):

@@ -114,16 +114,21 @@ class PaimonAdapter(SparkAdapter):
         ]
 
     def set_macro_resolver(self, macro_resolver) -> None:
-        """dbt hands the adapter its manifest here: the relations its seeds, models and
-        snapshots build name the node when a query cannot find one (error_messages)."""
+        """dbt hands the adapter its manifest here, before it compiles the run's graph:
+        - a node reading through source() a table that a seed of the project loads runs after
+          that seed (order_sources_after_seeds);
+        - the relations its seeds, models and snapshots build name the node when a query cannot
+          find one (error_messages)."""
         super().set_macro_resolver(macro_resolver)
+        nodes = getattr(macro_resolver, "nodes", None) or {}
         relations = {}
-        for node in (getattr(macro_resolver, "nodes", None) or {}).values():
+        for node in nodes.values():
             kind = str(getattr(node, "resource_type", ""))
             materialized = getattr(getattr(node, "config", None), "materialized", None)
             if kind in ("seed", "model", "snapshot") and materialized != "ephemeral":
                 relations[(str(node.schema).lower(), str(node.alias).lower())] = (kind, node.name)
         error_messages.set_project_relations(relations)
+        order_sources_after_seeds(macro_resolver)
 
     @property
     def _registry(self):
@@ -742,6 +747,31 @@ def _contract_config(name: str, materialization: str, model: dict):
         return config, ()
     keys = contract_keys(name, model.get("columns") or {}, model.get("constraints") or [])
     return apply_contract(name, materialization, config, keys), keys.not_null
+
+
+def order_sources_after_seeds(manifest) -> None:
+    """A node that reads through source() a table a seed of the project loads (seeds loaded into
+    a `raw` schema and declared as sources: a common layout) depends on that seed, so that one
+    `dbt build` loads the seed first; dbt itself orders nodes by ref() only. Only seeds: a seed
+    depends on nothing, so the added edge never makes a cycle. The edge is in the manifest
+    dbt writes (lineage shows it) and in selection (`+model` includes the seed)."""
+    nodes = getattr(manifest, "nodes", None) or {}
+    sources = getattr(manifest, "sources", None) or {}
+    seeds = {(str(n.schema).lower(), str(n.alias).lower()): n.unique_id
+             for n in nodes.values() if str(getattr(n, "resource_type", "")) == "seed"}
+    if not seeds:
+        return
+    for node in nodes.values():
+        depends_on = getattr(getattr(node, "depends_on", None), "nodes", None)
+        if not depends_on:
+            continue
+        for source_id in [d for d in depends_on if d.startswith("source.")]:
+            source = sources.get(source_id)
+            if source is None:
+                continue
+            seed = seeds.get((str(source.schema).lower(), str(source.identifier).lower()))
+            if seed and seed not in depends_on and seed != node.unique_id:
+                depends_on.append(seed)
 
 
 def _paimon_names(relation: BaseRelation) -> BaseRelation:

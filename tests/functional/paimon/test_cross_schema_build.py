@@ -7,10 +7,11 @@ snapshot in a fourth schema, a dbt `table` and data tests downstream. Every rela
 creates must be resolvable by every later node of the same invocation, so one build passes
 every node. The second build puts every custom schema under new names and runs with two threads.
 
-dbt orders a node after the nodes it ref()s, never after the seed that builds a source() it
-reads (on every adapter): the staging models say `-- depends_on: {{ ref(...) }}`, as a project
-that loads its sources with seeds in the same build must. Without it the model runs first, and
-the error names the seed and the fix (the second class).
+dbt orders a node after the nodes it ref()s, never after the node that builds a source() it
+reads. dbt-paimon adds that order for seeds (a seed depends on nothing: no cycle): one staging
+model here reads its seed through source() only, the other also says
+`-- depends_on: {{ ref(...) }}`. A source() of a table a *model* builds is not ordered: that
+error names the model and the fix (the last classes).
 """
 
 from pathlib import Path
@@ -59,7 +60,6 @@ sources:
 """
 
 STG_CUSTOMERS = """{{ config(materialized='view') }}
--- depends_on: {{ ref('raw_customers') }}
 select cast(id as bigint) as id, name, tier from {{ source('ecom', 'raw_customers') }}
 """
 
@@ -187,8 +187,22 @@ SOURCE_ONLY = """{{ config(materialized='view') }}
 select id, name from {{ source('ecom', 'raw_customers') }}
 """
 
+SOURCE_TESTS = """
+sources:
+  - name: ecom
+    schema: "{raw}"
+    tables:
+      - name: raw_customers
+        columns:
+          - name: id
+            data_tests: [unique]
+"""
 
-class TestSourceOfASeedWithoutDependsOn:
+
+class TestSourceOfASeedRunsAfterTheSeed:
+    """The reported layout, unchanged: seeds in their own schema declared as a source, a model
+    (whose name dbt would start before the seed) and a source test reading it."""
+
     @pytest.fixture(scope="class")
     def raw_schema(self, unique_schema):
         return f"{unique_schema}_raw"
@@ -207,19 +221,53 @@ class TestSourceOfASeedWithoutDependsOn:
 
     @pytest.fixture(scope="class")
     def models(self, raw_schema):
-        return {"sources.yml": SOURCES_YML.format(raw=raw_schema),
-                # a model name dbt sorts before the seed: it runs first
-                "a_customers.sql": SOURCE_ONLY}
+        return {"sources.yml": SOURCE_TESTS.format(raw=raw_schema), "a_customers.sql": SOURCE_ONLY}
 
-    def test_the_error_names_the_seed_and_the_fix(self, project, raw_schema):
+    def test_one_build_loads_the_seed_first(self, project, raw_schema):
+        project.created_schemas.append(raw_schema)
+        results = run_dbt(["build", "--threads", "2"])
+        assert {r.status for r in results} <= {"success", "pass"}, \
+            [(r.node.name, r.status, r.message) for r in results]
+        order = [r.node.name for r in results]
+        assert order.index("raw_customers") < order.index("a_customers")
+        rows = project.run_sql(f"select count(*) from {project.test_schema}.a_customers",
+                               fetch="one")
+        assert rows[0] == 3
+
+
+RAW_MODEL = """{{ config(materialized='table', schema=var('raw_schema')) }}
+select 1 as id, 'alice' as name
+"""
+
+
+class TestSourceOfAModelNamesTheFix:
+    @pytest.fixture(scope="class")
+    def raw_schema(self, unique_schema):
+        return f"{unique_schema}_raw"
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self, raw_schema):
+        return {"vars": {"raw_schema": raw_schema}}
+
+    @pytest.fixture(scope="class")
+    def macros(self):
+        return {"generate_schema_name.sql": GENERATE_SCHEMA_NAME}
+
+    @pytest.fixture(scope="class")
+    def models(self, raw_schema):
+        return {"sources.yml": SOURCES_YML.format(raw=raw_schema),
+                # dbt starts `a_customers` before `raw_customers` (node-id order)
+                "a_customers.sql": SOURCE_ONLY, "raw_customers.sql": RAW_MODEL}
+
+    def test_the_error_names_the_model_and_the_fix(self, project, raw_schema):
         project.created_schemas.append(raw_schema)
         results, output = run_dbt_and_capture(["build"], expect_pass=False)
         status = {r.node.name: r.status for r in results}
         assert status["a_customers"] == "error" and status["raw_customers"] == "success"
-        assert (f"`{raw_schema}`.`raw_customers` is built by seed 'raw_customers' of this "
+        assert (f"`{raw_schema}`.`raw_customers` is built by model 'raw_customers' of this "
                 "project") in output
         assert "-- depends_on: {{ ref('raw_customers') }}" in output
-        # the second build finds the seed's table
+        # the second build finds the table
         results = run_dbt(["build"])
         assert {r.status for r in results} <= {"success", "pass"}
 

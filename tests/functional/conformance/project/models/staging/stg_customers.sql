@@ -1,4 +1,3 @@
--- depends_on: {{ ref('raw_customers') }}
 select
     id as customer_id,
     first_name,

@@ -1,4 +1,3 @@
--- depends_on: {{ ref('raw_orders') }}
 select
     id as order_id,
     user_id as customer_id,

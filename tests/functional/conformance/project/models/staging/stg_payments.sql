@@ -1,4 +1,3 @@
--- depends_on: {{ ref('raw_payments') }}
 select
     id as payment_id,
     order_id,

@@ -17,10 +17,11 @@ How a column's type is decided, exactly as agate does it, without a Python call 
 - A file Arrow cannot read the way Python's csv module does (ragged or blank lines, empty or
   repeated header names) is parsed by agate itself and converted the same way.
 
-Values are then what the old per-row ``cast(? as <type>)`` bindings produced: numbers as int64 or
-float64, booleans as bool, text as it is in the file, dates and timestamps as ISO text for
-Spark's ``cast`` (the session time zone applies, as for the bindings), ``column_types`` columns as
-text for Spark's ``cast`` to the given type.
+Values are then what Spark's ``cast(? as <type>)`` of each value bound as a parameter gives:
+numbers as int64 or float64, booleans as bool, text as it is in the file, dates and timestamps
+as ISO text for Spark's ``cast`` (in the session time zone), ``column_types`` columns as text
+for Spark's ``cast`` to the given type. ``SeedRows.typed`` gives the same rows at their Spark
+types in Arrow when that can be done exactly.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Callable, List, Mapping, Optional
+from typing import List, Mapping, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -43,7 +44,6 @@ DECIMAL_PRECISION = 28
 # The plain forms (after Python's str.strip(), which Arrow's utf8_trim_whitespace matches).
 # Number: at most 13 integer and 15 fractional digits, so that agate's max_precision never clips.
 PLAIN_NUMBER = r"^[+-]?(\d{1,13}(\.\d{0,15})?|\.\d{1,15})$"
-PLAIN_INTEGER = r"^[+-]?\d{1,13}(\.0*)?$"
 PLAIN_DATE = r"^\d{4}-\d{2}-\d{2}$"
 _TIME = r"([01]\d|2[0-3]):[0-5]\d:[0-5]\d"
 PLAIN_DATETIME = r"^\d{4}-\d{2}-\d{2} " + _TIME + "$"
@@ -184,8 +184,7 @@ def _convert(raw: pa.Array, text: bool):
     if text:
         return _text(raw, null), STRING
     present = pc.invert(null)
-    values = stripped.filter(present)
-    if len(values) == 0:
+    if not pc.any(present).as_py():
         # every type holds for a column of NULLs: agate takes the first, Integer
         return pa.nulls(len(raw), pa.int64()), BIGINT
     for agate_type, plain, convert in (
@@ -194,10 +193,11 @@ def _convert(raw: pa.Array, text: bool):
             (_DATETIME, _plain_datetime, _temporal(TIMESTAMP)),
             (_ISO_DATETIME, _plain_iso_datetime, _temporal(TIMESTAMP, _iso_text)),
             (_BOOLEAN, _plain_boolean, _boolean)):
-        is_plain = plain(values)
-        others = values.filter(pc.invert(is_plain))
-        if _all_cast(agate_type, others):
-            return convert(raw, stripped, null, plain(stripped), agate_type)
+        is_plain = plain(stripped)
+        # present values outside the plain form: agate judges them, and converts them
+        exotic = pc.and_(present, pc.invert(is_plain))
+        if _all_cast(agate_type, stripped.filter(exotic)):
+            return convert(raw, stripped, null, is_plain, exotic, agate_type)
     return _text(raw, null), STRING
 
 
@@ -259,20 +259,7 @@ def _text(raw, null):
     return pc.if_else(null, pa.scalar(None, pa.string()), raw)
 
 
-def _exotic(raw_stripped, null, plain) -> pa.Array:
-    """Positions whose value is present but not in the plain form."""
-    return pc.and_(pc.invert(null), pc.invert(plain))
-
-
-def _cast_each(values: pa.Array, mask: pa.Array, cast: Callable, out_type: pa.DataType):
-    """agate's cast of the values under ``mask`` (rare by construction), None elsewhere."""
-    picked = values.filter(mask).to_pylist()
-    converted = pa.array([cast(v) for v in picked], out_type)
-    return pc.replace_with_mask(pa.nulls(len(values), out_type), mask, converted)
-
-
-def _number(raw, stripped, null, plain, agate_type):
-    exotic = _exotic(stripped, null, plain)
+def _number(raw, stripped, null, plain, exotic, agate_type):
     exotic_values = [agate_type.cast(v) for v in stripped.filter(exotic).to_pylist()]
     places, whole = _plain_places(stripped.filter(pc.and_(plain, pc.invert(null))))
     for value in exotic_values:
@@ -330,8 +317,7 @@ def _plain_places(values: pa.Array):
 
 
 def _temporal(spark_type: str, text=lambda values: values):
-    def convert(raw, stripped, null, plain, agate_type):
-        exotic = _exotic(stripped, null, plain)
+    def convert(raw, stripped, null, plain, exotic, agate_type):
         out = text(pc.if_else(plain, stripped, pa.scalar(None, pa.string())))
         extra = pa.array([_iso(agate_type.cast(v)) for v in stripped.filter(exotic).to_pylist()],
                          pa.string())
@@ -359,7 +345,7 @@ def _iso(value) -> Optional[str]:
     return value.isoformat()
 
 
-def _boolean(raw, stripped, null, plain, agate_type):
+def _boolean(raw, stripped, null, plain, exotic, agate_type):
     words = _boolean_words(raw)
     out = pc.if_else(pc.equal(words, "true"), True,
                      pc.if_else(pc.equal(words, "false"), False, pa.scalar(None, pa.bool_())))

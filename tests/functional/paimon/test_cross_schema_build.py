@@ -199,21 +199,25 @@ sources:
 """
 
 
-class TestSourceOfASeedRunsAfterTheSeed:
-    """The reported layout, unchanged: seeds in their own schema declared as a source, a model
-    (whose name dbt would start before the seed) and a source test reading it."""
+class RawSchemaProject:
+    """A project whose custom schemas are taken as they are, with a `<test schema>_raw` one."""
 
     @pytest.fixture(scope="class")
     def raw_schema(self, unique_schema):
         return f"{unique_schema}_raw"
 
     @pytest.fixture(scope="class")
-    def project_config_update(self, raw_schema):
-        return {"seeds": {"+schema": raw_schema}}
-
-    @pytest.fixture(scope="class")
     def macros(self):
         return {"generate_schema_name.sql": GENERATE_SCHEMA_NAME}
+
+
+class TestSourceOfASeedRunsAfterTheSeed(RawSchemaProject):
+    """The reported layout, unchanged: seeds in their own schema declared as a source, a model
+    (whose name dbt would start before the seed) and a source test reading it."""
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self, raw_schema):
+        return {"seeds": {"+schema": raw_schema}}
 
     @pytest.fixture(scope="class")
     def seeds(self):
@@ -240,18 +244,10 @@ select 1 as id, 'alice' as name
 """
 
 
-class TestSourceOfAModelNamesTheFix:
-    @pytest.fixture(scope="class")
-    def raw_schema(self, unique_schema):
-        return f"{unique_schema}_raw"
-
+class TestSourceOfAModelNamesTheFix(RawSchemaProject):
     @pytest.fixture(scope="class")
     def project_config_update(self, raw_schema):
         return {"vars": {"raw_schema": raw_schema}}
-
-    @pytest.fixture(scope="class")
-    def macros(self):
-        return {"generate_schema_name.sql": GENERATE_SCHEMA_NAME}
 
     @pytest.fixture(scope="class")
     def models(self, raw_schema):

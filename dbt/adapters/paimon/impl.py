@@ -15,6 +15,7 @@ from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.base.impl import ConstraintSupport
 from dbt.adapters.capability import Capability, CapabilityDict, CapabilitySupport, Support
 from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.contracts.relation import RelationType
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
@@ -27,7 +28,8 @@ from dbt.adapters.paimon.python_models import SessionPythonJobHelper
 from dbt.adapters.paimon.relation import PaimonRelation
 
 logger = AdapterLogger("Paimon")
-PAIMON_PROVIDER_MARK = "Provider: paimon."
+# a Paimon table's catalog entry is a view carrying the table's schema id (registry.py)
+PAIMON_ENTRY_MARK = "paimon.schema-id="
 
 
 def escape_sql_string(value: str) -> str:
@@ -106,7 +108,9 @@ class PaimonAdapter(SparkAdapter):
     def _build_spark_relation_list(self, row_list, relation_info_func: Callable) -> List[BaseRelation]:
         relations = super()._build_spark_relation_list(row_list, relation_info_func)
         return [
-            r.incorporate(is_paimon=PAIMON_PROVIDER_MARK in (r.information or ""))
+            # a Paimon table is a table to dbt, whatever entry Spark reads it through
+            r.incorporate(is_paimon=True, type=RelationType.Table)
+            if PAIMON_ENTRY_MARK in (r.information or "") else r.incorporate(is_paimon=False)
             for r in relations
             # `show table extended in <db>` also lists the session's temporary views, with an
             # empty namespace: they are no relation of this schema.
@@ -190,6 +194,7 @@ class PaimonAdapter(SparkAdapter):
         for table in wh.list_tables(registry.warehouse, schema, catalog_options=options):
             wh.drop_table(registry.warehouse, schema, table, catalog_options=options)
             registry.forget(schema, table)
+        registry.forget_database(schema)
         wh.drop_database(registry.warehouse, schema, catalog_options=options)
 
     @available

@@ -104,11 +104,12 @@ class TestDeduplicateAndFirstRow:
 
     def test_last_and_first_record_win(self, project):
         run_dbt(["seed"])
-        # the query reads a Paimon seed, which Spark cannot size: its size comes from the
-        # seed's Paimon metadata, so the small run is merged in the dbt process
+        # the query reads a Paimon seed (an append table), which Spark reads with its own
+        # Parquet reader and sizes by its files: the small run is merged in the dbt process
         _, output = run_dbt_and_capture(["--debug", "run", "--vars", "{batch: 1}"])
         assert output.count("rows in-process") == 2
-        assert f"(Paimon metadata of {project.test_schema}.engine_input) <= in-process" in output
+        assert "(Paimon metadata of" not in output
+        assert output.count(" <= in-process budget") >= 2
         for batch in (2, 3):
             run_batch(batch)
         schema = project.test_schema

@@ -113,3 +113,24 @@ def test_any_scan_without_a_size_leaves_the_estimate_unknown():
     assert estimate_explained(
         JOIN_OF_PAIMON_SCANS, lambda d, t: 5 if t == "orders" else None).bytes is None
     assert estimate_explained(FORMAT_READ, sizes).bytes is None   # which table is not in the plan
+
+
+HIDDEN_ENTRY_SCAN = """== Optimized Logical Plan ==
+Filter (id#26 > 3), Statistics(sizeInBytes=8.0 EiB)
++- RelationV2[id#26, v#27] spark_catalog.db__paimon_reads.orders, Statistics(sizeInBytes=8.0 EiB)
+
+== Physical Plan ==
+"""
+
+
+def test_a_view_read_through_the_python_source_is_sized_as_its_paimon_table():
+    # the view db.orders reads the hidden table db__paimon_reads.orders (registry.py)
+    asked = []
+
+    def table_bytes(database, table):
+        asked.append((database, table))
+        return 1234
+
+    found = estimate_explained(HIDDEN_ENTRY_SCAN, table_bytes)
+    assert asked == [("db", "orders")]
+    assert found.bytes == 1234 and found.paimon_tables == ("db.orders",)

@@ -14,6 +14,16 @@ a data source registered there stays registered for the next command. So the ses
 records each registration (``spark.dbt.paimon.registered.<name>`` = a digest of what was
 registered), read with one request, and a command registers only what is missing or differs:
 a command on an unchanged warehouse sends no registration at all.
+
+The entry a query names is a view, ``analytics.orders``, over a hidden table in the database
+``analytics__paimon_reads`` that reads the table's latest snapshot one of two ways
+(native_read.py): when no split needs a merge, Spark's own Parquet/ORC reader over the
+snapshot's exact data files (``USING parquet LOCATION <file list>``); otherwise the ``paimon``
+Python data source (``USING paimon.analytics.orders``). The view's properties record the
+Paimon schema id, the snapshot it reads and which way. A view also keeps SQL writes out: Spark
+refuses ``INSERT INTO`` a view, where a Parquet table would take the rows into a folder no
+Paimon reader sees. Each statement of the session first brings every entry whose table has a
+newer snapshot up to date (``refresh_stale``), so a read always sees the table as it is.
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from pyspark.sql import SparkSession
 
+from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
 from dbt.adapters.paimon.datasource.spark_env import is_connect
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_ddl_columns
@@ -35,8 +46,12 @@ from dbt.adapters.paimon.format.errors import TableNotFoundError
 
 PROVIDER_PREFIX = "paimon."
 SCHEMA_ID_PROPERTY = "paimon.schema-id"
+SNAPSHOT_PROPERTY = "paimon.snapshot-id"
+READ_PROPERTY = "paimon.read"   # 'native' or 'python'
+HIDDEN_DATABASE_SUFFIX = "__paimon_reads"
 REGISTERED_CONF_PREFIX = "spark.dbt.paimon.registered."
 _PROVIDER_LINE = re.compile(r"^Provider: (.*)$", re.MULTILINE)
+_TYPE_LINE = re.compile(r"^Type: (.*)$", re.MULTILINE)
 _PROPERTIES_LINE = re.compile(r"^Table Properties: \[(.*)\]$", re.MULTILINE)
 # Identifiers a provider name can carry unquoted; others are refused with a clear error.
 _SAFE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -44,6 +59,11 @@ _SAFE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 def provider_name(database: str, table: str) -> str:
     return f"{PROVIDER_PREFIX}{database}.{table}"
+
+
+def hidden_database(database: str) -> str:
+    """The database of the tables the views of ``database`` read."""
+    return database + HIDDEN_DATABASE_SUFFIX
 
 
 def check_name(kind: str, name: str) -> str:
@@ -58,24 +78,51 @@ def check_name(kind: str, name: str) -> str:
 
 @dataclass(frozen=True)
 class CatalogEntry:
+    kind: str                  # Spark's type: VIEW, MANAGED, EXTERNAL
     provider: str
-    schema_id: Optional[int]
+    properties: Dict[str, str]
+
+    @property
+    def ours(self) -> bool:
+        """An entry this registry made (a view with our properties, or an older-style table
+        entry naming a Paimon provider)."""
+        return SCHEMA_ID_PROPERTY in self.properties or self.provider.startswith(PROVIDER_PREFIX)
+
+    @property
+    def schema_id(self) -> Optional[int]:
+        value = self.properties.get(SCHEMA_ID_PROPERTY, "")
+        return int(value) if value.isdigit() else None
+
+    @property
+    def snapshot(self) -> str:
+        return self.properties.get(SNAPSHOT_PROPERTY, "")
+
+    @property
+    def read(self) -> str:
+        return self.properties.get(READ_PROPERTY, "")
 
 
 class PaimonTableRegistry:
-    """The warehouse's Paimon tables as Spark catalog tables, for one Spark session."""
+    """The warehouse's Paimon tables as Spark catalog entries, for one Spark session."""
 
     def __init__(self, spark: SparkSession, warehouse: str, catalog_options: Dict[str, str]):
         self.spark = spark
         self.warehouse = warehouse
         self.catalog_options = dict(catalog_options)
         self._registered: Set[Tuple[str, str]] = set()
-        self._sync_lock = threading.Lock()
+        self._sync_lock = threading.RLock()
         self._synced_for: Optional[str] = None
         # database -> `show table extended` rows of the last sync that changed nothing in it
         self._listed: Dict[str, list] = {}
         # Spark Connect: what the shared session has registered (name -> digest)
         self._session_registrations: Optional[Dict[str, str]] = None
+        # (database, table) -> the snapshot its entry reads ('' when the table has none):
+        # what refresh_stale compares with the warehouse before each statement
+        self._exposed: Dict[Tuple[str, str], str] = {}
+        folder = listing.local_folder(warehouse)
+        # Spark's own readers read the data files of local warehouses (a remote one would
+        # need the JVM's file system for its scheme: its reads stay in the Python source)
+        self._reads_root = native_read.reads_root(folder) if folder is not None else None
         self.register_source(PaimonDataSource, "")
 
     def register_source(self, source: type, identity: str) -> None:
@@ -100,18 +147,38 @@ class PaimonTableRegistry:
         self._session_registrations[key] = digest
 
     def activate(self) -> SparkSession:
-        """Make this session the active one of the calling thread, and return it.
+        """Make this session the active one of the calling thread, bring the entries of tables
+        committed to since they were made up to date, and return the session.
 
         dbt runs models in worker threads. Spark resolves Python data sources in
         DataFrameWriter.save() through the thread's *active* session, which a new py4j thread
         does not have: without this, writes fail with DATA_SOURCE_NOT_FOUND. A Spark Connect
-        session names itself in every request: nothing to do.
+        session names itself in every request: nothing to do there.
         """
+        self.refresh_stale()
         if is_connect(self.spark):
             return self.spark
         jvm = self.spark.sparkContext._jvm
         jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
         return self.spark
+
+    def refresh_stale(self) -> None:
+        """Re-make the entry of every table whose latest snapshot is not the one its entry
+        reads: a native entry reads a fixed file list, and a table can turn native (a
+        compaction) or stop being so (an uncompacted write). Local warehouses only: a
+        snapshot id there is one small file read; a remote table's entry reads its latest
+        snapshot through the Python source anyway."""
+        if self._reads_root is None or not self._exposed:
+            return
+        with self._sync_lock:
+            for (database, table), snapshot in list(self._exposed.items()):
+                latest = listing.latest_snapshot_id(self.warehouse, database, table)
+                if _snapshot_text(latest) == snapshot:
+                    continue
+                try:
+                    self.expose(database, table)
+                except TableNotFoundError:
+                    self._exposed.pop((database, table), None)
 
     # -- queries -------------------------------------------------------------------------
     def is_paimon_table(self, database: str, table: str) -> bool:
@@ -140,11 +207,12 @@ class PaimonTableRegistry:
 
     def sync(self, databases: Optional[List[str]] = None) -> None:
         """Bring Spark's catalog in line with the warehouse (all databases by default)."""
-        if databases is None:
-            self._listed.clear()
-            databases = listing.list_databases(self.warehouse, self.catalog_options)
-        for database in databases:
-            self.sync_database(database)
+        with self._sync_lock:
+            if databases is None:
+                self._listed.clear()
+                databases = listing.list_databases(self.warehouse, self.catalog_options)
+            for database in databases:
+                self.sync_database(database)
 
     def sync_database(self, database: str) -> None:
         self._listed.pop(database, None)
@@ -155,15 +223,19 @@ class PaimonTableRegistry:
         for table in sorted(paimon_tables):
             changed |= self.expose(database, table, entries.get(table))
         for table, entry in entries.items():
-            if entry.provider.startswith(PROVIDER_PREFIX) and table not in paimon_tables:
-                self._drop_entry(database, table)
+            if entry.ours and table not in paimon_tables:
+                self.forget(database, table)
                 changed = True
         if not changed:
             self._listed[database] = rows
 
     def expose(self, database: str, table: str, entry: Optional[CatalogEntry] = None) -> bool:
-        """Register the table's provider and create or refresh its catalog entry; whether the
-        catalog entry changed."""
+        """Register the table's provider and create or bring up to date its catalog entry;
+        whether the entry changed."""
+        with self._sync_lock:
+            return self._expose(database, table, entry)
+
+    def _expose(self, database: str, table: str, entry: Optional[CatalogEntry]) -> bool:
         check_name("database", database)
         check_name("table", table)
         schema_id = listing.latest_schema_id(self.warehouse, database, table,
@@ -172,43 +244,105 @@ class PaimonTableRegistry:
             raise TableNotFoundError(
                 f"Paimon table {database}.{table} does not exist in warehouse {self.warehouse}")
         self._register_provider(database, table)
+        snapshot = self._latest_snapshot(database, table)
         if entry is None:
             entry = self._catalog_entries(database).get(table)
         if entry is not None:
-            if entry.provider == provider_name(database, table) and entry.schema_id == schema_id:
-                return False
-            if not entry.provider.startswith(PROVIDER_PREFIX):
+            if not entry.ours:
                 raise ValueError(
                     f"{database}.{table} is both a Paimon table in {self.warehouse} and a "
-                    f"Spark {entry.provider} table; drop one of them."
+                    f"Spark {entry.provider or entry.kind} table; drop one of them."
                 )
-            self._drop_entry(database, table)
+            if entry.kind == "VIEW" and entry.schema_id == schema_id \
+                    and entry.snapshot == snapshot:
+                self._exposed[(database, table)] = snapshot
+                return False
         self._listed.pop(database, None)
         paimon_table = self.open_table(database, table)
         schema_id = paimon_table.table_schema.id  # the schema the entry describes
-        columns = spark_ddl_columns(arrow_schema_of(paimon_table))
-        try:
-            self.spark.sql(
-                f"create table {quote_identifier(database)}.{quote_identifier(table)} "
-                f"({columns}) using {provider_name(database, table)} "
-                f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}')"
-            )
-        except Exception as exc:
-            # Another dbt process on the same Spark Connect server (one metastore) created the
-            # entry meanwhile: fine if it is this table's, as of this schema.
-            if "ALREADY_EXISTS" not in str(exc):
-                raise
-            entry = self._catalog_entries(database).get(table)
-            if entry is None or entry.provider != provider_name(database, table) \
-                    or entry.schema_id != schema_id:
-                raise
+        plan = None
+        if self._reads_root is not None:
+            latest, plan, _ = native_read.plan_native(paimon_table)
+            snapshot = _snapshot_text(latest)
+        self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan)
+        self._exposed[(database, table)] = snapshot
         return True
+
+    def _make_entry(self, database: str, table: str, entry: Optional[CatalogEntry],
+                    paimon_table, schema_id: int, snapshot: str,
+                    plan: Optional["native_read.NativeSnapshot"]) -> None:
+        view = f"{quote_identifier(database)}.{quote_identifier(table)}"
+        hidden = f"{quote_identifier(hidden_database(database))}.{quote_identifier(table)}"
+        read = "native" if plan is not None else "python"
+        folder = None
+        if plan is not None:
+            folder = native_read.write_file_list(self._reads_root, database, table, plan,
+                                                 schema_id)
+        properties = (f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}', "
+                      f"'{SNAPSHOT_PROPERTY}' = '{snapshot}', '{READ_PROPERTY}' = '{read}')")
+        same_shape = (entry is not None and entry.kind == "VIEW"
+                      and entry.schema_id == schema_id and entry.read == read)
+        try:
+            if same_shape and read == "native":
+                # the next snapshot of a table read natively: the same columns, other files
+                self.spark.sql(f"alter table {hidden} set location '{_sql_text(folder)}'")
+                self.spark.sql(f"alter view {view} set {properties}")
+            elif same_shape:
+                self.spark.sql(f"alter view {view} set {properties}")
+            else:
+                if entry is not None and entry.kind != "VIEW":
+                    self.spark.sql(f"drop table if exists {view}")  # an older-style entry
+                self.spark.sql(f"create database if not exists "
+                               f"{quote_identifier(hidden_database(database))}")
+                self.spark.sql(f"drop table if exists {hidden}")
+                columns = spark_ddl_columns(arrow_schema_of(paimon_table))
+                if plan is not None:
+                    # recursiveFileLookup: no partition columns inferred from the files'
+                    # folders (dt=2024-01-01/): Paimon's files hold every column themselves
+                    self.spark.sql(f"create table {hidden} ({columns}) using {plan.file_format} "
+                                   f"options (recursiveFileLookup 'true') "
+                                   f"location '{_sql_text(folder)}'")
+                else:
+                    self.spark.sql(f"create table {hidden} ({columns}) "
+                                   f"using {provider_name(database, table)}")
+                self.spark.sql(f"create or replace view {view} {properties} "
+                               f"as select * from {hidden}")
+        except Exception as exc:
+            # Another dbt process on the same Spark Connect server (one metastore) made the
+            # entry meanwhile: fine if it is this table's, as of this schema and snapshot.
+            if "ALREADY_EXISTS" not in str(exc) and "TABLE_OR_VIEW_NOT_FOUND" not in str(exc):
+                raise
+            now = self._catalog_entries(database).get(table)
+            if now is None or now.schema_id != schema_id or now.snapshot != snapshot:
+                raise
+        if self._reads_root is not None:
+            native_read.prune_file_lists(self._reads_root, database, table, folder)
 
     def forget(self, database: str, table: str) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed."""
-        self._drop_entry(database, table)
+        with self._sync_lock:
+            self._listed.pop(database, None)
+            self._exposed.pop((database, table), None)
+            self.spark.sql(
+                f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
+            self.spark.sql(
+                f"drop table if exists {quote_identifier(hidden_database(database))}."
+                f"{quote_identifier(table)}")
+            if self._reads_root is not None:
+                native_read.prune_file_lists(self._reads_root, database, table, None)
+
+    def forget_database(self, database: str) -> None:
+        """Drop the hidden database of a Paimon database that was dropped."""
+        with self._sync_lock:
+            self.spark.sql(f"drop database if exists "
+                           f"{quote_identifier(hidden_database(database))} cascade")
 
     # -- internals -------------------------------------------------------------------------
+    def _latest_snapshot(self, database: str, table: str) -> str:
+        if self._reads_root is None:
+            return ""
+        return _snapshot_text(listing.latest_snapshot_id(self.warehouse, database, table))
+
     def _register_provider(self, database: str, table: str) -> None:
         if (database, table) in self._registered:
             return
@@ -219,12 +353,6 @@ class PaimonTableRegistry:
                               sort_keys=True)
         self.register_source(source, identity)
         self._registered.add((database, table))
-
-    def _drop_entry(self, database: str, table: str) -> None:
-        self._listed.pop(database, None)
-        self.spark.sql(
-            f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}"
-        )
 
     def _show_tables(self, database: str, create_database: bool = False) -> list:
         """`show table extended` of ``database``; with ``create_database``, a database missing
@@ -243,22 +371,33 @@ class PaimonTableRegistry:
         return _catalog_entries(self._show_tables(database))
 
 
+def _snapshot_text(snapshot_id: Optional[int]) -> str:
+    return "" if snapshot_id is None else str(snapshot_id)
+
+
+def _sql_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
 def _catalog_entries(rows: list) -> Dict[str, CatalogEntry]:
-    """The catalog entries (provider, Paimon schema id) among `show table extended` rows."""
+    """The catalog entries (type, provider, properties) among `show table extended` rows."""
     entries = {}
     for row in rows:
         if row.isTemporary:
             continue
-        provider = _PROVIDER_LINE.search(row.information or "")
-        properties = _PROPERTIES_LINE.search(row.information or "")
-        schema_id = None
+        information = row.information or ""
+        provider = _PROVIDER_LINE.search(information)
+        kind = _TYPE_LINE.search(information)
+        properties = _PROPERTIES_LINE.search(information)
+        values: Dict[str, str] = {}
         if properties:
             for item in properties.group(1).split(", "):
                 key, _, value = item.partition("=")
-                if key == SCHEMA_ID_PROPERTY and value.isdigit():
-                    schema_id = int(value)
+                if key.startswith("paimon."):
+                    values[key] = value
         entries[row.tableName] = CatalogEntry(
-            provider=(provider.group(1).strip() if provider else "view"),
-            schema_id=schema_id,
+            kind=(kind.group(1).strip() if kind else ""),
+            provider=(provider.group(1).strip() if provider else ""),
+            properties=values,
         )
     return entries

@@ -98,3 +98,36 @@ def latest_schema_id(warehouse: str, database: str, table: str,
     ids = [int(name[len(SCHEMA_PREFIX):]) for name in names
            if name.startswith(SCHEMA_PREFIX) and name[len(SCHEMA_PREFIX):].isdigit()]
     return max(ids) if ids else None
+
+
+SNAPSHOT_PREFIX = "snapshot-"
+
+
+def latest_snapshot_id(warehouse: str, database: str, table: str) -> Optional[int]:
+    """The id of a local table's latest snapshot, read as Paimon's SnapshotManager does: the
+    ``LATEST`` hint, then any later ``snapshot-<id>`` (the hint is written after the commit);
+    the folder's listing when there is no hint. None when the table has no snapshot; not for
+    remote warehouses (the caller opens the table instead)."""
+    folder = local_folder(warehouse)
+    if folder is None:
+        raise ValueError("latest_snapshot_id reads local warehouses only")
+    snapshot_folder = os.path.join(folder, database + DB_SUFFIX, table, "snapshot")
+    latest: Optional[int] = None
+    try:
+        with open(os.path.join(snapshot_folder, "LATEST"), encoding="ascii") as hint:
+            text = hint.read().strip()
+        latest = int(text) if text.isdigit() else None
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    if latest is None or not os.path.exists(os.path.join(snapshot_folder,
+                                                          f"{SNAPSHOT_PREFIX}{latest}")):
+        try:
+            names = os.listdir(snapshot_folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        ids = [int(n[len(SNAPSHOT_PREFIX):]) for n in names
+               if n.startswith(SNAPSHOT_PREFIX) and n[len(SNAPSHOT_PREFIX):].isdigit()]
+        return max(ids) if ids else None
+    while os.path.exists(os.path.join(snapshot_folder, f"{SNAPSHOT_PREFIX}{latest + 1}")):
+        latest += 1
+    return latest

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
+from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX
+
 # (database, table) of a catalog table -> its Paimon data files' bytes, None if not Paimon
 TableBytes = Callable[[str, str], Optional[int]]
 
@@ -137,6 +139,9 @@ def _scan_bytes(node: PlanNode, table_bytes: Optional[TableBytes],
     if len(parts) < 2:
         return None
     database, table = parts[-2], parts[-1]
+    # a Paimon table read through the Python source: the hidden table its view reads
+    database = database[:-len(HIDDEN_DATABASE_SUFFIX)] if database.endswith(
+        HIDDEN_DATABASE_SUFFIX) else database
     name = f"{database}.{table}"
     if name not in sized:
         size = table_bytes(database, table)

@@ -1,0 +1,212 @@
+"""Which snapshots of a Paimon table Spark can read with its own file readers, and the file list
+that lets it.
+
+Spark's Python data source API cannot prune columns, and every row it returns crosses from a
+Python worker into the JVM. When no split of a snapshot needs a merge (an append table; a
+primary-key table whose every bucket is one sorted run, as after a full compaction, or a
+deletion-vector table's files above level 0), the snapshot's rows are exactly the value columns
+of its data files. Spark's Parquet and ORC readers then read them vectorised in the JVM, with
+column pruning, filter pushdown and row-group skipping.
+
+Spark reads an exact file list, not a folder, through the log of its own file sink: a folder
+holding ``_spark_metadata/0`` (``FileStreamSinkLog`` format ``v1``, one JSON entry per file) is
+read as exactly the files that log names (``MetadataLogFileIndex``), wherever they are. A
+catalog table ``USING parquet LOCATION '<that folder>'`` is then the snapshot. The folder
+lives beside the Spark metastore (``<warehouse>/.spark/paimon-reads/``), one per snapshot.
+
+A snapshot is read natively only when the result is certain to equal the merged read
+(``source.read_merged_split``); otherwise the table keeps the Python data source:
+- every split is raw-convertible (``source.is_raw_convertible``) and has no deletion vector;
+- all files have one format Spark reads (Parquet or ORC);
+- every column's type is one Spark reads exactly as the Python path converts it (no
+  nanosecond timestamps, no Paimon-only types);
+- every file's schema gives each current column under its current name and type, or lacks it
+  with no other column of that name (a rename or a type change needs a projection);
+- the table tracks no row lineage (row-tracking tables expose system columns).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import pyarrow as pa
+
+NATIVE_FORMATS = ("parquet", "orc")
+READS_DIRNAME = os.path.join(".spark", "paimon-reads")
+SINK_LOG_DIR = "_spark_metadata"
+# Spark's FileStreamSinkLog: version line, then one JSON entry per file
+SINK_LOG_VERSION = "v1"
+# folders of older snapshots a table keeps besides its current one: a query that listed the
+# previous one a moment ago still finds it
+KEEP_PREVIOUS = 1
+
+
+@dataclass(frozen=True)
+class NativeSnapshot:
+    """A snapshot Spark reads with its own file readers: ``files`` are (absolute path, bytes)."""
+
+    snapshot_id: int
+    file_format: str
+    files: Tuple[Tuple[str, int], ...]
+
+
+def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
+    """(latest snapshot id, the native plan or None, why not when None)."""
+    from dbt.adapters.paimon.datasource.source import arrow_schema_of, is_raw_convertible
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    options = dict(table.table_schema.options)
+    if options.get("row-tracking.enabled", "false").lower() == "true":
+        return _latest(table), None, "row tracking"
+    unsupported = [f.name for f in arrow_schema_of(table) if not _spark_reads_exactly(f.type)]
+    if unsupported:
+        return _latest(table), None, f"column types Spark cannot read as Paimon: {unsupported}"
+    splits = plan_splits(table)
+    if not splits:
+        return _latest(table), None, "no data"
+    snapshot_id = splits[0].snapshot_id
+    files = []
+    for split in splits:
+        if split.deletion_files:
+            return snapshot_id, None, "deletion vectors"
+        read = split.batch_read_files() if split.primary_key_table else split.files
+        if split.primary_key_table:
+            if not read:
+                continue
+            probe = _with_files(split, read)
+            if not is_raw_convertible(probe):
+                return snapshot_id, None, "a split needs a merge"
+        files.extend(read)
+    formats = {_format_of(f.file_name) for f in files}
+    if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
+        return snapshot_id, None, f"file formats {sorted(map(str, formats))}"
+    if not _schemas_line_up(table, {f.schema_id for f in files}):
+        return snapshot_id, None, "a file's schema needs a projection"
+    file_format = formats.pop() if formats else _table_format(options)
+    if file_format not in NATIVE_FORMATS:
+        return snapshot_id, None, f"file format {file_format}"
+    return snapshot_id, NativeSnapshot(
+        snapshot_id, file_format, tuple((_absolute(f.file_path), int(f.file_size)) for f in files)
+    ), ""
+
+
+def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnapshot,
+                    schema_id: int) -> str:
+    """The folder whose sink log names the plan's files, created once (several processes may
+    race: each writes its own folder and renames it into place; the first wins)."""
+    parent = os.path.join(reads_root, database, table)
+    folder = os.path.join(parent, f"snapshot-{plan.snapshot_id}-schema-{schema_id}")
+    if os.path.isdir(os.path.join(folder, SINK_LOG_DIR)):
+        return folder
+    os.makedirs(parent, exist_ok=True)
+    staging = os.path.join(parent, f".staging-{uuid.uuid4().hex}")
+    os.makedirs(os.path.join(staging, SINK_LOG_DIR))
+    lines = [SINK_LOG_VERSION] + [
+        json.dumps({"path": "file://" + path, "size": size, "isDir": False,
+                    "modificationTime": 0, "blockReplication": 1, "blockSize": size or 1,
+                    "action": "add"})
+        for path, size in plan.files]
+    with open(os.path.join(staging, SINK_LOG_DIR, "0"), "w", encoding="utf-8") as out:
+        out.write("\n".join(lines))
+    try:
+        os.rename(staging, folder)
+    except OSError:  # another process put the same folder in place first
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+def prune_file_lists(reads_root: str, database: str, table: str, keep: Optional[str]) -> None:
+    """Delete the table's file-list folders but ``keep`` and the newest previous ones (all
+    when ``keep`` is None: the table is gone or read through the Python path)."""
+    parent = os.path.join(reads_root, database, table)
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith("snapshot-")]
+    except FileNotFoundError:
+        return
+    kept = {os.path.basename(keep)} if keep else set()
+    older = sorted((n for n in names if n not in kept), key=_snapshot_of, reverse=True)
+    for name in older[KEEP_PREVIOUS if keep else 0:]:
+        shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+
+
+def reads_root(warehouse_folder: str) -> str:
+    return os.path.join(warehouse_folder, READS_DIRNAME)
+
+
+# -- internals ---------------------------------------------------------------------------
+def _latest(table) -> Optional[int]:
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    return current_snapshot_id(table)
+
+
+def _snapshot_of(name: str) -> int:
+    parts = name.split("-")
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else -1
+
+
+def _with_files(split, files):
+    import dataclasses
+
+    return dataclasses.replace(split, files=list(files))
+
+
+def _format_of(file_name: str) -> str:
+    return file_name.rsplit(".", 1)[-1].lower() if "." in file_name else ""
+
+
+def _table_format(options: Dict[str, str]) -> str:
+    return options.get("file.format", "parquet").lower()
+
+
+def _absolute(path: str) -> str:
+    if path.startswith("file:"):
+        from urllib.parse import urlparse
+
+        return urlparse(path).path
+    return os.path.abspath(path)
+
+
+def _schemas_line_up(table, schema_ids) -> bool:
+    current = table.table_schema
+    for schema_id in schema_ids:
+        if schema_id == current.id:
+            continue
+        old = table.schema_manager.get_schema(schema_id)
+        old_by_id = {f.id: f for f in old.fields}
+        old_names = {f.name for f in old.fields}
+        for field in current.fields:
+            before = old_by_id.get(field.id)
+            if before is None:
+                if field.name in old_names:  # the name belonged to another (dropped) column
+                    return False
+            elif before.name != field.name or str(before.type) != str(field.type):
+                return False
+    return True
+
+
+def _spark_reads_exactly(arrow_type: pa.DataType) -> bool:
+    """Types whose Parquet/ORC encoding Spark's readers turn into the value the Python path
+    gives (a nanosecond timestamp has no Spark type; Paimon's TIME and VARIANT have none)."""
+    if pa.types.is_timestamp(arrow_type):
+        return arrow_type.unit in ("ms", "us")
+    if pa.types.is_time(arrow_type) or pa.types.is_duration(arrow_type):
+        return False
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return _spark_reads_exactly(arrow_type.value_type)
+    if pa.types.is_map(arrow_type):
+        return _spark_reads_exactly(arrow_type.key_type) and \
+            _spark_reads_exactly(arrow_type.item_type)
+    if pa.types.is_struct(arrow_type):
+        return all(_spark_reads_exactly(arrow_type.field(i).type)
+                   for i in range(arrow_type.num_fields))
+    return (pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type)
+            or pa.types.is_boolean(arrow_type) or pa.types.is_string(arrow_type)
+            or pa.types.is_large_string(arrow_type) or pa.types.is_binary(arrow_type)
+            or pa.types.is_large_binary(arrow_type) or pa.types.is_date32(arrow_type)
+            or pa.types.is_decimal(arrow_type) or pa.types.is_fixed_size_binary(arrow_type))

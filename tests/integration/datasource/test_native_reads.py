@@ -1,0 +1,207 @@
+"""Reads through the registry's catalog entries: a snapshot that needs no merge is read by
+Spark's own Parquet reader (native_read.py), anything else by the `paimon` Python data source,
+and both give exactly the rows of the merged read, for every table mode and type."""
+import datetime as dt
+import decimal
+import os
+
+import pyarrow as pa
+import pytest
+from pypaimon.schema.data_types import DataTypeParser
+from pypaimon.schema.schema_change import SchemaChange
+
+from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.format.splits import plan_splits
+from dbt.adapters.paimon.ops import compact_table
+from dbt.adapters.paimon.write import write_primary_key_run
+from tests.integration.table_files import mark_deleted
+
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string()),
+                    pa.field("dt", pa.string(), nullable=False)])
+
+
+def commit(table, rows, schema=SCHEMA):
+    builder = table.new_batch_write_builder()
+    write, committer = builder.new_write(), builder.new_commit()
+    write.write_arrow(pa.Table.from_pylist([dict(zip(schema.names, r)) for r in rows],
+                                           schema=schema))
+    committer.commit(write.prepare_commit())
+    write.close()
+    committer.close()
+
+
+def python_rows(spark, warehouse, name):
+    """The rows through the `paimon` data source (the merged read), sorted."""
+    df = spark.read.format("paimon").option("warehouse", warehouse).option("table", name).load()
+    return sorted(map(tuple, df.collect()), key=repr)
+
+
+def entry_rows(spark, name):
+    return sorted(map(tuple, spark.table(name).collect()), key=repr)
+
+
+def read_way(spark, name) -> str:
+    properties = {r.key: r.value for r in spark.sql(f"show tblproperties {name}").collect()}
+    return properties["paimon.read"]
+
+
+def scan_of(spark, name) -> str:
+    return spark.table(name)._jdf.queryExecution().executedPlan().toString()
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    return str(tmp_path / "warehouse")
+
+
+@pytest.fixture
+def registry(spark, warehouse):
+    registry = PaimonTableRegistry(spark, warehouse, {})
+    yield registry
+    for database in ("db",):
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"drop database if exists {database}{HIDDEN_DATABASE_SUFFIX} cascade")
+
+
+def test_append_table_is_read_by_sparks_parquet_reader(spark, warehouse, registry):
+    table = wh.create_table(warehouse, "db", "events", SCHEMA, partition_keys=["dt"])
+    commit(table, [(1, "a", "2024-01-01"), (2, None, "2024-01-02")])
+    commit(wh.open_table(warehouse, "db", "events"), [(3, "c", "2024-01-02")])
+    registry.sync()
+    assert read_way(spark, "db.events") == "native"
+    plan = scan_of(spark, "db.events")
+    assert "FileScan parquet" in plan and "PythonDataSource" not in plan
+    # the partition column is the files' own value, not one inferred from dt=... folders
+    assert entry_rows(spark, "db.events") == python_rows(spark, warehouse, "db.events") == [
+        (1, "a", "2024-01-01"), (2, None, "2024-01-02"), (3, "c", "2024-01-02")]
+    pruned = spark.table("db.events").where("id > 1").select("name")
+    assert "ReadSchema: struct<id:bigint,name:string>" in \
+        pruned._jdf.queryExecution().executedPlan().toString()
+    assert sorted(r.name or "" for r in pruned.collect()) == ["", "c"]
+
+
+def test_a_new_snapshot_is_read_at_the_next_statement(spark, warehouse, registry):
+    table = wh.create_table(warehouse, "db", "log", SCHEMA)
+    commit(table, [(1, "a", "d")])
+    registry.sync()
+    assert entry_rows(spark, "db.log") == [(1, "a", "d")]
+    commit(wh.open_table(warehouse, "db", "log"), [(2, "b", "d")])  # another writer
+    registry.activate()  # what every statement of the adapter's session does first
+    assert entry_rows(spark, "db.log") == [(1, "a", "d"), (2, "b", "d")]
+    folders = os.listdir(os.path.join(warehouse, ".spark", "paimon-reads", "db", "log"))
+    assert len(folders) == 2  # the current snapshot's file list and the previous one
+
+
+def test_primary_key_table_is_native_only_when_no_split_needs_a_merge(spark, warehouse,
+                                                                      registry):
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
+                        pa.field("dt", pa.string(), nullable=False)])
+    wh.create_table(warehouse, "db", "users", schema, primary_keys=["dt", "id"],
+                    partition_keys=["dt"], options={"bucket": "2"})
+    location = TableLocation(warehouse, "db", "users", {})
+    for run in range(3):
+        rows = pa.table({"id": pa.array(range(run * 5, run * 5 + 20), pa.int64()),
+                         "v": pa.array([run] * 20, pa.int64()),
+                         "dt": pa.array(["a" if i % 2 else "b"
+                                         for i in range(run * 5, run * 5 + 20)])})
+        write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), location,
+                              model_name="t")
+    registry.sync()
+    assert read_way(spark, "db.users") == "python"  # level-0 runs must be merged
+    merged = python_rows(spark, warehouse, "db.users")
+    assert entry_rows(spark, "db.users") == merged and len(merged) == 30
+    compact_table(spark, location, full=True)
+    registry.activate()
+    assert read_way(spark, "db.users") == "native"
+    assert "FileScan parquet" in scan_of(spark, "db.users")
+    assert entry_rows(spark, "db.users") == merged
+
+
+def test_deletion_vectors_keep_the_python_path(spark, warehouse, registry):
+    wh.create_table(warehouse, "db", "dv", SCHEMA, options={"deletion-vectors.enabled": "true"})
+    location = TableLocation(warehouse, "db", "dv", {})
+    commit(location.open(), [(i, "x", "d") for i in range(5)])
+    registry.sync()
+    assert read_way(spark, "db.dv") == "native"  # no deleted row yet
+    mark_deleted(location, "id", [1, 3])
+    assert any(s.deletion_files for s in plan_splits(location.open()))
+    registry.activate()
+    assert read_way(spark, "db.dv") == "python"
+    assert entry_rows(spark, "db.dv") == python_rows(spark, warehouse, "db.dv") == [
+        (0, "x", "d"), (2, "x", "d"), (4, "x", "d")]
+
+
+def test_schema_evolution(spark, warehouse, registry):
+    table = wh.create_table(warehouse, "db", "evolving", SCHEMA)
+    commit(table, [(1, "a", "d")])
+    catalog = wh.open_catalog(warehouse)
+    catalog.alter_table("db.evolving", [SchemaChange.add_column(
+        "score", DataTypeParser.parse_data_type("DOUBLE"))])
+    evolved = pa.schema(list(SCHEMA) + [pa.field("score", pa.float64())])
+    commit(wh.open_table(warehouse, "db", "evolving"), [(2, "b", "d", 0.5)], evolved)
+    registry.sync()
+    # an added column: older files lack it, Spark's reader fills NULL as Paimon does
+    assert read_way(spark, "db.evolving") == "native"
+    assert entry_rows(spark, "db.evolving") == python_rows(spark, warehouse, "db.evolving") \
+        == [(1, "a", "d", None), (2, "b", "d", 0.5)]
+    # a renamed column: older files hold it under its old name, which only Paimon's field ids
+    # tell; the Python path maps it
+    catalog.alter_table("db.evolving", [SchemaChange.rename_column("name", "label")])
+    registry.activate()
+    registry.sync()
+    assert read_way(spark, "db.evolving") == "python"
+    assert spark.table("db.evolving").columns == ["id", "label", "dt", "score"]
+    assert entry_rows(spark, "db.evolving") == [(1, "a", "d", None), (2, "b", "d", 0.5)]
+
+
+def test_types_read_the_same_both_ways(spark, warehouse, registry):
+    schema = pa.schema([
+        pa.field("id", pa.int32(), nullable=False), ("b", pa.bool_()), ("t", pa.int8()),
+        ("s", pa.int16()), ("f", pa.float32()), ("d", pa.float64()),
+        ("dec", pa.decimal128(20, 4)), ("day", pa.date32()),
+        ("ts_ms", pa.timestamp("ms")), ("ts_us", pa.timestamp("us")),
+        ("ltz", pa.timestamp("us", tz="UTC")), ("bin", pa.binary()),
+        ("arr", pa.list_(pa.int64())), ("m", pa.map_(pa.string(), pa.int32())),
+        ("st", pa.struct([("x", pa.string()), ("y", pa.float64())])),
+    ])
+    rows = [
+        (1, True, -3, 300, 1.5, -2.25, decimal.Decimal("12345.6789"), dt.date(2024, 2, 29),
+         dt.datetime(2024, 1, 1, 12, 0, 0, 123000), dt.datetime(1969, 12, 31, 23, 59, 59, 1),
+         dt.datetime(2024, 6, 1, 8, 30, tzinfo=dt.timezone.utc), b"\x00\xff",
+         [1, None, 3], [("k", 1)], {"x": "s", "y": 0.5}),
+        (2, None, None, None, None, None, None, None, None, None, None, None, None, None,
+         None),
+    ]
+    table = wh.create_table(warehouse, "db", "typed", schema)
+    commit(table, rows, schema)
+    registry.sync()
+    assert read_way(spark, "db.typed") == "native"
+    native = spark.table("db.typed").orderBy("id").collect()
+    python = spark.read.format("paimon").option("warehouse", warehouse) \
+        .option("table", "db.typed").load().orderBy("id").collect()
+    assert [r.asDict(recursive=True) for r in native] == \
+        [r.asDict(recursive=True) for r in python]
+    assert native[0]["dec"] == decimal.Decimal("12345.6789")
+
+
+def test_sql_writes_into_a_paimon_table_are_refused(spark, warehouse, registry):
+    table = wh.create_table(warehouse, "db", "guarded", SCHEMA)
+    commit(table, [(1, "a", "d")])
+    registry.sync()
+    with pytest.raises(Exception, match="EXPECT_TABLE_NOT_VIEW"):
+        spark.sql("insert into db.guarded values (2, 'b', 'd')")
+    assert entry_rows(spark, "db.guarded") == [(1, "a", "d")]
+
+
+def test_dropped_table_leaves_no_entry_and_no_file_list(spark, warehouse, registry):
+    table = wh.create_table(warehouse, "db", "gone", SCHEMA)
+    commit(table, [(1, "a", "d")])
+    registry.sync()
+    wh.drop_table(warehouse, "db", "gone")
+    registry.sync()
+    assert "gone" not in [r.tableName for r in spark.sql("show tables in db").collect()]
+    assert "gone" not in [r.tableName for r in
+                          spark.sql(f"show tables in db{HIDDEN_DATABASE_SUFFIX}").collect()]
+    assert not os.listdir(os.path.join(warehouse, ".spark", "paimon-reads", "db", "gone"))

@@ -7,7 +7,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = ["merge_kernel.py", "e2e_merge.py", "cluster_vs_local.py", "driver_memory.py",
-              "append_throughput.py", "small_models.py"]
+              "append_throughput.py", "small_models.py", "read_speed.py"]
 
 if __name__ == "__main__":
     failed = [name for name in BENCHMARKS

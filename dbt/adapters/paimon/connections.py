@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from contextlib import contextmanager
 from typing import Any, Generator, List, Optional
 
@@ -20,6 +21,25 @@ from dbt.adapters.paimon import environments, error_messages
 from dbt.adapters.paimon.environments import connect_client, spark_logs
 
 logger = AdapterLogger("Paimon")
+# `[/* query comment */] insert into|overwrite [table] <db>.<table>`: a Paimon table's catalog
+# entry is a view, which Spark refuses to insert into (datasource/registry.py)
+_INSERT = re.compile(
+    r"^((?:\s*/\*.*?\*/)*\s*insert\s+(?:into|overwrite)\s+(?:table\s+)?)"
+    r"(`[^`]+`|[A-Za-z_][A-Za-z0-9_]*)\s*\.\s*(`[^`]+`|[A-Za-z_][A-Za-z0-9_]*)",
+    re.IGNORECASE | re.DOTALL)
+
+
+def paimon_insert_target(sql: str) -> Optional[str]:
+    """``sql`` with its INSERT target replaced by the Paimon table's write table, or None when
+    it is no INSERT into a Paimon table."""
+    match = _INSERT.match(sql)
+    if match is None:
+        return None
+    database, table = (part.strip("`").lower() for part in match.group(2, 3))
+    target = environments.current_registry().sql_write_target(database, table)
+    if target is None:
+        return None
+    return match.group(1) + target + sql[match.end():]
 
 
 class SessionCursor(Cursor):
@@ -68,6 +88,7 @@ class SessionConnection(SparkConnectionWrapper):
         if sql.endswith(";"):
             sql = sql[:-1]
         assert self._cursor, "Cursor not available"
+        sql = paimon_insert_target(sql) or sql
         self._cursor.execute(sql, *(bindings or []))
 
     def fetchall(self):

@@ -22,7 +22,9 @@ snapshot's exact data files (``USING parquet LOCATION <file list>``); otherwise 
 Python data source (``USING paimon.analytics.orders``). The view's properties record the
 Paimon schema id, the snapshot it reads and which way. A view also keeps SQL writes out: Spark
 refuses ``INSERT INTO`` a view, where a Parquet table would take the rows into a folder no
-Paimon reader sees. Each statement of the session first brings every entry whose table has a
+Paimon reader sees: the adapter's connection sends an SQL ``INSERT`` into a Paimon table to a
+table of the ``paimon`` source instead (``sql_write_target``), which appends or overwrites as
+one commit. Each statement of the session first brings every entry whose table has a
 newer snapshot up to date (``refresh_stale``), so a read always sees the table as it is.
 """
 
@@ -49,6 +51,7 @@ SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
 READ_PROPERTY = "paimon.read"   # 'native' or 'python'
 HIDDEN_DATABASE_SUFFIX = "__paimon_reads"
+WRITES_DATABASE_SUFFIX = "__paimon_writes"
 REGISTERED_CONF_PREFIX = "spark.dbt.paimon.registered."
 _PROVIDER_LINE = re.compile(r"^Provider: (.*)$", re.MULTILINE)
 _TYPE_LINE = re.compile(r"^Type: (.*)$", re.MULTILINE)
@@ -119,6 +122,10 @@ class PaimonTableRegistry:
         # (database, table) -> the snapshot its entry reads ('' when the table has none):
         # what refresh_stale compares with the warehouse before each statement
         self._exposed: Dict[Tuple[str, str], str] = {}
+        # ... and the entry itself as last made or seen (a refresh needs no listing)
+        self._entries: Dict[Tuple[str, str], CatalogEntry] = {}
+        # tables SQL has inserted into: (database, table) -> the write table's name
+        self._write_targets: Dict[Tuple[str, str], str] = {}
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -176,7 +183,12 @@ class PaimonTableRegistry:
                 if _snapshot_text(latest) == snapshot:
                     continue
                 try:
-                    self.expose(database, table)
+                    try:
+                        self.expose(database, table, self._entries.get((database, table)))
+                    except TableNotFoundError:
+                        raise
+                    except Exception:  # noqa: BLE001 - another process changed the entry
+                        self.expose(database, table)
                 except TableNotFoundError:
                     self._exposed.pop((database, table), None)
 
@@ -256,6 +268,7 @@ class PaimonTableRegistry:
             if entry.kind == "VIEW" and entry.schema_id == schema_id \
                     and entry.snapshot == snapshot:
                 self._exposed[(database, table)] = snapshot
+                self._entries[(database, table)] = entry
                 return False
         self._listed.pop(database, None)
         paimon_table = self.open_table(database, table)
@@ -266,6 +279,11 @@ class PaimonTableRegistry:
             snapshot = _snapshot_text(latest)
         self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan)
         self._exposed[(database, table)] = snapshot
+        self._entries[(database, table)] = CatalogEntry("VIEW", "", {
+            SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
+            READ_PROPERTY: "native" if plan is not None else "python"})
+        if self._write_targets.pop((database, table), None):  # its columns may have changed
+            self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
         return True
 
     def _make_entry(self, database: str, table: str, entry: Optional[CatalogEntry],
@@ -318,11 +336,40 @@ class PaimonTableRegistry:
         if self._reads_root is not None:
             native_read.prune_file_lists(self._reads_root, database, table, folder)
 
+    def sql_write_target(self, database: str, table: str) -> Optional[str]:
+        """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
+        table of the ``paimon`` Python source in ``<database>__paimon_writes`` (Spark refuses
+        INSERT into the view that names it); None when it is no Paimon table."""
+        with self._sync_lock:
+            key = (database, table)
+            if key not in self._write_targets:
+                if not _SAFE_NAME.match(database or "") or not _SAFE_NAME.match(table or "") \
+                        or listing.latest_schema_id(self.warehouse, database, table,
+                                                    self.catalog_options) is None:
+                    return None
+                self._register_provider(database, table)
+                columns = spark_ddl_columns(arrow_schema_of(self.open_table(database, table)))
+                name = self._write_table(database, table)
+                self.spark.sql(f"create database if not exists "
+                               f"{quote_identifier(database + WRITES_DATABASE_SUFFIX)}")
+                self.spark.sql(f"drop table if exists {name}")
+                self.spark.sql(f"create table {name} ({columns}) "
+                               f"using {provider_name(database, table)}")
+                self._write_targets[key] = name
+            return self._write_targets[key]
+
+    def _write_table(self, database: str, table: str) -> str:
+        return (f"{quote_identifier(database + WRITES_DATABASE_SUFFIX)}."
+                f"{quote_identifier(table)}")
+
     def forget(self, database: str, table: str) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed."""
         with self._sync_lock:
             self._listed.pop(database, None)
             self._exposed.pop((database, table), None)
+            self._entries.pop((database, table), None)
+            if self._write_targets.pop((database, table), None):
+                self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
             self.spark.sql(
                 f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
             self.spark.sql(
@@ -336,6 +383,10 @@ class PaimonTableRegistry:
         with self._sync_lock:
             self.spark.sql(f"drop database if exists "
                            f"{quote_identifier(hidden_database(database))} cascade")
+            self.spark.sql(f"drop database if exists "
+                           f"{quote_identifier(database + WRITES_DATABASE_SUFFIX)} cascade")
+            for key in [k for k in self._write_targets if k[0] == database]:
+                self._write_targets.pop(key)
 
     # -- internals -------------------------------------------------------------------------
     def _latest_snapshot(self, database: str, table: str) -> str:

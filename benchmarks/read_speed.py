@@ -1,0 +1,147 @@
+"""Downstream reads of Paimon tables vs the same rows in a Parquet table, in one Spark session.
+
+    .venv/bin/python benchmarks/read_speed.py [--rows 2000000]
+
+The same ``--rows`` rows x 20 columns (an id, 9 integers, 5 doubles, 5 strings) as:
+* a Parquet table (``USING parquet``, written by Spark): the floor;
+* a Paimon append table, and a Paimon primary-key table after a full compaction, each read
+  through its catalog entry (Spark's own Parquet reader: no split needs a merge) and through
+  the ``paimon`` Python data source (what every read cost before, and what a read that needs a
+  merge still costs).
+Two downstream queries, each best of 3, as a dbt model's select would run them:
+* narrow: 2 of 20 columns, a selective filter, a group by;
+* full: every column aggregated.
+Writes benchmarks/results/read_speed.txt and read_speed.png.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry  # noqa: E402
+from dbt.adapters.paimon.datasource.source import TableLocation  # noqa: E402
+from dbt.adapters.paimon.format import warehouse as wh  # noqa: E402
+from dbt.adapters.paimon.ops import compact_table  # noqa: E402
+from plots import BASELINE, PAIMON, RESULTS, save_bars  # noqa: E402
+from provenance import results_header  # noqa: E402
+
+INTS = [f"i{k}" for k in range(9)]
+DOUBLES = [f"d{k}" for k in range(5)]
+STRINGS = [f"s{k}" for k in range(5)]
+QUERIES = {
+    "narrow": "select i0 % 100 as g, sum(d0) as total from {t} where i1 < 50000 group by 1",
+    "full": "select count(*), " + ", ".join(
+        [f"sum({c})" for c in INTS + DOUBLES] + [f"max({c})" for c in STRINGS]) + " from {t}",
+}
+
+
+def rows_of(n: int, start: int, rng) -> pa.Table:
+    columns = {"id": pa.array(np.arange(start, start + n), pa.int64())}
+    for c in INTS:
+        columns[c] = pa.array(rng.integers(0, 1_000_000, n), pa.int64())
+    for c in DOUBLES:
+        columns[c] = pa.array(rng.random(n))
+    for c in STRINGS:
+        columns[c] = pa.array(np.char.add("v", rng.integers(0, 10_000, n).astype(str)))
+    return pa.table(columns)
+
+
+def write_paimon(warehouse: str, name: str, chunks, primary_key: bool) -> None:
+    schema = chunks[0].schema
+    if primary_key:
+        schema = pa.schema([schema.field("id").with_nullable(False)] + list(schema)[1:])
+    table = wh.create_table(warehouse, "bench", name, schema,
+                            primary_keys=["id"] if primary_key else [],
+                            options={"bucket": "4"} if primary_key else {})
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    for chunk in chunks:
+        write.write_arrow(chunk.cast(schema))
+    commit.commit(write.prepare_commit())
+    write.close()
+    commit.close()
+
+
+def best_of(spark, sql: str, times: int = 3) -> float:
+    best = float("inf")
+    for _ in range(times):
+        start = time.perf_counter()
+        spark.sql(sql).collect()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    args = parser.parse_args()
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    from dbt.adapters.paimon.environments.spark_conf import default_spark_conf
+
+    root = tempfile.mkdtemp(prefix="read-speed-")
+    warehouse = os.path.join(root, "warehouse")
+    builder = SparkSession.builder
+    for key, value in default_spark_conf("local[2]", os.path.join(root, "state")).items():
+        builder = builder.config(key, value)
+    spark = builder.config("spark.driver.memory", "4g").getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+
+    rng = np.random.default_rng(7)
+    chunk = 500_000
+    chunks = [rows_of(min(chunk, args.rows - s), s, rng) for s in range(0, args.rows, chunk)]
+    write_paimon(warehouse, "events_append", chunks, primary_key=False)
+    write_paimon(warehouse, "events_pk", chunks, primary_key=True)
+    compact_table(spark, TableLocation(warehouse, "bench", "events_pk", {}), full=True)
+    registry = PaimonTableRegistry(spark, warehouse, {})
+    registry.sync()
+    spark.sql("create database if not exists floor")
+    frame = spark.createDataFrame(pa.concat_tables(chunks).to_pandas())
+    frame.write.format("parquet").saveAsTable("floor.events_parquet")
+    for name in ("events_append", "events_pk"):
+        spark.read.format("paimon").option("warehouse", warehouse) \
+            .option("table", f"bench.{name}").load().createOrReplaceTempView(f"{name}_python")
+
+    subjects = [("Parquet table", "floor.events_parquet"),
+                ("append, native", "bench.events_append"),
+                ("append, Python source", "events_append_python"),
+                ("pk compacted, native", "bench.events_pk"),
+                ("pk compacted, Python source", "events_pk_python")]
+    results = {}
+    for query, sql in QUERIES.items():
+        for label, table in subjects:
+            results[(query, label)] = best_of(spark, sql.format(t=table))
+
+    lines = [results_header("read_speed.py", f"{args.rows:,} rows x 20 columns, local[2]"),
+             "| query | " + " | ".join(label for label, _ in subjects) + " |",
+             "|---|" + "---|" * len(subjects)]
+    for query in QUERIES:
+        floor = results[(query, "Parquet table")]
+        cells = [f"{results[(query, label)]:.2f} s"
+                 + ("" if label == "Parquet table" else f" ({results[(query, label)] / floor:.2f}x)")
+                 for label, _ in subjects]
+        lines.append(f"| {query} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, "read_speed.txt"), "w", encoding="utf-8") as out:
+        out.write(text)
+    labels = [f"{q}\n{label}" for q in QUERIES for label, _ in subjects]
+    values = [results[(q, label)] for q in QUERIES for label, _ in subjects]
+    colors = [BASELINE if label == "Parquet table" else PAIMON
+              for _ in QUERIES for label, _ in subjects]
+    save_bars("read_speed", labels, values, "Downstream reads: Paimon vs Parquet", colors)
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

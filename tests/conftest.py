@@ -117,8 +117,9 @@ def spark():
                .config("spark.driver.memory", "1g")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
-    # PaimonReader implements pushFilters, which Spark refuses unless this is on (the adapter's
-    # session sets it too); a runtime setting, so it holds whichever test started the session.
+    # The adapter's reads (option filter_pushdown, catalog entries) implement pushFilters, which
+    # Spark refuses unless this is on (the adapter's session sets it too); a runtime setting,
+    # so it holds whichever test started the session.
     session.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     session.dataSource.register(PaimonDataSource)
     return session

@@ -7,7 +7,7 @@ import os
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import PaimonReader, TableLocation
+from dbt.adapters.paimon.datasource.source import PaimonPushdownReader, TableLocation
 from dbt.adapters.paimon.format import splits
 from dbt.adapters.paimon.format import warehouse as wh
 
@@ -56,7 +56,7 @@ def test_partition_filters_prune_splits(spark, warehouse):
     df = read(spark, warehouse, "db.parts").where("dt = 'd1' and id > 3")
     assert sorted(r.id for r in df.collect()) == [4, 7]
     # the reader Spark plans for this filter opens one partition's split only
-    reader = PaimonReader(TableLocation(warehouse, "db", "parts", {}), schema=None,
+    reader = PaimonPushdownReader(TableLocation(warehouse, "db", "parts", {}), schema=None,
                           snapshot_id=None)
     from pyspark.sql.datasource import EqualTo, GreaterThan
     remaining = list(reader.pushFilters([EqualTo(("dt",), "d1"), GreaterThan(("id",), 3)]))
@@ -95,3 +95,21 @@ def test_failed_write_commits_nothing_and_leaves_no_files(spark, warehouse):
     assert splits.list_snapshots(table) == []
     data_files = glob.glob(os.path.join(warehouse, "db.db", "strict", "dt=*", "bucket-*", "*"))
     assert data_files == []
+
+
+def test_reads_in_a_session_without_python_filter_pushdown(spark, warehouse):
+    """A PySpark session of the user's own leaves spark.sql.python.filterPushdown.enabled off
+    (Spark's default): the data source reads there, without partition pruning."""
+    table = wh.create_table(warehouse, "db", "plain", SCHEMA, partition_keys=["dt"])
+    commit(table, [(1, "a", "d1"), (2, "b", "d2")])
+    key = "spark.sql.python.filterPushdown.enabled"
+    spark.conf.set(key, "false")
+    try:
+        rows = read(spark, warehouse, "db.plain").where("dt = 'd2'").collect()
+        assert [tuple(r) for r in rows] == [(2, "b", "d2")]
+        # the adapter's own option asks for pushdown, which Spark then refuses by name
+        with pytest.raises(Exception, match="DATA_SOURCE_PUSHDOWN_DISABLED"):
+            read(spark, warehouse, "db.plain", filter_pushdown="true").where(
+                "dt = 'd2'").collect()
+    finally:
+        spark.conf.set(key, "true")

@@ -2,7 +2,7 @@
 
 from pyspark.sql.datasource import EqualTo, GreaterThan, In, Not
 
-from dbt.adapters.paimon.datasource.source import PaimonReader, combine_filters
+from dbt.adapters.paimon.datasource.source import PaimonPushdownReader, combine_filters
 
 
 class FakeLocation:
@@ -16,7 +16,7 @@ class FakeLocation:
 
 
 def pushed(filters):
-    reader = PaimonReader(FakeLocation(), schema=None, snapshot_id=None)
+    reader = PaimonPushdownReader(FakeLocation(), schema=None, snapshot_id=None)
     remaining = list(reader.pushFilters(filters))
     return reader.partition_filter, remaining
 

@@ -27,7 +27,8 @@ from pyspark.sql.datasource import DataSourceArrowWriter
 from pyspark.sql.types import StructType
 
 from dbt.adapters.paimon.datasource.source import (PaimonCommitMessage, PaimonDataSource,
-                                                   PaimonReader, SplitPartition, TableLocation)
+                                                   PaimonPushdownReader, SplitPartition,
+                                                   TableLocation)
 from dbt.adapters.paimon.datasource.spark_types import (arrow_schema_for_spark, conform,
                                                         spark_schema)
 
@@ -61,7 +62,7 @@ class PaimonRowTrackingDataSource(PaimonDataSource):
                                 int(base) if base else None)
 
 
-class TrackedReader(PaimonReader):
+class TrackedReader(PaimonPushdownReader):
     def read(self, partition: SplitPartition) -> Iterator[pa.RecordBatch]:
         if partition.split is None:
             return

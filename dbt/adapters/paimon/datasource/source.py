@@ -3,9 +3,11 @@
 Two ways in:
 - ``spark.read.format("paimon").option("warehouse", w).option("table", "db.t")`` with optional
   ``snapshot_id`` (time travel), ``columns`` (projection: Spark's Python data source API has
-  no column pruning, so SQL reads prune after the scan) and ``catalog_options`` (a JSON object:
+  no column pruning, so SQL reads prune after the scan), ``catalog_options`` (a JSON object:
   Spark lower-cases option names, and FileIO options such as ``fs.s3.accessKeyId`` are
-  case-sensitive; ``TableLocation.source_options`` writes all of them);
+  case-sensitive; ``TableLocation.source_options`` writes all of them) and ``filter_pushdown``
+  ('true': prune partitions by the query's filters; only in a session with
+  ``spark.sql.python.filterPushdown.enabled``, which Spark requires for it);
 - a catalog table ``USING paimon.<db>.<table>`` (see registry.py), whose per-table subclass
   carries the table's identity because Spark hands catalog tables no options.
 
@@ -34,6 +36,9 @@ from pyspark.sql.types import StructType
 
 from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, conform, spark_schema
 
+# option ``filter_pushdown``: 'true' when the session enables Python filter pushdown
+FILTER_PUSHDOWN_OPTION = "filter_pushdown"
+
 
 @dataclass(frozen=True)
 class TableLocation:
@@ -54,9 +59,11 @@ class TableLocation:
         return f"{self.database}.{self.table}"
 
     def source_options(self) -> Dict[str, str]:
-        """The paimon data source's options naming this table (see the module docstring)."""
+        """The paimon data source's options naming this table (see the module docstring), for
+        the adapter's sessions (they enable Python filter pushdown)."""
         return {"warehouse": self.warehouse, "table": self.name,
-                "catalog_options": json.dumps(self.catalog_options)}
+                "catalog_options": json.dumps(self.catalog_options),
+                FILTER_PUSHDOWN_OPTION: "true"}
 
 
 def arrow_schema_of(table) -> pa.Schema:
@@ -113,7 +120,13 @@ class PaimonDataSource(DataSource):
 
             return changes_reader(self._location(), schema, dict(self.options))
         snapshot = self.options.get("snapshot_id")
-        return PaimonReader(self._location(), schema, int(snapshot) if snapshot else None)
+        # Spark refuses a reader with pushFilters unless spark.sql.python.filterPushdown.enabled
+        # is on (off by default): only the adapter's own reads, whose sessions turn it on, get
+        # one; a read in any other session works, without partition pruning
+        pushdown = self.location is not None or \
+            self.options.get(FILTER_PUSHDOWN_OPTION, "").lower() == "true"
+        reader = PaimonPushdownReader if pushdown else PaimonReader
+        return reader(self._location(), schema, int(snapshot) if snapshot else None)
 
     def writer(self, schema: StructType, overwrite: bool) -> "PaimonAppendWriter":
         scope = self.options.get("overwrite", "table") if overwrite else None
@@ -162,20 +175,7 @@ class PaimonReader(DataSourceReader):
         self.location = location
         self.schema = schema
         self.snapshot_id = snapshot_id
-        self.partition_filter: List[Dict[str, Any]] = []
-
-    def pushFilters(self, filters):
-        """Prune on partition equality / IN filters; Spark still evaluates everything else."""
-        partition_keys = set(self.location.open().partition_keys)
-        for f in filters:
-            attribute = getattr(f, "attribute", None)  # Not/And/Or carry children instead
-            column = attribute[0] if attribute and len(attribute) == 1 else None
-            if column in partition_keys and isinstance(f, EqualTo):
-                self.partition_filter.append({column: f.value})
-            elif column in partition_keys and isinstance(f, In):
-                self.partition_filter.append({column: list(f.value)})
-            else:
-                yield f
+        self.partition_filter: List[Dict[str, Any]] = []  # PaimonPushdownReader fills it
 
     def partitions(self) -> Sequence[InputPartition]:
         from dbt.adapters.paimon.format.splits import plan_splits
@@ -205,6 +205,24 @@ class PaimonReader(DataSourceReader):
             data = read_append_split(table, partition.split, target.names)
         if data.num_rows:
             yield from conform(data, target).to_batches(max_chunksize=65536)
+
+
+class PaimonPushdownReader(PaimonReader):
+    """The reader with partition pruning: Spark hands it the query's filters (only in a session
+    with ``spark.sql.python.filterPushdown.enabled``)."""
+
+    def pushFilters(self, filters):
+        """Prune on partition equality / IN filters; Spark still evaluates everything else."""
+        partition_keys = set(self.location.open().partition_keys)
+        for f in filters:
+            attribute = getattr(f, "attribute", None)  # Not/And/Or carry children instead
+            column = attribute[0] if attribute and len(attribute) == 1 else None
+            if column in partition_keys and isinstance(f, EqualTo):
+                self.partition_filter.append({column: f.value})
+            elif column in partition_keys and isinstance(f, In):
+                self.partition_filter.append({column: list(f.value)})
+            else:
+                yield f
 
 
 def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = False

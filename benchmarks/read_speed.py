@@ -1,16 +1,20 @@
 """Downstream reads of Paimon tables vs the same rows in a Parquet table, in one Spark session.
 
-    .venv/bin/python benchmarks/read_speed.py [--rows 2000000]
+    flock /work/bench.lock .venv/bin/python benchmarks/read_speed.py [--rows 5000000]
 
 The same ``--rows`` rows x 20 columns (an id, 9 integers, 5 doubles, 5 strings) as:
 * a Parquet table (``USING parquet``, written by Spark): the floor;
 * a Paimon append table, and a Paimon primary-key table after a full compaction, each read
   through its catalog entry (Spark's own Parquet reader: no split needs a merge) and through
   the ``paimon`` Python data source (what every read cost before, and what a read that needs a
-  merge still costs).
-Two downstream queries, each best of 3, as a dbt model's select would run them:
+  merge still costs);
+* a primary-key table after 4 uncompacted runs (the first inserts every key, the next three
+  update half of them): its entry reads through the Python source, which merges;
+* pypaimon-rust's DataFusion SQL on the compacted primary-key table (its own reader).
+Three downstream queries, each best of 3, as a dbt model's select would run them:
 * narrow: 2 of 20 columns, a selective filter, a group by;
-* full: every column aggregated.
+* full: every column aggregated;
+* join: the table joined with itself on the key, one side filtered.
 Writes benchmarks/results/read_speed.txt and read_speed.png.
 """
 from __future__ import annotations
@@ -39,6 +43,8 @@ QUERIES = {
     "narrow": "select i0 % 100 as g, sum(d0) as total from {t} where i1 < 50000 group by 1",
     "full": "select count(*), " + ", ".join(
         [f"sum({c})" for c in INTS + DOUBLES] + [f"max({c})" for c in STRINGS]) + " from {t}",
+    "join": "select a.i0 % 100 as g, count(*) as n, sum(b.d1) as total from {t} a "
+            "join {t} b on a.id = b.id where a.i1 < 100000 group by 1",
 }
 
 
@@ -53,20 +59,48 @@ def rows_of(n: int, start: int, rng) -> pa.Table:
     return pa.table(columns)
 
 
-def write_paimon(warehouse: str, name: str, chunks, primary_key: bool) -> None:
-    schema = chunks[0].schema
+def write_paimon(warehouse: str, name: str, runs, primary_key: bool) -> None:
+    """One commit per run (a list of Arrow chunks) into a new table."""
+    schema = runs[0][0].schema
     if primary_key:
         schema = pa.schema([schema.field("id").with_nullable(False)] + list(schema)[1:])
-    table = wh.create_table(warehouse, "bench", name, schema,
-                            primary_keys=["id"] if primary_key else [],
-                            options={"bucket": "4"} if primary_key else {})
-    builder = table.new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
+    wh.create_table(warehouse, "bench", name, schema,
+                    primary_keys=["id"] if primary_key else [],
+                    options={"bucket": "4"} if primary_key else {})
+    for chunks in runs:
+        table = wh.open_table(warehouse, "bench", name)
+        builder = table.new_batch_write_builder()
+        write, commit = builder.new_write(), builder.new_commit()
+        for chunk in chunks:
+            write.write_arrow(chunk.cast(schema))
+        commit.commit(write.prepare_commit())
+        write.close()
+        commit.close()
+
+
+def updates(chunks, rng):
+    """Half of the keys with new values: one update run."""
+    out = []
     for chunk in chunks:
-        write.write_arrow(chunk.cast(schema))
-    commit.commit(write.prepare_commit())
-    write.close()
-    commit.close()
+        keep = pa.array(rng.random(chunk.num_rows) < 0.5)
+        fresh = rows_of(chunk.num_rows, 0, rng).drop_columns(["id"])
+        picked = chunk.select(["id"]).filter(keep)
+        out.append(pa.table({"id": picked.column("id"),
+                             **{c: fresh.column(c).filter(keep) for c in fresh.column_names}}))
+    return out
+
+
+def rust_seconds(warehouse: str, sql: str, times: int = 3) -> float:
+    from pypaimon_rust.datafusion import SQLContext
+
+    ctx = SQLContext()
+    ctx.register_catalog("paimon", {"warehouse": warehouse})
+    best = float("inf")
+    for _ in range(times):
+        start = time.perf_counter()
+        ctx.sql(sql)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def best_of(spark, sql: str, times: int = 3) -> float:
@@ -98,9 +132,11 @@ def main() -> int:
     rng = np.random.default_rng(7)
     chunk = 500_000
     chunks = [rows_of(min(chunk, args.rows - s), s, rng) for s in range(0, args.rows, chunk)]
-    write_paimon(warehouse, "events_append", chunks, primary_key=False)
-    write_paimon(warehouse, "events_pk", chunks, primary_key=True)
+    write_paimon(warehouse, "events_append", [chunks], primary_key=False)
+    write_paimon(warehouse, "events_pk", [chunks], primary_key=True)
     compact_table(spark, TableLocation(warehouse, "bench", "events_pk", {}), full=True)
+    write_paimon(warehouse, "events_pk_4_runs",
+                 [chunks] + [updates(chunks, rng) for _ in range(3)], primary_key=True)
     registry = PaimonTableRegistry(spark, warehouse, {})
     registry.sync()
     spark.sql("create database if not exists floor")
@@ -114,11 +150,15 @@ def main() -> int:
                 ("append, native", "bench.events_append"),
                 ("append, Python source", "events_append_python"),
                 ("pk compacted, native", "bench.events_pk"),
-                ("pk compacted, Python source", "events_pk_python")]
+                ("pk compacted, Python source", "events_pk_python"),
+                ("pk 4 runs (merge)", "bench.events_pk_4_runs")]
     results = {}
     for query, sql in QUERIES.items():
         for label, table in subjects:
             results[(query, label)] = best_of(spark, sql.format(t=table))
+        results[(query, "pypaimon-rust, pk compacted")] = rust_seconds(
+            warehouse, sql.format(t="paimon.bench.events_pk"))
+    subjects.append(("pypaimon-rust, pk compacted", None))
 
     lines = [results_header("read_speed.py", f"{args.rows:,} rows x 20 columns, local[2]"),
              "| query | " + " | ".join(label for label, _ in subjects) + " |",

@@ -117,14 +117,14 @@ def test_any_scan_without_a_size_leaves_the_estimate_unknown():
 
 HIDDEN_ENTRY_SCAN = """== Optimized Logical Plan ==
 Filter (id#26 > 3), Statistics(sizeInBytes=8.0 EiB)
-+- RelationV2[id#26, v#27] spark_catalog.db__paimon_reads.orders, Statistics(sizeInBytes=8.0 EiB)
++- RelationV2[id#26, v#27] spark_catalog.db__paimon.read_orders, Statistics(sizeInBytes=8.0 EiB)
 
 == Physical Plan ==
 """
 
 
 def test_a_view_read_through_the_python_source_is_sized_as_its_paimon_table():
-    # the view db.orders reads the hidden table db__paimon_reads.orders (registry.py)
+    # the view db.orders reads the hidden table db__paimon.read_orders (registry.py)
     asked = []
 
     def table_bytes(database, table):

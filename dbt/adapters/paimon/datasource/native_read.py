@@ -14,9 +14,15 @@ read as exactly the files that log names (``MetadataLogFileIndex``), wherever th
 catalog table ``USING parquet LOCATION '<that folder>'`` is then the snapshot. The folder
 lives beside the Spark metastore (``<warehouse>/.spark/paimon-reads/``), one per snapshot.
 
+Deletion vectors: the deleted (file name, row position) pairs are a small Parquet file beside
+the log, which the read anti-joins on Spark's per-row ``_metadata.file_name`` and
+``_metadata.row_index`` (a broadcast hash join: Spark's row index is the row's position in its
+file, which is what a deletion vector holds).
+
 A snapshot is read natively only when the result is certain to equal the merged read
 (``source.read_merged_split``); otherwise the table keeps the Python data source:
-- every split is raw-convertible (``source.is_raw_convertible``) and has no deletion vector;
+- every split is raw-convertible (``source.is_raw_convertible``: for a deletion-vector
+  primary-key table, its files above level 0);
 - all files have one format Spark reads (Parquet or ORC);
 - every column's type is one Spark reads exactly as the Python path converts it (no
   nanosecond timestamps, no Paimon-only types);
@@ -31,14 +37,17 @@ import json
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Tuple
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 NATIVE_FORMATS = ("parquet", "orc")
 READS_DIRNAME = os.path.join(".spark", "paimon-reads")
 SINK_LOG_DIR = "_spark_metadata"
+DELETES_DIR = "deleted-rows"
 # Spark's FileStreamSinkLog: version line, then one JSON entry per file
 SINK_LOG_VERSION = "v1"
 # folders of older snapshots a table keeps besides its current one: a query that listed the
@@ -48,11 +57,13 @@ KEEP_PREVIOUS = 1
 
 @dataclass(frozen=True)
 class NativeSnapshot:
-    """A snapshot Spark reads with its own file readers: ``files`` are (absolute path, bytes)."""
+    """A snapshot Spark reads with its own file readers: ``files`` are (absolute path, bytes);
+    ``deleted``: data file name -> the row positions its deletion vector deletes."""
 
     snapshot_id: int
     file_format: str
     files: Tuple[Tuple[str, int], ...]
+    deleted: Dict[str, np.ndarray] = field(default_factory=dict, compare=False)
 
 
 def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
@@ -71,9 +82,8 @@ def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
         return _latest(table), None, "no data"
     snapshot_id = splits[0].snapshot_id
     files = []
+    deleted: Dict[str, np.ndarray] = {}
     for split in splits:
-        if split.deletion_files:
-            return snapshot_id, None, "deletion vectors"
         read = split.batch_read_files() if split.primary_key_table else split.files
         if split.primary_key_table:
             if not read:
@@ -82,6 +92,14 @@ def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
             if not is_raw_convertible(probe):
                 return snapshot_id, None, "a split needs a merge"
         files.extend(read)
+        if split.deletion_files:
+            from dbt.adapters.paimon.format.deletion_vectors import read_deletion_vectors
+
+            names = {f.file_name for f in read}
+            vectors = read_deletion_vectors(table.file_io, {
+                name: d for name, d in split.deletion_files.items() if name in names})
+            deleted.update((name, positions) for name, positions in vectors.items()
+                           if len(positions))
     formats = {_format_of(f.file_name) for f in files}
     if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
         return snapshot_id, None, f"file formats {sorted(map(str, formats))}"
@@ -91,8 +109,8 @@ def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
     if file_format not in NATIVE_FORMATS:
         return snapshot_id, None, f"file format {file_format}"
     return snapshot_id, NativeSnapshot(
-        snapshot_id, file_format, tuple((_absolute(f.file_path), int(f.file_size)) for f in files)
-    ), ""
+        snapshot_id, file_format,
+        tuple((_absolute(f.file_path), int(f.file_size)) for f in files), deleted), ""
 
 
 def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnapshot,
@@ -113,11 +131,31 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
         for path, size in plan.files]
     with open(os.path.join(staging, SINK_LOG_DIR, "0"), "w", encoding="utf-8") as out:
         out.write("\n".join(lines))
+    if plan.deleted:
+        os.makedirs(os.path.join(staging, DELETES_DIR))
+        pq.write_table(deleted_rows(plan.deleted),
+                       os.path.join(staging, DELETES_DIR, "part-0.parquet"))
     try:
         os.rename(staging, folder)
     except OSError:  # another process put the same folder in place first
         shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def deleted_rows(deleted: Dict[str, np.ndarray]) -> pa.Table:
+    """The deleted (file name, row position) pairs as the table a native read anti-joins on
+    Spark's ``_metadata.file_name`` and ``_metadata.row_index``."""
+    names = list(deleted)
+    counts = [len(deleted[n]) for n in names]
+    return pa.table({
+        "file_name": pa.array(np.repeat(np.array(names, dtype=object), counts), pa.string()),
+        "row_index": pa.array(np.concatenate([deleted[n] for n in names]).astype(np.int64)
+                              if names else np.array([], np.int64), pa.int64()),
+    })
+
+
+def deletes_folder(folder: str) -> str:
+    return os.path.join(folder, DELETES_DIR)
 
 
 def prune_file_lists(reads_root: str, database: str, table: str, keep: Optional[str]) -> None:

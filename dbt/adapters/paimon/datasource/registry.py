@@ -15,10 +15,11 @@ records each registration (``spark.dbt.paimon.registered.<name>`` = a digest of 
 registered), read with one request, and a command registers only what is missing or differs:
 a command on an unchanged warehouse sends no registration at all.
 
-The entry a query names is a view, ``analytics.orders``, over a hidden table in the database
-``analytics__paimon_reads`` that reads the table's latest snapshot one of two ways
+The entry a query names is a view, ``analytics.orders``, over a hidden table
+``analytics__paimon.read_orders`` that reads the table's latest snapshot one of two ways
 (native_read.py): when no split needs a merge, Spark's own Parquet/ORC reader over the
-snapshot's exact data files (``USING parquet LOCATION <file list>``); otherwise the ``paimon``
+snapshot's exact data files (``USING parquet LOCATION <file list>``, anti-joined with
+``deletes_orders``, the rows its deletion vectors delete, if any); otherwise the ``paimon``
 Python data source (``USING paimon.analytics.orders``). The view's properties record the
 Paimon schema id, the snapshot it reads and which way. A view also keeps SQL writes out: Spark
 refuses ``INSERT INTO`` a view, where a Parquet table would take the rows into a folder no
@@ -49,9 +50,12 @@ from dbt.adapters.paimon.format.errors import TableNotFoundError
 PROVIDER_PREFIX = "paimon."
 SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
-READ_PROPERTY = "paimon.read"   # 'native' or 'python'
-HIDDEN_DATABASE_SUFFIX = "__paimon_reads"
-WRITES_DATABASE_SUFFIX = "__paimon_writes"
+READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES or PYTHON
+# the tables the views of database `db` read, in `db__paimon`: read_<t> (the snapshot's rows),
+# deletes_<t> (a native read's deleted rows), write_<t> (SQL INSERT's target)
+HIDDEN_DATABASE_SUFFIX = "__paimon"
+READ_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "deletes_", "write_"
+NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deletes", "python"
 REGISTERED_CONF_PREFIX = "spark.dbt.paimon.registered."
 _PROVIDER_LINE = re.compile(r"^Provider: (.*)$", re.MULTILINE)
 _TYPE_LINE = re.compile(r"^Type: (.*)$", re.MULTILINE)
@@ -67,6 +71,11 @@ def provider_name(database: str, table: str) -> str:
 def hidden_database(database: str) -> str:
     """The database of the tables the views of ``database`` read."""
     return database + HIDDEN_DATABASE_SUFFIX
+
+
+def hidden_table(database: str, prefix: str, table: str) -> str:
+    """``db__paimon.<prefix><table>``, quoted."""
+    return f"{quote_identifier(hidden_database(database))}.{quote_identifier(prefix + table)}"
 
 
 def check_name(kind: str, name: str) -> str:
@@ -281,7 +290,8 @@ class PaimonTableRegistry:
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", {
             SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
-            READ_PROPERTY: "native" if plan is not None else "python"})
+            READ_PROPERTY: PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted
+            else NATIVE})
         if self._write_targets.pop((database, table), None):  # its columns may have changed
             self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
         return True
@@ -290,8 +300,9 @@ class PaimonTableRegistry:
                     paimon_table, schema_id: int, snapshot: str,
                     plan: Optional["native_read.NativeSnapshot"]) -> None:
         view = f"{quote_identifier(database)}.{quote_identifier(table)}"
-        hidden = f"{quote_identifier(hidden_database(database))}.{quote_identifier(table)}"
-        read = "native" if plan is not None else "python"
+        rows = hidden_table(database, READ_PREFIX, table)
+        deletes = hidden_table(database, DELETES_PREFIX, table)
+        read = PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted else NATIVE
         folder = None
         if plan is not None:
             folder = native_read.write_file_list(self._reads_root, database, table, plan,
@@ -301,30 +312,40 @@ class PaimonTableRegistry:
         same_shape = (entry is not None and entry.kind == "VIEW"
                       and entry.schema_id == schema_id and entry.read == read)
         try:
-            if same_shape and read == "native":
-                # the next snapshot of a table read natively: the same columns, other files
-                self.spark.sql(f"alter table {hidden} set location '{_sql_text(folder)}'")
-                self.spark.sql(f"alter view {view} set {properties}")
-            elif same_shape:
+            if same_shape:
+                # the next snapshot of a table read the same way: the same columns, other files
+                if read != PYTHON:
+                    self.spark.sql(f"alter table {rows} set location '{_sql_text(folder)}'")
+                if read == NATIVE_WITH_DELETES:
+                    self.spark.sql(f"alter table {deletes} set location "
+                                   f"'{_sql_text(native_read.deletes_folder(folder))}'")
                 self.spark.sql(f"alter view {view} set {properties}")
             else:
                 if entry is not None and entry.kind != "VIEW":
                     self.spark.sql(f"drop table if exists {view}")  # an older-style entry
                 self.spark.sql(f"create database if not exists "
                                f"{quote_identifier(hidden_database(database))}")
-                self.spark.sql(f"drop table if exists {hidden}")
+                self.spark.sql(f"drop table if exists {rows}")
+                self.spark.sql(f"drop table if exists {deletes}")
                 columns = spark_ddl_columns(arrow_schema_of(paimon_table))
-                if plan is not None:
+                if plan is None:
+                    self.spark.sql(f"create table {rows} ({columns}) "
+                                   f"using {provider_name(database, table)}")
+                else:
                     # recursiveFileLookup: no partition columns inferred from the files'
                     # folders (dt=2024-01-01/): Paimon's files hold every column themselves
-                    self.spark.sql(f"create table {hidden} ({columns}) using {plan.file_format} "
+                    self.spark.sql(f"create table {rows} ({columns}) using {plan.file_format} "
                                    f"options (recursiveFileLookup 'true') "
                                    f"location '{_sql_text(folder)}'")
-                else:
-                    self.spark.sql(f"create table {hidden} ({columns}) "
-                                   f"using {provider_name(database, table)}")
-                self.spark.sql(f"create or replace view {view} {properties} "
-                               f"as select * from {hidden}")
+                query = f"select * from {rows}"
+                if read == NATIVE_WITH_DELETES:
+                    self.spark.sql(f"create table {deletes} (file_name string, row_index bigint) "
+                                   f"using parquet location "
+                                   f"'{_sql_text(native_read.deletes_folder(folder))}'")
+                    query = (f"select r.* from {rows} r left anti join {deletes} d "
+                             f"on r._metadata.file_name = d.file_name "
+                             f"and r._metadata.row_index = d.row_index")
+                self.spark.sql(f"create or replace view {view} {properties} as {query}")
         except Exception as exc:
             # Another dbt process on the same Spark Connect server (one metastore) made the
             # entry meanwhile: fine if it is this table's, as of this schema and snapshot.
@@ -338,8 +359,8 @@ class PaimonTableRegistry:
 
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
-        table of the ``paimon`` Python source in ``<database>__paimon_writes`` (Spark refuses
-        INSERT into the view that names it); None when it is no Paimon table."""
+        table of the ``paimon`` Python source, ``<database>__paimon.write_<table>`` (Spark
+        refuses INSERT into the view that names it); None when it is no Paimon table."""
         with self._sync_lock:
             key = (database, table)
             if key not in self._write_targets:
@@ -351,7 +372,7 @@ class PaimonTableRegistry:
                 columns = spark_ddl_columns(arrow_schema_of(self.open_table(database, table)))
                 name = self._write_table(database, table)
                 self.spark.sql(f"create database if not exists "
-                               f"{quote_identifier(database + WRITES_DATABASE_SUFFIX)}")
+                               f"{quote_identifier(hidden_database(database))}")
                 self.spark.sql(f"drop table if exists {name}")
                 self.spark.sql(f"create table {name} ({columns}) "
                                f"using {provider_name(database, table)}")
@@ -359,8 +380,7 @@ class PaimonTableRegistry:
             return self._write_targets[key]
 
     def _write_table(self, database: str, table: str) -> str:
-        return (f"{quote_identifier(database + WRITES_DATABASE_SUFFIX)}."
-                f"{quote_identifier(table)}")
+        return hidden_table(database, WRITE_PREFIX, table)
 
     def forget(self, database: str, table: str) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed."""
@@ -372,9 +392,8 @@ class PaimonTableRegistry:
                 self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
             self.spark.sql(
                 f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
-            self.spark.sql(
-                f"drop table if exists {quote_identifier(hidden_database(database))}."
-                f"{quote_identifier(table)}")
+            for prefix in (READ_PREFIX, DELETES_PREFIX):
+                self.spark.sql(f"drop table if exists {hidden_table(database, prefix, table)}")
             if self._reads_root is not None:
                 native_read.prune_file_lists(self._reads_root, database, table, None)
 
@@ -383,8 +402,6 @@ class PaimonTableRegistry:
         with self._sync_lock:
             self.spark.sql(f"drop database if exists "
                            f"{quote_identifier(hidden_database(database))} cascade")
-            self.spark.sql(f"drop database if exists "
-                           f"{quote_identifier(database + WRITES_DATABASE_SUFFIX)} cascade")
             for key in [k for k in self._write_targets if k[0] == database]:
                 self._write_targets.pop(key)
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
-from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX
+from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, READ_PREFIX
 
 # (database, table) of a catalog table -> its Paimon data files' bytes, None if not Paimon
 TableBytes = Callable[[str, str], Optional[int]]
@@ -140,8 +140,8 @@ def _scan_bytes(node: PlanNode, table_bytes: Optional[TableBytes],
         return None
     database, table = parts[-2], parts[-1]
     # a Paimon table read through the Python source: the hidden table its view reads
-    database = database[:-len(HIDDEN_DATABASE_SUFFIX)] if database.endswith(
-        HIDDEN_DATABASE_SUFFIX) else database
+    if database.endswith(HIDDEN_DATABASE_SUFFIX) and table.startswith(READ_PREFIX):
+        database, table = database[:-len(HIDDEN_DATABASE_SUFFIX)], table[len(READ_PREFIX):]
     name = f"{database}.{table}"
     if name not in sized:
         size = table_bytes(database, table)

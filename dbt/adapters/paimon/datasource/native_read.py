@@ -27,8 +27,9 @@ A snapshot is read natively only when the result is certain to equal the merged 
 - every column's type is one Spark reads exactly as the Python path converts it (no
   nanosecond timestamps, no Paimon-only types);
 - every file's schema gives each current column under its current name and type, or lacks it
-  with no other column of that name (a rename or a type change needs a projection);
-- the table tracks no row lineage (row-tracking tables expose system columns).
+  with no other column of that name (a rename or a type change needs a projection).
+A row-tracking table's rewritten files also store ``_ROW_ID`` and ``_SEQUENCE_NUMBER``: the entry
+declares the table's columns only, so Spark reads just those.
 """
 
 from __future__ import annotations
@@ -72,8 +73,6 @@ def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
     from dbt.adapters.paimon.format.splits import plan_splits
 
     options = dict(table.table_schema.options)
-    if options.get("row-tracking.enabled", "false").lower() == "true":
-        return _latest(table), None, "row tracking"
     unsupported = [f.name for f in arrow_schema_of(table) if not _spark_reads_exactly(f.type)]
     if unsupported:
         return _latest(table), None, f"column types Spark cannot read as Paimon: {unsupported}"

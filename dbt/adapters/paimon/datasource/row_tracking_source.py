@@ -63,6 +63,10 @@ class PaimonRowTrackingDataSource(PaimonDataSource):
 
 
 class TrackedReader(PaimonPushdownReader):
+    # a row operation rewrites the files its Spark partitions read: whole splits, as the
+    # in-process executor groups them
+    partition_per_file = False
+
     def read(self, partition: SplitPartition) -> Iterator[pa.RecordBatch]:
         if partition.split is None:
             return

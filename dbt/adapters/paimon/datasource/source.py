@@ -171,6 +171,9 @@ class SplitPartition(InputPartition):
 
 
 class PaimonReader(DataSourceReader):
+    # an append table's files as separate Spark partitions (see partitions())
+    partition_per_file = True
+
     def __init__(self, location: TableLocation, schema: StructType, snapshot_id: Optional[int]):
         self.location = location
         self.schema = schema
@@ -189,6 +192,11 @@ class PaimonReader(DataSourceReader):
             from dbt.adapters.paimon.format.queue import order_splits
 
             splits = order_splits(table, splits)
+            if self.partition_per_file:
+                # one Spark partition per file, in the split's order: an unbucketed append
+                # table is one split per table partition, which would be one task on one core
+                splits = [dataclasses.replace(s, files=[f], levels=[f.level])
+                          for s in splits for f in s.files]
         # Spark needs at least one partition; an empty table reads as one empty split.
         return [SplitPartition(s) for s in splits] or [SplitPartition(None)]
 
@@ -197,12 +205,14 @@ class PaimonReader(DataSourceReader):
             return
         table = self.location.open()
         target = arrow_schema_for_spark(self.schema)
-        if table.primary_keys:
-            data = read_merged_split(table, partition.split, target.names)
-        else:
-            from dbt.adapters.paimon.format.kv_files import read_append_split
+        if not table.primary_keys:  # streamed: a batch at a time
+            from dbt.adapters.paimon.format.kv_files import iter_append_file
 
-            data = read_append_split(table, partition.split, target.names)
+            for meta in partition.split.files:
+                for piece in iter_append_file(table, partition.split, meta, target.names):
+                    yield from conform(piece, target).to_batches(max_chunksize=65536)
+            return
+        data = read_merged_split(table, partition.split, target.names)
         if data.num_rows:
             yield from conform(data, target).to_batches(max_chunksize=65536)
 

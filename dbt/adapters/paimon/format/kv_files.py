@@ -25,7 +25,8 @@ the file and its metadata; we bypass its per-row Python fold and fix ``delete_ro
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple,
+                    Union)
 
 import numpy as np
 import pyarrow as pa
@@ -232,6 +233,76 @@ def read_append_split(table, split: Split, columns: Optional[Sequence[str]] = No
                                            deleted))
     pieces = [p.select(names) for p in pieces if p is not None and p.num_rows]
     return pa.concat_tables(pieces) if pieces else empty
+
+
+def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[str],
+                     batch_rows: int = 65536) -> Iterator[pa.Table]:
+    """The rows of one data file of an append-table split, in file order and batches of at
+    most ``batch_rows`` (a Parquet file is read row group by row group: memory is bounded by
+    a batch, not the file), without the rows its deletion vector deletes. Columns are the
+    table's ``columns`` as the current schema types them, found in an older file by field id
+    (a renamed column), NULL where the file predates the column. Parquet and ORC files are
+    read here with pyarrow; others through pypaimon's reader."""
+    name = meta.file_name.lower()
+    if not name.endswith((".parquet", ".orc")):
+        one = dataclasses.replace(split, files=[meta])
+        yield read_append_split(table, one, columns)
+        return
+    schema = table_arrow_schema(table)
+    stored = _stored_names(table, meta.schema_id, columns)
+    wanted = [stored[c] for c in columns if stored[c] is not None]
+    positions = _deleted_positions(table, split, [meta]).get(meta.file_name)
+    mask = live_mask(meta.row_count, positions)
+    offset = 0
+    for raw in _file_batches(table, meta, wanted, batch_rows):
+        n = raw.num_rows
+        if mask is not None:
+            raw = raw.filter(pa.array(mask[offset:offset + n]))
+        offset += n
+        if raw.num_rows == 0:
+            continue
+        arrays = []
+        for column in columns:
+            target = schema.field(column).type
+            if stored[column] is not None and stored[column] in raw.column_names:
+                values = raw.column(stored[column])
+                arrays.append(values if values.type == target else values.cast(target))
+            elif column in split.partition:  # partition value not stored in the file
+                arrays.append(pa.array([split.partition[column]] * raw.num_rows, target))
+            else:  # column added after this file was written
+                arrays.append(pa.nulls(raw.num_rows, target))
+        yield pa.Table.from_arrays(arrays, schema=pa.schema([schema.field(c) for c in columns]))
+    if mask is not None and offset != meta.row_count:
+        raise PaimonFormatError(
+            f"data file {meta.file_name} of {table.identifier} has {offset} rows, its "
+            f"metadata {meta.row_count}: its deletion vector positions cannot be applied")
+
+
+def _file_batches(table, meta: DataFileMeta, columns: Sequence[str],
+                  batch_rows: int) -> Iterator[pa.Table]:
+    path = meta.physical_path()
+    try:
+        with table.file_io.new_input_stream(path) as stream:
+            if meta.file_name.lower().endswith(".parquet"):
+                import pyarrow.parquet as pq
+
+                parquet = pq.ParquetFile(stream)
+                present = [c for c in columns if c in parquet.schema_arrow.names]
+                if parquet.metadata.num_rows == 0:
+                    return
+                for batch in parquet.iter_batches(batch_size=batch_rows, columns=present):
+                    yield pa.Table.from_batches([batch])
+            else:
+                import pyarrow.orc as orc
+
+                orc_file = orc.ORCFile(stream)
+                present = [c for c in columns if c in orc_file.schema.names]
+                for stripe in range(orc_file.nstripes):
+                    yield pa.Table.from_batches([orc_file.read_stripe(stripe, columns=present)])
+    except FileNotFoundError as exc:
+        raise PaimonFormatError(
+            f"data file {path} of Paimon table {table.identifier} is missing (expired "
+            f"snapshot or deleted by another writer?)") from exc
 
 
 # ---------------------------------------------------------------------------- writing

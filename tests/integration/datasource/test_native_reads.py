@@ -82,6 +82,17 @@ def test_append_table_is_read_by_sparks_parquet_reader(spark, warehouse, registr
     assert sorted(r.name or "" for r in pruned.collect()) == ["", "c"]
 
 
+def test_partition_folders_with_escaped_characters(spark, warehouse, registry):
+    # Paimon escapes ':' and '%' in partition folder names (hour=10%3A00): the file list
+    # names each file by its URI
+    table = wh.create_table(warehouse, "db", "hours", SCHEMA, partition_keys=["dt"])
+    commit(table, [(1, "a", "2024-01-03T10:00"), (2, "b", "50%"), (3, "c", "a b")])
+    registry.sync()
+    assert read_way(spark, "db.hours") == "native"
+    assert entry_rows(spark, "db.hours") == python_rows(spark, warehouse, "db.hours") == [
+        (1, "a", "2024-01-03T10:00"), (2, "b", "50%"), (3, "c", "a b")]
+
+
 def test_a_new_snapshot_is_read_at_the_next_statement(spark, warehouse, registry):
     table = wh.create_table(warehouse, "db", "log", SCHEMA)
     commit(table, [(1, "a", "d")])

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import shutil
 import uuid
 from dataclasses import dataclass, field
@@ -124,7 +125,8 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     staging = os.path.join(parent, f".staging-{uuid.uuid4().hex}")
     os.makedirs(os.path.join(staging, SINK_LOG_DIR))
     lines = [SINK_LOG_VERSION] + [
-        json.dumps({"path": "file://" + path, "size": size, "isDir": False,
+        # a URI: Paimon's escaped partition folders (dt=10%3A00) keep their '%' as '%25'
+        json.dumps({"path": pathlib.Path(path).as_uri(), "size": size, "isDir": False,
                     "modificationTime": 0, "blockReplication": 1, "blockSize": size or 1,
                     "action": "add"})
         for path, size in plan.files]

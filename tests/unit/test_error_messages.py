@@ -167,3 +167,25 @@ def test_a_task_failure_over_spark_connect_drops_the_python_sql_state(log_file):
         "pyarrow.lib.ArrowInvalid: Parquet magic bytes not found in footer.",
         "dbt.adapters.paimon.runtime.errors.PaimonDataError: Paimon table a.b: file lost")
     assert error_messages.spark_failure(WorkerFailure(ours)) == "Paimon table a.b: file lost"
+
+
+class JobFailed(Exception):
+    """A failed Spark job as py4j raises it: Spark's text, then the Java stack."""
+
+
+FILE_GONE_TEXT = """An error occurred while calling o7528.collectToPython.
+: org.apache.spark.SparkException: [FAILED_READ_FILE.FILE_NOT_EXIST] Encountered error while reading file file:///w/analytics.db/orders/dt=2024-01-03/bucket-0/data-5725e7c4-0.parquet. File does not exist. It is possible the underlying files have been updated.
+You can explicitly invalidate the cache in Spark by running 'REFRESH TABLE tableName' command in SQL or by recreating the Dataset/DataFrame involved. SQLSTATE: KD001
+	at org.apache.spark.sql.errors.QueryExecutionErrors$.fileNotExistError(QueryExecutionErrors.scala:882)
+"""
+
+
+def test_a_data_file_expired_under_a_native_read_names_the_table_and_the_retry(log_file):
+    message = error_messages.model_failure("daily", JobFailed(FILE_GONE_TEXT))
+    assert message.startswith("Model 'daily': ")
+    assert ("Data file file:///w/analytics.db/orders/dt=2024-01-03/bucket-0/data-5725e7c4-0.parquet"
+            " of Paimon table analytics.orders is gone") in message
+    assert "Run the command again" in message
+    assert "REFRESH TABLE" not in message and "at org.apache" not in message
+    statement = error_messages.spark_failure(JobFailed(FILE_GONE_TEXT))
+    assert "Paimon table analytics.orders is gone" in statement

@@ -65,6 +65,26 @@ def not_found_hint(message: str) -> str:
             f"keep the source() and add `-- depends_on: {{{{ ref('{node}') }}}}` to the SQL.")
 
 
+# Spark's error for a data file a native read's file list names that is gone
+_FILE_GONE = re.compile(r"FILE_NOT_EXIST\][^\n]*?reading file (\S+?)\.? File does not exist")
+_TABLE_FOLDER = re.compile(r"/([^/]+)\.db/([^/]+)/")
+
+
+def expired_file_message(text: str) -> str:
+    """For a Paimon data file a read did not find: the file, its table, why (another writer
+    expired or compacted the snapshot the read's file list names, after the list was made) and
+    what to do. Empty for any other error."""
+    found = _FILE_GONE.search(text)
+    folder = _TABLE_FOLDER.search(found.group(1)) if found else None
+    if folder is None:
+        return ""
+    table = f"{folder.group(1)}.{folder.group(2)}"
+    return (f"Data file {found.group(1)} of Paimon table {table} is gone: another writer "
+            f"expired or compacted the snapshot this read's file list names after the list was "
+            f"made. Run the command again: it reads {table} at its latest snapshot "
+            f"(docs/reads.md).")
+
+
 def summary(exc: BaseException) -> str:
     """The message of ``exc`` without plans, stacks, tracebacks or task-error payloads."""
     from pyspark.errors import PythonException
@@ -92,6 +112,9 @@ def spark_failure(exc: BaseException) -> str:
     where = record(exc, "a statement failed")
     if METASTORE_UNAVAILABLE in str(exc):
         return _metastore_unavailable(where)
+    gone = expired_file_message(str(exc))
+    if gone:
+        return gone
     message = summary(exc)
     if where and _is_unexpected(exc):
         return f"{_unexpected(exc, message)} The full trace is in {where}."
@@ -104,6 +127,9 @@ def model_failure(model: str, exc: BaseException) -> str:
     Spark states it; anything else as an unexpected error, with its type and where its full
     trace was written."""
     where = record(exc, f"model '{model}' failed")
+    gone = expired_file_message(str(exc))
+    if gone:
+        return f"Model '{model}': {gone}"
     message = summary(exc)
     if not _is_unexpected(exc):
         return f"Model '{model}': {message}{not_found_hint(message)}"

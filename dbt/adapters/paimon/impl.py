@@ -227,6 +227,10 @@ class PaimonAdapter(SparkAdapter):
                 f"paimon_snapshot: {relation} has no snapshot {snapshot} (retained: {retained})."
             )
         view = check_name("view", f"{relation.schema}__{relation.identifier}__snapshot_{snapshot}")
+        registry.activate()
+        # Spark's own reader when that snapshot needs no merge (docs/reads.md)
+        if registry.snapshot_view(relation.schema, relation.identifier, snapshot, view):
+            return f"`{view}`"
         return self._paimon_source_view(view, relation, {"snapshot_id": str(snapshot)})
 
     def _paimon_source_view(self, view: str, relation: BaseRelation, read_options: Dict[str, str],

@@ -242,4 +242,30 @@ def test_dropped_table_leaves_no_entry_and_no_file_list(spark, warehouse, regist
     assert "gone" not in [r.tableName for r in spark.sql("show tables in db").collect()]
     assert "read_gone" not in [r.tableName for r in
                                spark.sql(f"show tables in db{HIDDEN_DATABASE_SUFFIX}").collect()]
-    assert not os.listdir(os.path.join(warehouse, ".spark", "paimon-reads", "db", "gone"))
+    assert not os.path.exists(os.path.join(warehouse, ".spark", "paimon-reads", "db", "gone"))
+
+
+def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry):
+    wh.create_table(warehouse, "db", "travel", SCHEMA, options={"deletion-vectors.enabled": "true"})
+    location = TableLocation(warehouse, "db", "travel", {})
+    commit(location.open(), [(1, "a", "d"), (2, "b", "d")])          # snapshot 1
+    mark_deleted(location, "id", [1])                                # snapshot 2
+    commit(location.open(), [(3, "c", "d")])                         # snapshot 3
+    for snapshot, expected in ((1, [(1, "a", "d"), (2, "b", "d")]), (2, [(2, "b", "d")]),
+                               (3, [(2, "b", "d"), (3, "c", "d")])):
+        view = registry.snapshot_view("db", "travel", snapshot, f"travel_at_{snapshot}")
+        assert view == f"travel_at_{snapshot}"
+        assert "FileScan parquet" in scan_of(spark, view)
+        python = spark.read.format("paimon").option("warehouse", warehouse) \
+            .option("table", "db.travel").option("snapshot_id", str(snapshot)).load()
+        assert entry_rows(spark, view) == sorted(map(tuple, python.collect()), key=repr) \
+            == expected
+    # a snapshot that needs a merge is left to the Python source
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
+    wh.create_table(warehouse, "db", "merged", schema, primary_keys=["id"],
+                    options={"bucket": "1"})
+    pk = TableLocation(warehouse, "db", "merged", {})
+    for run in range(2):
+        rows = pa.table({"id": pa.array([1, 2], pa.int64()), "v": pa.array([run] * 2, pa.int64())})
+        write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), pk, model_name="t")
+    assert registry.snapshot_view("db", "merged", 2, "merged_at_2") is None

@@ -50,6 +50,7 @@ NATIVE_FORMATS = ("parquet", "orc")
 READS_DIRNAME = os.path.join(".spark", "paimon-reads")
 SINK_LOG_DIR = "_spark_metadata"
 DELETES_DIR = "deleted-rows"
+TRAVEL_PREFIX = "travel-snapshot-"
 # Spark's FileStreamSinkLog: version line, then one JSON entry per file
 SINK_LOG_VERSION = "v1"
 # folders of older snapshots a table keeps besides its current one: a query that listed the
@@ -68,18 +69,21 @@ class NativeSnapshot:
     deleted: Dict[str, np.ndarray] = field(default_factory=dict, compare=False)
 
 
-def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
-    """(latest snapshot id, the native plan or None, why not when None)."""
+def plan_native(table, snapshot_id: Optional[int] = None
+                ) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
+    """(the snapshot's id, its native plan or None, why not when None): the latest snapshot,
+    or ``snapshot_id``."""
     from dbt.adapters.paimon.datasource.source import arrow_schema_of, is_raw_convertible
     from dbt.adapters.paimon.format.splits import plan_splits
 
     options = dict(table.table_schema.options)
     unsupported = [f.name for f in arrow_schema_of(table) if not _spark_reads_exactly(f.type)]
     if unsupported:
-        return _latest(table), None, f"column types Spark cannot read as Paimon: {unsupported}"
-    splits = plan_splits(table)
+        return snapshot_id or _latest(table), None, \
+            f"column types Spark cannot read as Paimon: {unsupported}"
+    splits = plan_splits(table, snapshot_id)
     if not splits:
-        return _latest(table), None, "no data"
+        return snapshot_id or _latest(table), None, "no data"
     snapshot_id = splits[0].snapshot_id
     files = []
     deleted: Dict[str, np.ndarray] = {}
@@ -114,11 +118,13 @@ def plan_native(table) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
 
 
 def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnapshot,
-                    schema_id: int) -> str:
+                    schema_id: int, prefix: str = "snapshot-") -> str:
     """The folder whose sink log names the plan's files, created once (several processes may
-    race: each writes its own folder and renames it into place; the first wins)."""
+    race: each writes its own folder and renames it into place; the first wins). ``prefix``
+    'snapshot-' for a catalog entry's folders (pruned as the entry moves on), TRAVEL_PREFIX
+    for a time-travel read's (kept until the table is dropped)."""
     parent = os.path.join(reads_root, database, table)
-    folder = os.path.join(parent, f"snapshot-{plan.snapshot_id}-schema-{schema_id}")
+    folder = os.path.join(parent, f"{prefix}{plan.snapshot_id}-schema-{schema_id}")
     if os.path.isdir(os.path.join(folder, SINK_LOG_DIR)):
         return folder
     os.makedirs(parent, exist_ok=True)
@@ -159,9 +165,14 @@ def deletes_folder(folder: str) -> str:
     return os.path.join(folder, DELETES_DIR)
 
 
+def forget_file_lists(reads_root: str, database: str, table: str) -> None:
+    """Delete every file list of a table that was dropped or renamed."""
+    shutil.rmtree(os.path.join(reads_root, database, table), ignore_errors=True)
+
+
 def prune_file_lists(reads_root: str, database: str, table: str, keep: Optional[str]) -> None:
-    """Delete the table's file-list folders but ``keep`` and the newest previous ones (all
-    when ``keep`` is None: the table is gone or read through the Python path)."""
+    """Delete the table's entry file-list folders but ``keep`` and the newest previous ones
+    (all when ``keep`` is None: the table is read through the Python path)."""
     parent = os.path.join(reads_root, database, table)
     try:
         names = [n for n in os.listdir(parent) if n.startswith("snapshot-")]

@@ -43,7 +43,8 @@ from pyspark.sql import SparkSession
 from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
 from dbt.adapters.paimon.datasource.spark_env import is_connect
-from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_ddl_columns
+from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
+                                                        spark_schema)
 from dbt.adapters.paimon.format import listing
 from dbt.adapters.paimon.format.errors import TableNotFoundError
 
@@ -395,7 +396,39 @@ class PaimonTableRegistry:
             for prefix in (READ_PREFIX, DELETES_PREFIX):
                 self.spark.sql(f"drop table if exists {hidden_table(database, prefix, table)}")
             if self._reads_root is not None:
-                native_read.prune_file_lists(self._reads_root, database, table, None)
+                native_read.forget_file_lists(self._reads_root, database, table)
+
+    def snapshot_view(self, database: str, table: str, snapshot_id: int,
+                      view: str) -> Optional[str]:
+        """A temporary view ``view`` of the table as of ``snapshot_id`` read by Spark's own
+        file reader, if no split of that snapshot needs a merge; None otherwise (the caller
+        reads it through the Python source). Temporary: a time-travel read belongs to the
+        session that asked for it."""
+        if self._reads_root is None:
+            return None
+        paimon_table = self.open_table(database, table)
+        _, plan, _ = native_read.plan_native(paimon_table, snapshot_id)
+        if plan is None:
+            return None
+        schema_id = paimon_table.table_schema.id
+        folder = native_read.write_file_list(self._reads_root, database, table, plan, schema_id,
+                                             prefix=native_read.TRAVEL_PREFIX)
+        rows = (self.spark.read.format(plan.file_format)
+                .schema(spark_schema(arrow_schema_of(paimon_table)))
+                .option("recursiveFileLookup", "true").load(folder))
+        if plan.deleted:
+            from pyspark.sql import functions as F
+
+            names = rows.columns
+            deletes = self.spark.read.format("parquet").load(native_read.deletes_folder(folder))
+            located = rows.select("*", F.col("_metadata.file_name").alias("__file"),
+                                  F.col("_metadata.row_index").alias("__row"))
+            rows = located.join(deletes, (located["__file"] == deletes["file_name"])
+                                & (located["__row"] == deletes["row_index"]),
+                                "left_anti").select(*[F.col(quote_identifier(n))
+                                                      for n in names])
+        rows.createOrReplaceTempView(view)
+        return view
 
     def forget_database(self, database: str) -> None:
         """Drop the hidden database of a Paimon database that was dropped."""

@@ -269,3 +269,15 @@ def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry
         rows = pa.table({"id": pa.array([1, 2], pa.int64()), "v": pa.array([run] * 2, pa.int64())})
         write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), pk, model_name="t")
     assert registry.snapshot_view("db", "merged", 2, "merged_at_2") is None
+
+
+def test_orc_files_are_read_by_sparks_orc_reader(spark, warehouse, registry):
+    wh.create_table(warehouse, "db", "orc_log", SCHEMA, partition_keys=["dt"],
+                    options={"file.format": "orc"})
+    location = TableLocation(warehouse, "db", "orc_log", {})
+    commit(location.open(), [(1, "a", "d1"), (2, None, "d2")])
+    registry.sync()
+    assert read_way(spark, "db.orc_log") == "native"
+    assert "FileScan orc" in scan_of(spark, "db.orc_log")
+    assert entry_rows(spark, "db.orc_log") == python_rows(spark, warehouse, "db.orc_log") == [
+        (1, "a", "d1"), (2, None, "d2")]

@@ -11,8 +11,8 @@ column pruning, filter pushdown and row-group skipping.
 Spark reads an exact file list, not a folder, through the log of its own file sink: a folder
 holding ``_spark_metadata/0`` (``FileStreamSinkLog`` format ``v1``, one JSON entry per file) is
 read as exactly the files that log names (``MetadataLogFileIndex``), wherever they are. A
-catalog table ``USING parquet LOCATION '<that folder>'`` is then the snapshot. The folder
-lives beside the Spark metastore (``<warehouse>/.spark/paimon-reads/``), one per snapshot.
+catalog table ``USING parquet LOCATION '<that folder>'`` is then the snapshot. The folders
+are under the warehouse (``<warehouse>/.spark/paimon-reads/``), one per snapshot.
 
 Deletion vectors: the deleted (file name, row position) pairs are a small Parquet file beside
 the log, which the read anti-joins on Spark's per-row ``_metadata.file_name`` and
@@ -23,7 +23,8 @@ A snapshot is read natively only when the result is certain to equal the merged 
 (``source.read_merged_split``); otherwise the table keeps the Python data source:
 - every split is raw-convertible (``source.is_raw_convertible``: for a deletion-vector
   primary-key table, its files above level 0);
-- all files have one format Spark reads (Parquet or ORC);
+- all files have one format Spark reads (Parquet or ORC; deletion vectors: Parquet only, the
+  format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
   nanosecond timestamps, no Paimon-only types);
 - every file's schema gives each current column under its current name and type, or lacks it
@@ -112,6 +113,9 @@ def plan_native(table, snapshot_id: Optional[int] = None
     file_format = formats.pop() if formats else _table_format(options)
     if file_format not in NATIVE_FORMATS:
         return snapshot_id, None, f"file format {file_format}"
+    if deleted and file_format != "parquet":
+        # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
+        return snapshot_id, None, "deletion vectors on ORC files"
     return snapshot_id, NativeSnapshot(
         snapshot_id, file_format,
         tuple((_absolute(f.file_path), int(f.file_size)) for f in files), deleted), ""

@@ -4,6 +4,7 @@ and both give exactly the rows of the merged read, for every table mode and type
 import datetime as dt
 import decimal
 import os
+import shutil
 
 import pyarrow as pa
 import pytest
@@ -281,3 +282,14 @@ def test_orc_files_are_read_by_sparks_orc_reader(spark, warehouse, registry):
     assert "FileScan orc" in scan_of(spark, "db.orc_log")
     assert entry_rows(spark, "db.orc_log") == python_rows(spark, warehouse, "db.orc_log") == [
         (1, "a", "d1"), (2, None, "d2")]
+
+
+def test_a_deleted_file_list_is_made_again(spark, warehouse, registry):
+    table = wh.create_table(warehouse, "db", "relisted", SCHEMA)
+    commit(table, [(1, "a", "d")])
+    registry.sync()
+    shutil.rmtree(os.path.join(warehouse, ".spark", "paimon-reads"))
+    # a new process has no cached file listing: it would look for the file list
+    spark.catalog.refreshTable(f"db{HIDDEN_DATABASE_SUFFIX}.read_relisted")
+    registry.sync()  # what the next dbt command does first
+    assert entry_rows(spark, "db.relisted") == [(1, "a", "d")]

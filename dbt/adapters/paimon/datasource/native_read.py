@@ -128,8 +128,8 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     'snapshot-' for a catalog entry's folders (pruned as the entry moves on), TRAVEL_PREFIX
     for a time-travel read's (kept until the table is dropped)."""
     parent = os.path.join(reads_root, database, table)
-    folder = os.path.join(parent, f"{prefix}{plan.snapshot_id}-schema-{schema_id}")
-    if os.path.isdir(os.path.join(folder, SINK_LOG_DIR)):
+    folder = file_list_folder(reads_root, database, table, plan.snapshot_id, schema_id, prefix)
+    if has_file_list(folder):
         return folder
     os.makedirs(parent, exist_ok=True)
     staging = os.path.join(parent, f".staging-{uuid.uuid4().hex}")
@@ -151,6 +151,15 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     except OSError:  # another process put the same folder in place first
         shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def file_list_folder(reads_root: str, database: str, table: str, snapshot_id: int,
+                     schema_id: int, prefix: str = "snapshot-") -> str:
+    return os.path.join(reads_root, database, table, f"{prefix}{snapshot_id}-schema-{schema_id}")
+
+
+def has_file_list(folder: str) -> bool:
+    return os.path.isdir(os.path.join(folder, SINK_LOG_DIR))
 
 
 def deleted_rows(deleted: Dict[str, np.ndarray]) -> pa.Table:

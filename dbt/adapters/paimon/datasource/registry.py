@@ -276,7 +276,7 @@ class PaimonTableRegistry:
                     f"Spark {entry.provider or entry.kind} table; drop one of them."
                 )
             if entry.kind == "VIEW" and entry.schema_id == schema_id \
-                    and entry.snapshot == snapshot:
+                    and entry.snapshot == snapshot and self._files_present(database, table, entry):
                 self._exposed[(database, table)] = snapshot
                 self._entries[(database, table)] = entry
                 return False
@@ -439,6 +439,14 @@ class PaimonTableRegistry:
                 self._write_targets.pop(key)
 
     # -- internals -------------------------------------------------------------------------
+    def _files_present(self, database: str, table: str, entry: CatalogEntry) -> bool:
+        """Whether a native entry's file list is on disk (someone may have deleted
+        ``.spark/paimon-reads``): if not, the entry is made again."""
+        if entry.read == PYTHON or self._reads_root is None or not entry.snapshot.isdigit():
+            return True
+        return native_read.has_file_list(native_read.file_list_folder(
+            self._reads_root, database, table, int(entry.snapshot), entry.schema_id))
+
     def _latest_snapshot(self, database: str, table: str) -> str:
         if self._reads_root is None:
             return ""

@@ -164,7 +164,16 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
         n = raw.num_rows
         if n == 0:
             continue
-        arrays = _current_columns(raw, names, stored, schema, split.partition)
+        arrays = []
+        for name in names:
+            target = schema.field(name).type
+            if stored[name] is not None and stored[name] in raw.column_names:
+                column = raw.column(stored[name])
+                arrays.append(column if column.type == target else column.cast(target))
+            elif name in split.partition:  # partition value not stored in the file
+                arrays.append(pa.array([split.partition[name]] * n, target))
+            else:  # column added after this file was written
+                arrays.append(pa.nulls(n, target))
         kinds = raw.column(VALUE_KIND_COLUMN).combine_chunks()
         if pc.max(kinds).as_py() > 3 or pc.min(kinds).as_py() < 0:
             raise PaimonFormatError(f"data file {meta.file_name} of {table.identifier} has an "
@@ -180,24 +189,6 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     if not pieces:
         return out_schema.empty_table()
     return pa.concat_tables(pieces).combine_chunks()
-
-
-def _current_columns(raw: pa.Table, names: Sequence[str], stored: Dict[str, Optional[str]],
-                     schema: pa.Schema, partition: Mapping[str, Any]) -> List[Any]:
-    """``names`` as the current schema types them, from rows of a file whose columns are
-    named ``stored`` (_stored_names): cast where the type was widened, the partition value
-    where the file does not store it, NULL where the column was added after the file."""
-    arrays = []
-    for name in names:
-        target = schema.field(name).type
-        if stored[name] is not None and stored[name] in raw.column_names:
-            column = raw.column(stored[name])
-            arrays.append(column if column.type == target else column.cast(target))
-        elif name in partition:  # partition value not stored in the file
-            arrays.append(pa.array([partition[name]] * raw.num_rows, target))
-        else:  # column added after this file was written
-            arrays.append(pa.nulls(raw.num_rows, target))
-    return arrays
 
 
 def _data_split(table, split: Split, files: Optional[Sequence[DataFileMeta]] = None
@@ -270,7 +261,16 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
         offset += n
         if raw.num_rows == 0:
             continue
-        arrays = _current_columns(raw, columns, stored, schema, split.partition)
+        arrays = []
+        for column in columns:
+            target = schema.field(column).type
+            if stored[column] is not None and stored[column] in raw.column_names:
+                values = raw.column(stored[column])
+                arrays.append(values if values.type == target else values.cast(target))
+            elif column in split.partition:  # partition value not stored in the file
+                arrays.append(pa.array([split.partition[column]] * raw.num_rows, target))
+            else:  # column added after this file was written
+                arrays.append(pa.nulls(raw.num_rows, target))
         yield pa.Table.from_arrays(arrays, schema=pa.schema([schema.field(c) for c in columns]))
     if mask is not None and offset != meta.row_count:
         raise PaimonFormatError(

@@ -198,34 +198,26 @@ class PaimonAdapter(SparkAdapter):
         wh.drop_database(registry.warehouse, schema, catalog_options=options)
 
     @available
-    def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any) -> str:
-        """Register a temporary view of a Paimon table as of ``snapshot_id``; returns its name.
+    def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any = None, tag=None,
+                             timestamp=None, watermark=None, version=None) -> str:
+        """Register a temporary view of a Paimon table as of a snapshot (by id, tag, timestamp,
+        watermark or version: format/time_travel.py); returns its name.
 
         From SQL, only a temporary view keeps a Python data source's options (time travel needs
         ``snapshot_id``), so models read it in this session; persistent views cannot use it.
         """
         relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.registry import check_name
-        from dbt.adapters.paimon.format.splits import list_snapshots
+        from dbt.adapters.paimon.format.time_travel import travel
 
-        try:
-            snapshot = int(snapshot_id)
-        except (TypeError, ValueError):
-            raise CompilationError(
-                f"paimon_snapshot: snapshot id must be a whole number, got {snapshot_id!r}"
-            ) from None
         if not self.is_paimon_relation(relation):
             raise CompilationError(f"paimon_snapshot: {relation} is not a Paimon table.")
         registry = self._registry
         table = registry.open_table(relation.schema, relation.identifier)
-        retained = [s.id for s in list_snapshots(table)]
-        if snapshot not in retained:
-            raise CompilationError(
-                f"paimon_snapshot: {relation} has no snapshot {snapshot} (retained: "
-                f"{retained[:3]}...{retained[-3:]}); expired snapshots cannot be read."
-                if len(retained) > 6 else
-                f"paimon_snapshot: {relation} has no snapshot {snapshot} (retained: {retained})."
-            )
+        try:
+            snapshot = travel(table, snapshot_id, tag, timestamp, watermark, version).id
+        except ValueError as exc:
+            raise CompilationError(f"paimon_snapshot of {relation}: {exc}") from None
         view = check_name("view", f"{relation.schema}__{relation.identifier}__snapshot_{snapshot}")
         registry.activate()
         # Spark's own reader when that snapshot needs no merge (docs/reads.md)
@@ -379,11 +371,12 @@ class PaimonAdapter(SparkAdapter):
                 standard.get("batch_start"), standard.get("batch_end"))
         builder = ModelBuilder(self._registry)
         try:
-            result = builder.build(
-                definition, relation.schema, relation.identifier, sql, full_refresh,
-                on_schema_change or "ignore", overwrite_partitions, request,
-                local_rows=local_rows,
-            )
+            with _committed_by(definition.model):
+                result = builder.build(
+                    definition, relation.schema, relation.identifier, sql, full_refresh,
+                    on_schema_change or "ignore", overwrite_partitions, request,
+                    local_rows=local_rows,
+                )
         except PaimonConfigError as exc:
             raise CompilationError(str(exc)) from exc
         except (PaimonDataError, NotImplementedError) as exc:
@@ -620,7 +613,8 @@ class PaimonAdapter(SparkAdapter):
         location = self._paimon_location(relation)
         spark = self._registry.activate()
         try:
-            return action(spark, location)
+            with _committed_by(f"run-operation {name}"):
+                return action(spark, location)
         except (ValueError, NotImplementedError) as exc:
             raise DbtRuntimeError(f"{name} of {location.name}: {exc}") from exc
 
@@ -666,6 +660,57 @@ class PaimonAdapter(SparkAdapter):
                                             if older_than is None else older_than,
                                             bool(dry_run)))  # 0 means no margin
         return f"{relation}: {result.message}"
+
+    # -- tags and rollback (ops/tags.py, ops/rollback.py) ---------------------------------------
+    @available
+    def paimon_tag_operation(self, operation: str, relation: BaseRelation,
+                             arguments: Dict[str, Any]) -> str:
+        """``create_tag``, ``replace_tag``, ``rename_tag``, ``delete_tag`` or ``expire_tags`` of
+        ``relation`` with the macro's ``arguments`` (None ones left out)."""
+        from dbt.adapters.paimon.ops import tags
+
+        actions = {"create_tag": tags.create_tag, "replace_tag": tags.replace_tag,
+                   "rename_tag": tags.rename_tag, "delete_tag": tags.delete_tag,
+                   "expire_tags": tags.expire_tags}
+        given = {k: v for k, v in arguments.items() if v is not None}
+        result = self._paimon_operation(operation, relation, lambda spark, location: actions[
+            operation](location, **given))
+        return f"{relation}: {result.message}"
+
+    @available
+    def paimon_rollback(self, relation: BaseRelation, snapshot_id=None, tag=None,
+                        timestamp=None) -> str:
+        relation = _paimon_names(relation)
+        from dbt.adapters.paimon.ops.rollback import rollback
+
+        result = self._paimon_operation("rollback", relation, lambda spark, location: rollback(
+            location, snapshot_id, tag, timestamp))
+        self._registry.expose(relation.schema, relation.identifier)
+        return f"{relation}: {result.message}"
+
+    @available
+    def paimon_rollback_invocation(self, invocation_id=None, dry_run: bool = False) -> str:
+        """Roll back every Paimon table of the warehouse that dbt invocation ``invocation_id``
+        (default: the latest that committed) wrote; tables committed to since are refused and
+        left untouched, which fails the operation after the others are rolled back."""
+        from dbt.adapters.paimon.ops.invocations import rollback_invocation
+
+        registry = self._registry
+        registry.activate()
+        try:
+            result = rollback_invocation(registry.warehouse, registry.catalog_options,
+                                         None if invocation_id is None else str(invocation_id),
+                                         bool(dry_run))
+        except ValueError as exc:
+            raise DbtRuntimeError(f"rollback_invocation: {exc}") from exc
+        for undo in result.rolled_back:
+            if not result.dry_run:
+                schema, table = undo.table.split(".", 1)
+                registry.expose(schema, table)
+        if result.refused:
+            raise DbtRuntimeError(f"rollback_invocation: {len(result.refused)} table(s) could "
+                                  f"not be rolled back.\n{result.message}")
+        return result.message
 
     @available
     def paimon_table_info(self, relation: BaseRelation, snapshot_id=None) -> str:
@@ -733,6 +778,17 @@ class PaimonAdapter(SparkAdapter):
                                         merge_rows(spark, location, spark.sql(query), condition,
                                                    update, insert, write_path=write_path))
         return f"{relation}: {result.message}"
+
+
+def _committed_by(node: str):
+    """Snapshots committed in this block record this dbt invocation and ``node`` (a model's
+    name, or the run-operation): what ``rollback_invocation`` and ``paimon_table_info`` read."""
+    from dbt_common.invocation import get_invocation_id
+
+    from dbt.adapters.paimon.format.commit import commit_properties
+    from dbt.adapters.paimon.ops.invocations import INVOCATION_PROPERTY, NODE_PROPERTY
+
+    return commit_properties({INVOCATION_PROPERTY: get_invocation_id(), NODE_PROPERTY: node})
 
 
 def _for_model(model: str, exc: BaseException) -> str:

@@ -122,13 +122,13 @@ def plan_native(table, snapshot_id: Optional[int] = None
 
 
 def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnapshot,
-                    schema_id: int, prefix: str = "snapshot-") -> str:
+                    schema_id: int, stamp: str, prefix: str = "snapshot-") -> str:
     """The folder whose sink log names the plan's files, created once (several processes may
     race: each writes its own folder and renames it into place; the first wins). ``prefix``
     'snapshot-' for a catalog entry's folders (pruned as the entry moves on), TRAVEL_PREFIX
     for a time-travel read's (kept until the table is dropped)."""
     parent = os.path.join(reads_root, database, table)
-    folder = file_list_folder(reads_root, database, table, plan.snapshot_id, schema_id, prefix)
+    folder = file_list_folder(reads_root, database, table, stamp, schema_id, prefix)
     if has_file_list(folder):
         return folder
     os.makedirs(parent, exist_ok=True)
@@ -153,9 +153,12 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     return folder
 
 
-def file_list_folder(reads_root: str, database: str, table: str, snapshot_id: int,
+def file_list_folder(reads_root: str, database: str, table: str, stamp: str,
                      schema_id: int, prefix: str = "snapshot-") -> str:
-    return os.path.join(reads_root, database, table, f"{prefix}{snapshot_id}-schema-{schema_id}")
+    """The folder of a snapshot's file list; ``stamp`` names the snapshot
+    (``listing.snapshot_stamp``: its id and its file's mtime, as ids are reused after a
+    rollback)."""
+    return os.path.join(reads_root, database, table, f"{prefix}{stamp}-schema-{schema_id}")
 
 
 def has_file_list(folder: str) -> bool:
@@ -208,9 +211,13 @@ def _latest(table) -> Optional[int]:
     return current_snapshot_id(table)
 
 
-def _snapshot_of(name: str) -> int:
+def _snapshot_of(name: str) -> Tuple[int, int]:
+    """(snapshot id, stamp) of a folder name ``snapshot-<id>.<mtime>-schema-<id>``."""
     parts = name.split("-")
-    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else -1
+    numbers = parts[1].split(".") if len(parts) > 1 else []
+    if not numbers or not all(n.isdigit() for n in numbers):
+        return -1, -1
+    return int(numbers[0]), int(numbers[1]) if len(numbers) > 1 else 0
 
 
 def _with_files(split, files):

@@ -189,8 +189,7 @@ class PaimonTableRegistry:
             return
         with self._sync_lock:
             for (database, table), snapshot in list(self._exposed.items()):
-                latest = listing.latest_snapshot_id(self.warehouse, database, table)
-                if _snapshot_text(latest) == snapshot:
+                if listing.latest_snapshot_stamp(self.warehouse, database, table) == snapshot:
                     continue
                 try:
                     try:
@@ -286,7 +285,7 @@ class PaimonTableRegistry:
         plan = None
         if self._reads_root is not None:
             latest, plan, _ = native_read.plan_native(paimon_table)
-            snapshot = _snapshot_text(latest)
+            snapshot = listing.snapshot_stamp(self.warehouse, database, table, latest)
         self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan)
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", {
@@ -307,7 +306,7 @@ class PaimonTableRegistry:
         folder = None
         if plan is not None:
             folder = native_read.write_file_list(self._reads_root, database, table, plan,
-                                                 schema_id)
+                                                 schema_id, snapshot)
         properties = (f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}', "
                       f"'{SNAPSHOT_PROPERTY}' = '{snapshot}', '{READ_PROPERTY}' = '{read}')")
         same_shape = (entry is not None and entry.kind == "VIEW"
@@ -411,8 +410,9 @@ class PaimonTableRegistry:
         if plan is None:
             return None
         schema_id = paimon_table.table_schema.id
+        stamp = listing.snapshot_stamp(self.warehouse, database, table, plan.snapshot_id)
         folder = native_read.write_file_list(self._reads_root, database, table, plan, schema_id,
-                                             prefix=native_read.TRAVEL_PREFIX)
+                                             stamp, prefix=native_read.TRAVEL_PREFIX)
         rows = (self.spark.read.format(plan.file_format)
                 .schema(spark_schema(arrow_schema_of(paimon_table)))
                 .option("recursiveFileLookup", "true").load(folder))
@@ -442,15 +442,15 @@ class PaimonTableRegistry:
     def _files_present(self, database: str, table: str, entry: CatalogEntry) -> bool:
         """Whether a native entry's file list is on disk (someone may have deleted
         ``.spark/paimon-reads``): if not, the entry is made again."""
-        if entry.read == PYTHON or self._reads_root is None or not entry.snapshot.isdigit():
+        if entry.read == PYTHON or self._reads_root is None or not entry.snapshot:
             return True
         return native_read.has_file_list(native_read.file_list_folder(
-            self._reads_root, database, table, int(entry.snapshot), entry.schema_id))
+            self._reads_root, database, table, entry.snapshot, entry.schema_id))
 
     def _latest_snapshot(self, database: str, table: str) -> str:
         if self._reads_root is None:
             return ""
-        return _snapshot_text(listing.latest_snapshot_id(self.warehouse, database, table))
+        return listing.latest_snapshot_stamp(self.warehouse, database, table)
 
     def _register_provider(self, database: str, table: str) -> None:
         if (database, table) in self._registered:
@@ -478,10 +478,6 @@ class PaimonTableRegistry:
 
     def _catalog_entries(self, database: str) -> Dict[str, CatalogEntry]:
         return _catalog_entries(self._show_tables(database))
-
-
-def _snapshot_text(snapshot_id: Optional[int]) -> str:
-    return "" if snapshot_id is None else str(snapshot_id)
 
 
 def _sql_text(text: str) -> str:

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import uuid
 import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from pypaimon.common.json_util import JSON
@@ -36,6 +38,24 @@ from pypaimon.write.file_store_commit import FileStoreCommit
 from dbt.adapters.paimon.format.errors import CommitConflictError, PaimonFormatError
 from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.format.splits import current_snapshot_id, plan_splits
+
+
+# Who commits: stored in each snapshot's ``properties`` (read by Paimon Java >= 1.2, ignored by
+# 1.0 readers), e.g. the dbt invocation and model, so that one invocation's commits can be found
+# and undone across tables (ops/invocations.py). A context variable: dbt builds models in
+# threads, each model's commits happen in its thread.
+_COMMIT_PROPERTIES: ContextVar[Mapping[str, str]] = ContextVar("paimon_commit_properties",
+                                                                default={})
+
+
+@contextmanager
+def commit_properties(properties: Mapping[str, str]) -> Iterator[None]:
+    """Every snapshot committed in this block (this thread) carries ``properties``."""
+    token = _COMMIT_PROPERTIES.set({str(k): str(v) for k, v in properties.items()})
+    try:
+        yield
+    finally:
+        _COMMIT_PROPERTIES.reset(token)
 
 
 def _file_store_commit(table) -> FileStoreCommit:
@@ -61,6 +81,9 @@ class GuardedSnapshotCommit(SnapshotCommit):
         self.inner = inner
 
     def commit(self, base_snapshot_uuid, snapshot, statistics) -> bool:
+        extra = _COMMIT_PROPERTIES.get()
+        if extra:
+            snapshot.properties = {**(snapshot.properties or {}), **extra}
         pause_at("commit-manifests-written")
         if snapshot.commit_kind == "COMPACT":
             pause_at("compact-manifests-written")

@@ -131,3 +131,28 @@ def latest_snapshot_id(warehouse: str, database: str, table: str) -> Optional[in
     while os.path.exists(os.path.join(snapshot_folder, f"{SNAPSHOT_PREFIX}{latest + 1}")):
         latest += 1
     return latest
+
+
+def snapshot_stamp(warehouse: str, database: str, table: str,
+                   snapshot_id: Optional[int]) -> str:
+    """``<id>.<mtime in ns>`` of a local table's snapshot file: what names that snapshot in
+    Spark's catalog entries and file lists. An id alone is not enough: a rollback deletes
+    later snapshots, and the next commits reuse their ids for other files. ``<id>.0`` when
+    the snapshot lives only in a tag; '' for no snapshot."""
+    if snapshot_id is None:
+        return ""
+    folder = local_folder(warehouse)
+    if folder is None:
+        raise ValueError("snapshot_stamp reads local warehouses only")
+    path = os.path.join(folder, database + DB_SUFFIX, table, "snapshot",
+                        f"{SNAPSHOT_PREFIX}{snapshot_id}")
+    try:
+        return f"{snapshot_id}.{os.stat(path).st_mtime_ns}"
+    except (FileNotFoundError, NotADirectoryError):
+        return f"{snapshot_id}.0"
+
+
+def latest_snapshot_stamp(warehouse: str, database: str, table: str) -> str:
+    """The stamp (``snapshot_stamp``) of a local table's latest snapshot, '' without one."""
+    return snapshot_stamp(warehouse, database, table,
+                          latest_snapshot_id(warehouse, database, table))

@@ -75,6 +75,7 @@ class SnapshotInfo:
     delta_record_count: Optional[int]
     commit_user: str
     commit_identifier: int
+    properties: Optional[Dict[str, str]] = field(default=None, compare=False, hash=False)
 
 
 def current_snapshot_id(table) -> Optional[int]:
@@ -87,7 +88,8 @@ def list_snapshots(table) -> List[SnapshotInfo]:
     """All retained snapshots, oldest first."""
     snapshots = table.snapshot_manager().list_snapshots()
     return sorted((SnapshotInfo(s.id, s.commit_kind, s.time_millis, s.total_record_count,
-                                s.delta_record_count, s.commit_user, s.commit_identifier)
+                                s.delta_record_count, s.commit_user, s.commit_identifier,
+                                s.properties)
                    for s in snapshots), key=lambda s: s.id)
 
 
@@ -111,6 +113,10 @@ def _resolve_snapshot(table, snapshot_id: Optional[int]):
     if snapshot_id is None:
         return manager.get_latest_snapshot()
     snapshot = manager.get_snapshot_by_id(int(snapshot_id))
+    if snapshot is None:  # expired, but kept by a tag?
+        from dbt.adapters.paimon.format.time_travel import snapshot_by_id
+
+        snapshot = snapshot_by_id(table, int(snapshot_id))
     if snapshot is None:
         known = [s.id for s in list_snapshots(table)]
         raise PaimonFormatError(

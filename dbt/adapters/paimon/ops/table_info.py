@@ -45,6 +45,7 @@ def _time(ms: int) -> str:
 def table_summary(location: TableLocation, snapshot_id: Optional[int] = None) -> Dict:
     """The numbers behind ``table_info`` (for tests and programmatic use)."""
     from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
+    from dbt.adapters.paimon.format.time_travel import tags
 
     table = location.open()
     splits = plan_splits(table, snapshot_id)
@@ -68,6 +69,7 @@ def table_summary(location: TableLocation, snapshot_id: Optional[int] = None) ->
         "options": {str(k): str(v) for k, v in sorted(table.table_schema.options.items())},
         "schema_id": table.table_schema.id,
         "snapshots": list_snapshots(table),
+        "tags": tags(table),
         "buckets": buckets,
         "files": sum(b["files"] for b in buckets),
         "rows": sum(b["rows"] for b in buckets),
@@ -90,11 +92,17 @@ def table_info(location: TableLocation, snapshot_id: Optional[int] = None) -> st
     if snapshots:
         shown = snapshots[-MAX_SNAPSHOTS_SHOWN:]
         out.append(format_table(
-            ["id", "kind", "committed (UTC)", "total records", "delta records"],
+            ["id", "kind", "committed (UTC)", "total records", "delta records",
+             "dbt invocation", "by"],
             [[s.id, s.commit_kind, _time(s.time_millis), s.total_record_count,
-              s.delta_record_count] for s in shown], right=(0, 3, 4)))
+              s.delta_record_count, *_origin(s)] for s in shown], right=(0, 3, 4)))
     else:
         out.append("  (none: the table was never written)")
+    if info["tags"]:
+        out += ["", f"Tags ({len(info['tags'])})", format_table(
+            ["tag", "snapshot", "committed (UTC)", "retained for"],
+            [[name, tag.id, _time(tag.time_millis), tag.tag_time_retained or ""]
+             for name, tag in info["tags"].items()], right=(1,))]
     out += ["", "Files per (partition, bucket) at the latest snapshot"
             if snapshot_id is None else f"Files per (partition, bucket) at snapshot "
                                         f"{snapshot_id}"]
@@ -117,6 +125,17 @@ def table_info(location: TableLocation, snapshot_id: Optional[int] = None) -> st
     else:
         out.append("  (no data files)")
     return "\n".join(out)
+
+
+def _origin(snapshot) -> List[str]:
+    """The dbt invocation and node that committed a snapshot (ops/invocations.py), else the
+    commit user of another writer."""
+    from dbt.adapters.paimon.ops.invocations import INVOCATION_PROPERTY, NODE_PROPERTY
+
+    properties = snapshot.properties or {}
+    if INVOCATION_PROPERTY in properties:
+        return [properties[INVOCATION_PROPERTY], properties.get(NODE_PROPERTY, "")]
+    return ["", snapshot.commit_user]
 
 
 def table_ddl(location: TableLocation, relation: str) -> str:

@@ -47,8 +47,6 @@ class InvocationUndo:
 
     @property
     def message(self) -> str:
-        if not self.tables:
-            return f"invocation {self.invocation_id} committed to no retained snapshot"
         verb = "would roll back" if self.dry_run else "rolled back"
         lines = [f"invocation {self.invocation_id}:"]
         for undo in self.tables:
@@ -94,6 +92,9 @@ def rollback_invocation(warehouse: str, catalog_options: Dict[str, str],
         if undo.target is not None and not dry_run:
             rollback(location, snapshot_id=undo.target)
         result.tables.append(undo)
+    if not result.tables:
+        raise ValueError(f"invocation {invocation_id} committed to no retained snapshot of "
+                         f"warehouse {warehouse} (a mistyped id, or already rolled back)")
     return result
 
 

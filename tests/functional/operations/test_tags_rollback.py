@@ -1,0 +1,91 @@
+"""Tags, time travel, rollback and undoing an invocation from a dbt project: `dbt run-operation
+create_tag | rollback | rollback_invocation`, `paimon_snapshot(ref(...), tag=...)` in a model."""
+
+import json
+import os
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from dbt.adapters.paimon.ops.invocations import INVOCATION_PROPERTY, NODE_PROPERTY
+from tests.functional.paimon_tables import open_table, snapshots
+
+ORDERS = """
+{{ config(materialized='paimon_pk', primary_key='id', buckets=1) }}
+select cast(id as bigint) as id, cast(id * {{ var('batch') }} as bigint) as v from range(0, 5)
+"""
+
+TOTALS = """
+{{ config(materialized='paimon_pk', primary_key='k', buckets=1) }}
+select 1 as k, sum(v) as total from {{ ref('orders') }}
+"""
+
+AS_OF = """
+{{ config(materialized='table') }}
+select sum(v) as total from {{ paimon_snapshot(ref('orders'), tag=var('tag')) }}
+"""
+
+
+def operation(name, args, expect_pass=True):
+    return run_dbt_and_capture(["run-operation", name, "--args", args], expect_pass=expect_pass)
+
+
+def total(project, table):
+    return project.run_sql(f"select sum(v) from {project.test_schema}.{table}", fetch="one")[0]
+
+
+class TestTagsAndRollback:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"orders.sql": ORDERS, "totals.sql": TOTALS, "as_of.sql": AS_OF}
+
+    def test_tags_time_travel_and_rollbacks(self, project):
+        run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 1}"])  # sum 10
+        _, out = operation("create_tag", "{model: orders, tag: v1}")
+        assert "created tag 'v1' of snapshot 1" in out
+        _, out = operation("create_tag", "{model: orders, tag: v1}", expect_pass=False)
+        assert "Tag 'v1' already exists" in out
+        run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 2}"])  # sum 20
+        assert total(project, "orders") == 20
+
+        # time travel by tag in a model
+        run_dbt(["run", "--select", "as_of", "--vars", "{batch: 2, tag: v1}"])
+        assert project.run_sql(f"select total from {project.test_schema}.as_of",
+                               fetch="one")[0] == 10
+        run_dbt(["run", "--select", "as_of", "--vars", "{batch: 2, tag: nope}"],
+                expect_pass=False)
+
+        # undo the latest invocation that wrote: both of its tables
+        run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 3}"])  # sum 30
+        with open(os.path.join(project.project_root, "target", "run_results.json")) as f:
+            invocation = json.load(f)["metadata"]["invocation_id"]
+        latest = snapshots(project, "orders")[-1]
+        assert (latest.properties[INVOCATION_PROPERTY], latest.properties[NODE_PROPERTY]) == \
+            (invocation, "orders")
+        _, out = operation("paimon_table_info", "{model: totals}")
+        assert invocation in out and "totals" in out
+        _, out = operation("rollback_invocation", "{dry_run: true}")
+        assert f"invocation {invocation}" in out and "would roll back" in out
+        assert total(project, "orders") == 30
+        _, out = operation("rollback_invocation", "{}")
+        assert "orders: rolled back to snapshot 2" in out
+        assert total(project, "orders") == 20
+        assert project.run_sql(f"select total from {project.test_schema}.totals",
+                               fetch="one")[0] == 20
+
+        # rollback by tag; the tag of a later snapshot goes with it
+        _, out = operation("create_tag", "{model: orders, tag: v2}")
+        _, out = operation("rollback", "{model: orders, tag: v1}")
+        assert "rolled back from snapshot 2 to 1" in out and "tag(s) ['v2']" in out
+        assert total(project, "orders") == 10
+        assert [s.id for s in snapshots(project, "orders")] == [1]
+        # a new run reuses snapshot id 2: reads see the new rows, not the removed ones
+        run_dbt(["run", "--select", "orders", "--vars", "{batch: 4}"])
+        assert total(project, "orders") == 40
+        assert open_table(project, "orders").snapshot_manager().get_latest_snapshot().id == 2
+
+        # that invocation's snapshots are gone from both tables now
+        _, out = operation("rollback_invocation", f"{{invocation_id: {invocation}}}",
+                           expect_pass=False)
+        assert "committed to no retained snapshot" in out
+        assert total(project, "orders") == 40

@@ -138,6 +138,22 @@ class PaimonJava:
         args = ["read", warehouse, table] + ([str(snapshot)] if snapshot is not None else [])
         return [json.loads(line) for line in self.run(*args).splitlines() if line.strip()]
 
+    def read_tag(self, warehouse, table: str, tag: str) -> List[Dict]:
+        return [json.loads(line) for line in self.run("readtag", warehouse, table, tag)
+                .splitlines() if line.strip()]
+
+    def create_tag(self, warehouse, table: str, tag: str, snapshot: int) -> None:
+        self.run("tag", warehouse, table, tag, str(snapshot))
+
+    def tags(self, warehouse, table: str) -> Dict[str, int]:
+        """Tag name -> snapshot id, as Paimon Java's TagManager lists them."""
+        return {name: int(sid) for name, sid in (line.split() for line in
+                self.run("tags", warehouse, table).splitlines() if line.strip())}
+
+    def rollback(self, warehouse, table: str, to) -> None:
+        """FileStoreTable.rollbackTo(snapshot id | tag name)."""
+        self.run("rollback", warehouse, table, str(to))
+
     def buckets(self, warehouse, table: str) -> List[Dict]:
         return [json.loads(line) for line in self.run("bucket", warehouse, table).splitlines()
                 if line.strip()]

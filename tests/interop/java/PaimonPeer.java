@@ -163,6 +163,28 @@ public class PaimonPeer {
                 case "bucket":
                     read(table, out, true);
                     break;
+                case "readtag":
+                    read(table.copy(Collections.singletonMap("scan.tag-name", args[3])), out,
+                            false);
+                    break;
+                case "tag":
+                    table.createTag(args[3], Long.parseLong(args[4]));
+                    break;
+                case "tags":
+                    for (Map.Entry<org.apache.paimon.Snapshot, List<String>> e :
+                            ((FileStoreTable) table).tagManager().tags().entrySet()) {
+                        for (String name : e.getValue()) {
+                            out.println(name + " " + e.getKey().id());
+                        }
+                    }
+                    break;
+                case "rollback":
+                    if (args[3].chars().allMatch(Character::isDigit)) {
+                        table.rollbackTo(Long.parseLong(args[3]));
+                    } else {
+                        table.rollbackTo(args[3]);
+                    }
+                    break;
                 case "write":
                     if (args.length < 4) {
                         usage();
@@ -197,6 +219,10 @@ public class PaimonPeer {
     private static void usage() {
         System.err.println("usage: PaimonPeer read <warehouse> <db.table> [snapshotId]\n"
                 + "       PaimonPeer bucket <warehouse> <db.table>\n"
+                + "       PaimonPeer readtag <warehouse> <db.table> <tag>\n"
+                + "       PaimonPeer tag <warehouse> <db.table> <tag> <snapshotId>\n"
+                + "       PaimonPeer tags <warehouse> <db.table>\n"
+                + "       PaimonPeer rollback <warehouse> <db.table> <snapshotId|tag>\n"
                 + "       PaimonPeer write <warehouse> <db.table> <jsonl file>\n"
                 + "       PaimonPeer compact <warehouse> <db.table>\n"
                 + "       PaimonPeer stream <warehouse> <db.table> <from> <to>\n"

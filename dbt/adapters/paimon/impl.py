@@ -199,41 +199,66 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any = None, tag=None,
-                             timestamp=None, watermark=None, version=None) -> str:
+                             timestamp=None, watermark=None, version=None,
+                             branch=None) -> str:
         """Register a temporary view of a Paimon table as of a snapshot (by id, tag, timestamp,
-        watermark or version: format/time_travel.py); returns its name.
+        watermark or version: format/time_travel.py), of main or of ``branch`` (its latest
+        snapshot when no other argument is given); returns its name.
 
         From SQL, only a temporary view keeps a Python data source's options (time travel needs
         ``snapshot_id``), so models read it in this session; persistent views cannot use it.
         """
         relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.registry import check_name
+        from dbt.adapters.paimon.format.errors import TableNotFoundError
         from dbt.adapters.paimon.format.time_travel import travel
+        from dbt.adapters.paimon.ops.branches import branch_table_name, branches
 
         if not self.is_paimon_relation(relation):
             raise CompilationError(f"paimon_snapshot: {relation} is not a Paimon table.")
         registry = self._registry
-        table = registry.open_table(relation.schema, relation.identifier)
+        name = relation.identifier
+        table = registry.open_table(relation.schema, name)
+        if branch is not None:
+            if str(branch) not in branches(table):
+                raise CompilationError(
+                    f"paimon_snapshot: {relation} has no branch '{branch}' (branches: "
+                    f"{branches(table) or 'none'})")
+            name = branch_table_name(relation.identifier, str(branch))
+            try:
+                table = registry.open_table(relation.schema, name)
+            except TableNotFoundError as exc:
+                raise CompilationError(f"paimon_snapshot: {exc}") from None
         try:
-            snapshot = travel(table, snapshot_id, tag, timestamp, watermark, version).id
+            if branch is not None and all(v is None for v in (snapshot_id, tag, timestamp,
+                                                                watermark, version)):
+                latest = table.snapshot_manager().get_latest_snapshot()
+                if latest is None:
+                    raise ValueError(f"branch '{branch}' has no snapshot yet")
+                snapshot = latest.id
+            else:
+                snapshot = travel(table, snapshot_id, tag, timestamp, watermark, version).id
         except ValueError as exc:
             raise CompilationError(f"paimon_snapshot of {relation}: {exc}") from None
-        view = check_name("view", f"{relation.schema}__{relation.identifier}__snapshot_{snapshot}")
+        view = check_name("view", re.sub(r"\W", "_", f"{relation.schema}__{name}__snapshot_"
+                                                     f"{snapshot}", flags=re.ASCII).lower())
         registry.activate()
         # Spark's own reader when that snapshot needs no merge (docs/reads.md)
-        if registry.snapshot_view(relation.schema, relation.identifier, snapshot, view):
+        if registry.snapshot_view(relation.schema, name, snapshot, view):
             return f"`{view}`"
-        return self._paimon_source_view(view, relation, {"snapshot_id": str(snapshot)})
+        return self._paimon_source_view(view, relation, {"snapshot_id": str(snapshot)},
+                                        table=name)
 
     def _paimon_source_view(self, view: str, relation: BaseRelation, read_options: Dict[str, str],
-                            source: str = "paimon") -> str:
+                            source: str = "paimon", table: Optional[str] = None) -> str:
         """A temporary view of the paimon data source (or ``source``, e.g. paimon_row_tracking)
-        reading ``relation`` with ``read_options``."""
+        reading ``relation`` (or its ``table``, e.g. a branch ``t$branch_b``) with
+        ``read_options``."""
         relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.source import TableLocation
 
         registry = self._registry
-        options = TableLocation(registry.warehouse, relation.schema, relation.identifier,
+        options = TableLocation(registry.warehouse, relation.schema, table or relation.identifier,
                                 registry.catalog_options).source_options()
         options.update(read_options)
         rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
@@ -675,6 +700,23 @@ class PaimonAdapter(SparkAdapter):
         given = {k: v for k, v in arguments.items() if v is not None}
         result = self._paimon_operation(operation, relation, lambda spark, location: actions[
             operation](location, **given))
+        return f"{relation}: {result.message}"
+
+    @available
+    def paimon_branch_operation(self, operation: str, relation: BaseRelation,
+                                arguments: Dict[str, Any]) -> str:
+        """``create_branch``, ``delete_branch`` or ``fast_forward`` of ``relation``."""
+        relation = _paimon_names(relation)
+        from dbt.adapters.paimon.ops import branches
+
+        actions = {"create_branch": branches.create_branch,
+                   "delete_branch": branches.delete_branch,
+                   "fast_forward": branches.fast_forward}
+        given = {k: v for k, v in arguments.items() if v is not None}
+        result = self._paimon_operation(operation, relation, lambda spark, location: actions[
+            operation](location, **given))
+        if operation == "fast_forward":
+            self._registry.expose(relation.schema, relation.identifier)
         return f"{relation}: {result.message}"
 
     @available

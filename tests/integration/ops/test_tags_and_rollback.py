@@ -201,3 +201,55 @@ def test_undo_an_invocation_across_tables(spark, tmp_path):
     refused = rollback_invocation(a.warehouse, {}, "inv-1", dry_run=True).refused
     assert {u.table for u in refused} >= {"db.a", "db.b"}
     assert all("created it" in u.refused for u in refused if u.table != "db.c")
+
+
+def _branch(location, name):
+    from dbt.adapters.paimon.datasource.source import TableLocation
+    from dbt.adapters.paimon.ops.branches import branch_table_name
+
+    return TableLocation(location.warehouse, location.database,
+                         branch_table_name(location.table, name), location.catalog_options)
+
+
+def test_branches_write_apart_keep_their_files_and_fast_forward(history, spark):
+    from dbt.adapters.paimon.ops.branches import (branches, create_branch, delete_branch,
+                                                  fast_forward)
+
+    location, rows = history
+    create_tag(location, "t2", snapshot_id=2)
+    create_branch(location, "audit", tag="t2")
+    create_branch(location, "scratch")
+    with pytest.raises(ValueError, match="already exists"):
+        create_branch(location, "audit")
+    with pytest.raises(ValueError, match="pure numeric"):
+        create_branch(location, "123")
+    with pytest.raises(ValueError, match="has no tag 'nope'"):
+        create_branch(location, "x", tag="nope")
+    assert branches(location.open()) == ["audit", "scratch"]
+    audit = _branch(location, "audit")
+    assert [s.id for s in list_snapshots(audit.open())] == [2]
+    assert _rows(audit) == rows[2]
+    write_run(spark, audit, _run(8))           # snapshot 3 of the branch
+    on_branch = _rows(audit)
+    assert on_branch != rows[2] and _rows(location) == rows[4]  # main untouched
+    write_run(spark, _branch(location, "scratch"), _run(9))
+    assert [s.id for s in list_snapshots(_branch(location, "scratch").open())] == [1]
+
+    # main's expiry and orphan removal never delete what a branch reads
+    expire_snapshots(location, retain_last=1, older_than="0 ms")
+    delete_tag(location, "t2")
+    assert remove_orphan_files(location, older_than=0).deleted == []
+    assert _rows(audit) == on_branch
+
+    result = fast_forward(location, "audit")
+    assert "snapshots 2..3" in result.message
+    assert [s.id for s in list_snapshots(location.open())] == [2, 3]
+    assert _rows(location) == on_branch
+    with pytest.raises(ValueError, match="doesn't exist"):
+        fast_forward(location, "nope")
+    delete_branch(location, "audit,scratch")
+    assert branches(location.open()) == []
+    # the scratch branch's file is an orphan now; main's files are not
+    assert any(p.startswith("bucket-0/") for p in
+               remove_orphan_files(location, older_than=0).deleted)
+    assert _rows(location) == on_branch

@@ -101,6 +101,7 @@ def latest_schema_id(warehouse: str, database: str, table: str,
 
 
 SNAPSHOT_PREFIX = "snapshot-"
+BRANCH_SEPARATOR = "$branch_"
 
 
 def latest_snapshot_id(warehouse: str, database: str, table: str) -> Optional[int]:
@@ -144,8 +145,11 @@ def snapshot_stamp(warehouse: str, database: str, table: str,
     folder = local_folder(warehouse)
     if folder is None:
         raise ValueError("snapshot_stamp reads local warehouses only")
-    path = os.path.join(folder, database + DB_SUFFIX, table, "snapshot",
-                        f"{SNAPSHOT_PREFIX}{snapshot_id}")
+    base, _, branch = table.partition(BRANCH_SEPARATOR)  # pypaimon's name of a branch
+    table_folder = os.path.join(folder, database + DB_SUFFIX, base)
+    if branch:
+        table_folder = os.path.join(table_folder, "branch", f"branch-{branch}")
+    path = os.path.join(table_folder, "snapshot", f"{SNAPSHOT_PREFIX}{snapshot_id}")
     try:
         return f"{snapshot_id}.{os.stat(path).st_mtime_ns}"
     except (FileNotFoundError, NotADirectoryError):

@@ -24,9 +24,8 @@ WATERMARK_PREFIX = "watermark-"
 
 
 def tag_manager(table):
-    from pypaimon.tag.tag_manager import TagManager
-
-    return TagManager(table.file_io, table.table_path)
+    """The tags of the table's branch (main, or the branch a ``t$branch_b`` table reads)."""
+    return table.tag_manager()
 
 
 def tags(table) -> Dict[str, object]:

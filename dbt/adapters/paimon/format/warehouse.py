@@ -17,7 +17,7 @@ from pypaimon.catalog.catalog_exception import (DatabaseNotExistException,
 from pypaimon.schema.data_types import DataField, DataTypeParser
 
 from dbt.adapters.paimon.format.errors import TableAlreadyExistsError, TableNotFoundError
-from dbt.adapters.paimon.format.listing import check_path_name
+from dbt.adapters.paimon.format.listing import BRANCH_SEPARATOR, check_path_name
 
 # a schema is either an Arrow schema or [(column name, Paimon SQL type such as "DECIMAL(10, 2)")]
 TableSchemaSpec = Union[pa.Schema, Sequence[Tuple[str, str]]]
@@ -39,6 +39,16 @@ def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
     return CatalogFactory.create(options)
 
 
+def _table_reference(database: str, table: str) -> str:
+    """``database.table``, or ``database.table$branch_<name>`` for a branch of a table (what
+    pypaimon's catalog opens a branch by); the parts checked like ``_identifier``'s."""
+    base, separator, branch = table.partition(BRANCH_SEPARATOR)
+    if separator:
+        check_path_name("branch", branch)
+        return f"{_identifier(database, base)}{separator}{branch}"
+    return _identifier(database, table)
+
+
 def _identifier(database: str, table: str) -> str:
     check_path_name("database", database)
     check_path_name("table", table)
@@ -49,7 +59,7 @@ def open_table(warehouse: str, database: str, table: str, catalog_options: Catal
     """The pypaimon ``FileStoreTable`` at its latest schema; TableNotFoundError if absent."""
     catalog = open_catalog(warehouse, catalog_options)
     try:
-        return java_compatible(catalog.get_table(_identifier(database, table)))
+        return java_compatible(catalog.get_table(_table_reference(database, table)))
     except (TableNotExistException, DatabaseNotExistException) as exc:
         raise TableNotFoundError(
             f"Paimon table {database}.{table} does not exist in warehouse {warehouse}") from exc

@@ -169,6 +169,34 @@ class References:
         return paths
 
 
+def branch_files(table, references: "References", all_entries: bool = False) -> Set[str]:
+    """Every file the snapshots and tags of the table's branches need: branches share main's
+    data and manifest folders (ops/branches.py), so nothing main alone stops needing may go
+    while a branch reads it (Java's OrphanFilesClean reads all branches too)."""
+    from pypaimon.snapshot.snapshot_manager import SnapshotManager
+    from pypaimon.tag.tag_manager import TagManager
+
+    try:
+        names = table.branch_manager().branches()
+    except Exception:  # noqa: BLE001 - no branch folder
+        return set()
+    paths: Set[str] = set()
+    for name in names:
+        for snapshot in SnapshotManager(table.file_io, table.table_path,
+                                        branch=name).list_snapshots():
+            paths |= references.files(snapshot, all_entries=all_entries)
+        manager = TagManager(table.file_io, table.table_path, name)
+        try:
+            tag_names = manager.list_tags()
+        except (FileNotFoundError, OSError):
+            tag_names = []
+        for tag_name in tag_names:
+            tag = manager.get(tag_name)
+            if tag is not None:
+                paths |= references.files(tag, all_entries=all_entries)
+    return paths
+
+
 def _tags(table) -> Dict[str, object]:
     from pypaimon.tag.tag_manager import TagManager
 
@@ -252,6 +280,7 @@ def expire_snapshots(location: TableLocation, retain_last: Optional[int] = None,
             keep |= references.files(snapshots[sid])
     for tag in tags.values():
         keep |= references.files(tag)
+    keep |= branch_files(table, references)
     candidates: Set[str] = set()
     for sid in expired:
         candidates |= references.files(snapshots[sid])
@@ -295,6 +324,7 @@ def remove_orphan_files(location: TableLocation, older_than=DEFAULT_ORPHAN_MARGI
         keep |= references.files(snapshot, all_entries=True)
     for tag in _tags(table).values():
         keep |= references.files(tag, all_entries=True)
+    keep |= branch_files(table, references, all_entries=True)
     keep_names = {_normal(p) for p in keep}
     root = references.root
     deleted = []

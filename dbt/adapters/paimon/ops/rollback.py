@@ -20,7 +20,7 @@ from typing import List, Optional, Set
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import consumers, time_travel
-from dbt.adapters.paimon.ops.expire import References
+from dbt.adapters.paimon.ops.expire import References, branch_files
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,7 @@ def rollback(location: TableLocation, snapshot_id=None, tag=None, timestamp=None
     for name, kept_tag in tags.items():
         if name not in removed_tags:
             keep |= references.files(kept_tag)
+    keep |= branch_files(table, references)
     doomed: Set[str] = set()
     for sid in removed:
         doomed |= references.files(snapshots[sid])

@@ -16,7 +16,7 @@ from typing import List, Optional, Set
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import time_travel
-from dbt.adapters.paimon.ops.expire import References, parse_duration_ms
+from dbt.adapters.paimon.ops.expire import References, branch_files, parse_duration_ms
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,7 @@ def _delete(table, name: str):
         keep |= references.files(snapshot)
     for other in others.values():
         keep |= references.files(other)
+    keep |= branch_files(table, references)
     deleted = 0
     for path in sorted(references.files(tag) - keep):
         if table.file_io.exists(path):

@@ -3,13 +3,14 @@
     timestamp='2026-11-01 00:00:00' (the latest snapshot committed at or before it; epoch
     milliseconds work too), watermark=1700000000000 (the earliest snapshot whose watermark is at
     or after it), or version='month_end' (a tag name, 'watermark-<n>', or a snapshot id: Spark's
-    VERSION AS OF). The relation is a temporary view of this session: use it in table,
+    VERSION AS OF). branch='audit' reads a branch (its latest snapshot, or the one the other
+    arguments name on that branch). The relation is a temporary view of this session: use it in table,
     incremental and Python models, tests and `dbt show`, not in persistent views. -#}
 {% macro paimon_snapshot(relation, snapshot_id=none, tag=none, timestamp=none, watermark=none,
-                         version=none) %}
+                         version=none, branch=none) %}
   {%- if execute -%}
     {{- return(adapter.paimon_snapshot_view(relation, snapshot_id, tag, timestamp, watermark,
-                                            version)) -}}
+                                            version, branch)) -}}
   {%- endif -%}
   {{- return(relation) -}}
 {% endmacro %}

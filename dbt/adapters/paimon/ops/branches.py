@@ -1,0 +1,143 @@
+"""Branches: another line of snapshots of the same table, ``<table>/branch/branch-<name>/``.
+
+A branch has its own snapshot, schema and tag folders; data files and manifests stay in the
+table's folders, shared with main (Paimon's layout: Java's ``BranchManager``). A branch is read
+and written as the table ``<table>$branch_<name>`` of pypaimon's catalog.
+
+- ``create_branch``: empty (main's latest schema, no snapshot) or from a tag (the tag, its
+  snapshot and schemas copied into the branch), with pypaimon's ``FileSystemBranchManager``;
+- ``delete_branch``: the branch folder goes; files only it referenced are then orphans that
+  ``remove_orphan_files`` collects (as in Java);
+- ``fast_forward``: main becomes the branch. Written here after Java 1.0's
+  ``BranchManager.fastForward``, because pypaimon's copies the snapshot files only: it leaves
+  main's later snapshots, schemas and tags in place and copies no schema, so main could point
+  at a schema it does not have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List
+
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format import time_travel
+from dbt.adapters.paimon.format.listing import BRANCH_SEPARATOR
+
+
+@dataclass(frozen=True)
+class BranchResult:
+    message: str
+    branches: List[str]
+
+
+def branch_table_name(table: str, branch: str) -> str:
+    """The name pypaimon's catalog opens a branch of ``table`` by."""
+    return f"{table}{BRANCH_SEPARATOR}{branch}"
+
+
+def branches(table) -> List[str]:
+    """The table's branch names (main not included)."""
+    return sorted(table.branch_manager().branches())
+
+
+def create_branch(location: TableLocation, branch: str, tag=None,
+                  ignore_if_exists: bool = False) -> BranchResult:
+    table = location.open()
+    name = _name(branch)
+    manager = table.branch_manager()
+    if manager.branch_exists(name):
+        if ignore_if_exists:
+            return BranchResult(f"branch '{name}' already exists", [name])
+        raise ValueError(f"Branch name '{name}' already exists (delete_branch deletes it)")
+    if tag is not None:
+        time_travel.snapshot_by_tag(table, tag)  # a clear error for an unknown tag
+    manager.create_branch(name, None if tag is None else str(tag))
+    return BranchResult(f"created branch '{name}'" + (f" from tag '{tag}'" if tag is not None
+                                                      else " (empty, main's schema)"), [name])
+
+
+def delete_branch(location: TableLocation, branch) -> BranchResult:
+    """Delete one branch or several (a list, or names separated by commas)."""
+    table = location.open()
+    names = [_name(n) for n in (branch if isinstance(branch, (list, tuple))
+                                else str(branch).split(","))]
+    manager = table.branch_manager()
+    missing = [n for n in names if not manager.branch_exists(n)]
+    if missing:
+        raise ValueError(f"Branch name(s) {missing} don't exist (branches: "
+                         f"{branches(table) or 'none'})")
+    for name in names:
+        manager.drop_branch(name)
+    return BranchResult(f"deleted branch(es) {names}", names)
+
+
+def fast_forward(location: TableLocation, branch: str) -> BranchResult:
+    """Make main the branch: main's snapshots from the branch's earliest one on, its schemas
+    from that snapshot's schema on and its tags of those snapshots are deleted, then the
+    branch's snapshot, schema and tag files are copied over (Java's fastForward)."""
+    table = location.open()
+    name = _name(branch)
+    if not table.branch_manager().branch_exists(name):
+        raise ValueError(f"Branch name '{name}' doesn't exist (branches: "
+                         f"{branches(table) or 'none'})")
+    from dbt.adapters.paimon.format import warehouse as wh
+
+    on_branch = wh.open_table(location.warehouse, location.database,
+                              branch_table_name(location.table, name),
+                              location.catalog_options)
+    branch_snapshots = sorted(on_branch.snapshot_manager().list_snapshots(), key=lambda s: s.id)
+    if not branch_snapshots:
+        raise ValueError(f"Cannot fast forward branch {name}: it has no snapshot (write to it "
+                         f"first)")
+    earliest = branch_snapshots[0]
+    file_io = table.file_io
+    root = table.table_path.rstrip("/")
+    branch_root = f"{root}/branch/branch-{name}"
+    doomed = [table.snapshot_manager().get_snapshot_path(s.id)
+              for s in table.snapshot_manager().list_snapshots() if s.id >= earliest.id]
+    doomed += [f"{root}/schema/schema-{sid}" for sid in _schema_ids(file_io, f"{root}/schema")
+               if sid >= earliest.schema_id]
+    tags = time_travel.tag_manager(table)
+    doomed += [tags.tag_path(n) for n, t in time_travel.tags(table).items()
+               if t.id >= earliest.id]
+    file_io.delete_quietly(f"{root}/snapshot/LATEST")
+    for path in doomed:
+        file_io.delete_quietly(path)
+    for folder in ("snapshot", "schema", "tag"):
+        _copy_folder(file_io, f"{branch_root}/{folder}", f"{root}/{folder}")
+    return BranchResult(f"main is now branch '{name}' (snapshots {earliest.id}.."
+                        f"{branch_snapshots[-1].id})", [name])
+
+
+def _schema_ids(file_io, folder: str) -> List[int]:
+    try:
+        statuses = file_io.list_status(folder)
+    except (FileNotFoundError, OSError):
+        return []
+    return [int(s.base_name[len("schema-"):]) for s in statuses
+            if s.base_name.startswith("schema-") and s.base_name[len("schema-"):].isdigit()]
+
+
+def _copy_folder(file_io, source: str, target: str) -> None:
+    try:
+        statuses = file_io.list_status(source)
+    except (FileNotFoundError, OSError):
+        return
+    if not file_io.exists(target):
+        file_io.mkdirs(target)
+    for status in statuses:
+        if status.base_name.startswith("."):
+            continue
+        file_io.copy_file(f"{source}/{status.base_name}", f"{target}/{status.base_name}",
+                          overwrite=True)
+
+
+def _name(value) -> str:
+    from pypaimon.branch.branch_manager import BranchManager
+
+    name = "" if value is None else str(value).strip()
+    BranchManager.validate_branch(name)  # not main, not blank, not all digits
+    if "/" in name or "$" in name or name.startswith(".") or any(c.isspace() for c in name):
+        raise ValueError(f"branch name {name!r} must not contain '/', '$' or spaces nor start "
+                         f"with '.': it names the folder branch/branch-<name>")
+    return name

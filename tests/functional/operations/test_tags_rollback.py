@@ -20,6 +20,11 @@ TOTALS = """
 select 1 as k, sum(v) as total from {{ ref('orders') }}
 """
 
+ON_BRANCH = """
+{{ config(materialized='table') }}
+select sum(v) as total from {{ paimon_snapshot(ref('orders'), branch='audit') }}
+"""
+
 AS_OF = """
 {{ config(materialized='table') }}
 select sum(v) as total from {{ paimon_snapshot(ref('orders'), tag=var('tag')) }}
@@ -37,7 +42,8 @@ def total(project, table):
 class TestTagsAndRollback:
     @pytest.fixture(scope="class")
     def models(self):
-        return {"orders.sql": ORDERS, "totals.sql": TOTALS, "as_of.sql": AS_OF}
+        return {"orders.sql": ORDERS, "totals.sql": TOTALS, "as_of.sql": AS_OF,
+                "on_branch.sql": ON_BRANCH}
 
     def test_tags_time_travel_and_rollbacks(self, project):
         run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 1}"])  # sum 10
@@ -48,10 +54,13 @@ class TestTagsAndRollback:
         run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 2}"])  # sum 20
         assert total(project, "orders") == 20
 
-        # time travel by tag in a model
-        run_dbt(["run", "--select", "as_of", "--vars", "{batch: 2, tag: v1}"])
-        assert project.run_sql(f"select total from {project.test_schema}.as_of",
-                               fetch="one")[0] == 10
+        # time travel by tag, and a branch made from it, in models
+        _, out = operation("create_branch", "{model: orders, branch: audit, tag: v1}")
+        assert "created branch 'audit' from tag 'v1'" in out
+        run_dbt(["run", "--select", "as_of on_branch", "--vars", "{batch: 2, tag: v1}"])
+        for model in ("as_of", "on_branch"):
+            assert project.run_sql(f"select total from {project.test_schema}.{model}",
+                                   fetch="one")[0] == 10
         run_dbt(["run", "--select", "as_of", "--vars", "{batch: 2, tag: nope}"],
                 expect_pass=False)
 

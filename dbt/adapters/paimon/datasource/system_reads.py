@@ -33,7 +33,6 @@ _INSERT = "+I"
 # the engines whose merged row is one of the key's records, kind included
 # (DeduplicateMergeFunction, FirstRowMergeFunction); the others build a +I row
 _KEEPS_RECORD = ("deduplicate", "first-row")
-_KIND_COLUMN = "__paimon_system_rowkind"
 
 
 def check_data_table(name: str) -> str:
@@ -125,15 +124,16 @@ def _merged_with_kinds(table, split, columns: List[str]):
     if engine not in _KEEPS_RECORD or not split.files:
         rows = read_merged_split(table, split, columns)
         return rows, pa.array([_INSERT] * rows.num_rows, pa.string())
-    # the kept record's kind travels through the merge as one more column
+    # the kept record's kind travels through the merge as one more column, named rowkind
+    # (system_schema refuses tables with such a column; the merge refuses names with '_')
     with_kind = MergeSpec.from_table_options(
         schema=[(f.name, str(f.type)) for f in table.table_schema.fields]
-        + [(_KIND_COLUMN, "STRING")],
+        + [(ROW_KIND, "STRING")],
         primary_keys=list(table.primary_keys), options=dict(table.table_schema.options))
     records = read_split_records(table, split).drop_columns(["_level"])
-    records = records.append_column(_KIND_COLUMN, records.column("_row_kind"))
+    records = records.append_column(ROW_KIND, records.column("_row_kind"))
     merged = merge_arrow(with_kind, records)
-    return merged.select(columns), merged.column(_KIND_COLUMN)
+    return merged.select(columns), merged.column(ROW_KIND)
 
 
 def _one_element_lists(column) -> pa.Array:

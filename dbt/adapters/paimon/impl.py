@@ -770,6 +770,41 @@ class PaimonAdapter(SparkAdapter):
         return self._paimon_operation("paimon_table_ddl", relation,
                                       lambda spark, location: table_ddl(location, str(relation)))
 
+    @available
+    def paimon_system_view(self, relation: BaseRelation, name: str) -> str:
+        """Register a temporary view of Paimon's system table ``name`` of ``relation``
+        (``orders$snapshots`` in Paimon's engines); returns its quoted name. Metadata tables
+        are built in this process (format/system_tables.py) and handed to Spark as Arrow;
+        audit_log, binlog and ro read data through the paimon data source
+        (datasource/system_reads.py). Temporary, as paimon_snapshot's views: models, tests and
+        `dbt show` of this session read it, persistent views cannot."""
+        relation = _paimon_names(relation)
+        from dbt.adapters.paimon.datasource.registry import check_name
+        from dbt.adapters.paimon.datasource.source import SYSTEM_TABLE_OPTION
+        from dbt.adapters.paimon.datasource.spark_types import spark_schema
+        from dbt.adapters.paimon.format.system_tables import (METADATA_TABLES,
+                                                              check_system_table, metadata_table)
+
+        try:
+            system = check_system_table(name)
+        except ValueError as exc:
+            raise CompilationError(f"paimon_system({relation}, {name!r}): {exc}") from None
+        if not self.is_paimon_relation(relation):
+            raise CompilationError(f"paimon_system: {relation} is not a Paimon table.")
+        view = check_name("view", f"{relation.schema}__{relation.identifier}__system_{system}")
+        if system not in METADATA_TABLES:
+            return self._paimon_source_view(view, relation, {SYSTEM_TABLE_OPTION: system})
+        registry = self._registry
+        try:
+            rows = metadata_table(registry.open_table(relation.schema, relation.identifier),
+                                  system)
+        except (ValueError, OSError) as exc:
+            raise DbtRuntimeError(f"paimon_system({relation}, {system!r}): {exc}") from exc
+        spark = registry.activate()
+        spark.createDataFrame(rows, schema=spark_schema(rows.schema)) \
+            .createOrReplaceTempView(view)
+        return f"`{view}`"
+
     # -- row tracking (paimon_append with row_tracking=true) ----------------------------------
     @available
     def paimon_row_tracking_view(self, relation: BaseRelation) -> str:

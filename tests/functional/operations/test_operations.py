@@ -109,3 +109,49 @@ class TestOperations:
         assert "no model named 'nope'" in out
         _, out = operation("compact", "{}", expect_pass=False)
         assert "exactly one of 'model'" in out
+
+
+SNAPSHOT_LOG = """
+{{ config(materialized='table') }}
+select snapshot_id, commit_kind, total_record_count
+from {{ paimon_system(ref('orders'), 'snapshots') }}
+"""
+
+# fails (returns rows) unless audit_log holds every row of the table, each as +I
+AUDIT_COMPLETE = """
+select * from (select count(*) as n from {{ paimon_system(ref('orders'), 'audit_log') }}
+               where rowkind = '+I') a
+where n != (select count(*) from {{ ref('orders') }})
+"""
+
+
+class TestSystemTables:
+    """`paimon_system(ref(...), name)`: Paimon's system tables in a model, a singular test and
+    `dbt show` (over Spark Connect too: tests/functional/operations is in CONNECT_TESTS)."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"orders.sql": ORDERS, "snapshot_log.sql": SNAPSHOT_LOG}
+
+    @pytest.fixture(scope="class")
+    def tests(self):
+        return {"audit_log_complete.sql": AUDIT_COMPLETE}
+
+    def test_system_tables_in_models_tests_and_show(self, project):
+        for batch in (1, 2):
+            run_dbt(["run", "--select", "orders", "--vars", f"{{batch: {batch}}}"])
+        run_dbt(["build", "--select", "snapshot_log", "audit_log_complete",
+                 "--vars", "{batch: 2}"])
+        assert [tuple(r) for r in project.run_sql(
+            f"select * from {project.test_schema}.snapshot_log order by 1", fetch="all")] == \
+            [(1, "APPEND", 40), (2, "APPEND", 80)]
+
+        _, out = run_dbt_and_capture([
+            "show", "--inline", "select partition, sum(record_count) as records from "
+            "{{ paimon_system(ref('orders'), 'files') }} group by 1 order by 1"])
+        assert "[2024-03-11]" in out and "[2024-03-12]" in out and "40" in out
+
+        with pytest.raises(Exception, match="unknown Paimon system table 'snapshot'; "
+                                            "supported: snapshots, schemas"):
+            run_dbt(["show", "--inline",
+                     "select * from {{ paimon_system(ref('orders'), 'snapshot') }}"])

@@ -19,6 +19,10 @@
  *                                                  ThetaSketch, RoaringBitmap32/64), lowercase hex
  *   union   hll|theta|rbm32|rbm64 <hex>...         Paimon's aggregator (FieldHllSketchAgg, ...) folded
  *                                                  over the serialized inputs: agg(agg(a, b), c) ...
+ *   system  <warehouse> <db.table> <name>          the system table <db.table>$<name> (snapshots, files, ...)
+ *                                                  as Paimon's SystemTableLoader builds it: a first line
+ *                                                  {"_fields": [[name, type], ...]} (Paimon SQL types),
+ *                                                  then every row of its batch read, one JSON line each
  *   dvdelete <warehouse> <db.table> <column> <v>..  an append table with deletion vectors: one commit
  *                                                  marking every row whose column (BIGINT) is one of the
  *                                                  values deleted in its file's deletion vector, as
@@ -152,6 +156,13 @@ public class PaimonPeer {
                 create(catalog, Identifier.fromString(args[2]), args[3]);
                 return;
             }
+            if (command.equals("system")) {
+                if (args.length < 4) {
+                    usage();
+                }
+                system(catalog, args[2], args[3], out);
+                return;
+            }
             Table table = catalog.getTable(Identifier.fromString(args[2]));
             switch (command) {
                 case "read":
@@ -229,6 +240,7 @@ public class PaimonPeer {
                 + "       PaimonPeer create <warehouse> <db.table> <json spec>\n"
                 + "       PaimonPeer sketch hll|theta|rbm32|rbm64 <v,v,...>\n"
                 + "       PaimonPeer union hll|theta|rbm32|rbm64 <hex>...\n"
+                + "       PaimonPeer system <warehouse> <db.table> <name>\n"
                 + "       PaimonPeer dvdelete <warehouse> <db.table> <column> <value>...");
         System.exit(2);
     }
@@ -266,6 +278,23 @@ public class PaimonPeer {
             }
             emit(table, builder, plan.splits(), out, false, true);
         }
+    }
+
+    /** The system table ``<db.table>$<name>``: its fields, then its rows (the catalog loads it
+     * through SystemTableLoader, as Paimon's engines do for ``SELECT * FROM `t$name```). */
+    private static void system(Catalog catalog, String table, String name, PrintStream out)
+            throws Exception {
+        Identifier data = Identifier.fromString(table);
+        Table system = catalog.getTable(
+                new Identifier(data.getDatabaseName(), data.getObjectName() + "$" + name));
+        StringBuilder fields = new StringBuilder("{\"_fields\": [");
+        List<DataField> all = system.rowType().getFields();
+        for (int i = 0; i < all.size(); i++) {
+            fields.append(i > 0 ? ", " : "").append('[').append(quote(all.get(i).name()))
+                    .append(", ").append(quote(all.get(i).type().toString())).append(']');
+        }
+        out.println(fields.append("]}"));
+        read(system, out, false, false);
     }
 
     private static void read(Table table, PrintStream out, boolean withBucket, boolean withRowKind)

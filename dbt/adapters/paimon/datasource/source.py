@@ -7,7 +7,9 @@ Two ways in:
   Spark lower-cases option names, and FileIO options such as ``fs.s3.accessKeyId`` are
   case-sensitive; ``TableLocation.source_options`` writes all of them) and ``filter_pushdown``
   ('true': prune partitions by the query's filters; only in a session with
-  ``spark.sql.python.filterPushdown.enabled``, which Spark requires for it);
+  ``spark.sql.python.filterPushdown.enabled``, which Spark requires for it) and
+  ``system_table`` (``audit_log``, ``binlog`` or ``ro``: Paimon's system tables that read data,
+  system_reads.py);
 - a catalog table ``USING paimon.<db>.<table>`` (see registry.py), whose per-table subclass
   carries the table's identity because Spark hands catalog tables no options.
 
@@ -38,6 +40,8 @@ from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, c
 
 # option ``filter_pushdown``: 'true' when the session enables Python filter pushdown
 FILTER_PUSHDOWN_OPTION = "filter_pushdown"
+# option ``system_table``: read Paimon's audit_log, binlog or ro system table (system_reads.py)
+SYSTEM_TABLE_OPTION = "system_table"
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,10 @@ class PaimonDataSource(DataSource):
             from dbt.adapters.paimon.datasource.changes import change_schema
 
             schema = change_schema(schema)
+        if self.options.get(SYSTEM_TABLE_OPTION):  # audit_log, binlog, ro (system_reads.py)
+            from dbt.adapters.paimon.datasource.system_reads import system_schema
+
+            schema = system_schema(schema, self.options[SYSTEM_TABLE_OPTION])
         return spark_schema(schema)
 
     def reader(self, schema: StructType) -> "PaimonReader":
@@ -119,6 +127,11 @@ class PaimonDataSource(DataSource):
             from dbt.adapters.paimon.datasource.changes import changes_reader
 
             return changes_reader(self._location(), schema, dict(self.options))
+        if self.options.get(SYSTEM_TABLE_OPTION):
+            from dbt.adapters.paimon.datasource.system_reads import PaimonSystemReader
+
+            return PaimonSystemReader(self._location(), schema,
+                                      self.options[SYSTEM_TABLE_OPTION])
         snapshot = self.options.get("snapshot_id")
         # Spark refuses a reader with pushFilters unless spark.sql.python.filterPushdown.enabled
         # is on (off by default): only the adapter's own reads, whose sessions turn it on, get

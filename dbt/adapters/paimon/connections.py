@@ -61,6 +61,23 @@ class SessionCursor(Cursor):
         self._rows = None
 
 
+BRANCH_VAR = "paimon_branch"
+
+
+def branch_of(config) -> Optional[str]:
+    """``--vars '{paimon_branch: <name>}'`` of a dbt config; None for main."""
+    branch = (getattr(config, "cli_vars", None) or {}).get(BRANCH_VAR)
+    if branch in (None, ""):
+        return None
+    from dbt.adapters.paimon.ops.branches import check_branch_name
+
+    try:
+        return check_branch_name(branch)
+    except ValueError as exc:
+        raise DbtRuntimeError(f"--vars {BRANCH_VAR}: {exc}") from None
+
+
+
 def spark_parameter(value: Any) -> Any:
     """A binding as Spark should see it.
 
@@ -118,8 +135,22 @@ class SessionConnection(SparkConnectionWrapper):
 class PaimonConnectionManager(SparkConnectionManager):
     TYPE = "paimon"
 
+    def __init__(self, profile, mp_context) -> None:
+        super().__init__(profile, mp_context)
+        # the branch this invocation reads and writes (`--vars '{paimon_branch: audit}'`): the
+        # process's registry may serve several invocations (dbt's programmatic runner), so
+        # each one's connection manager sets it before each statement
+        self.paimon_branch = branch_of(profile)
+
+    def use_branch(self) -> None:
+        try:
+            environments.current_registry().branch = self.paimon_branch
+        except RuntimeError:  # not started yet: nothing to set
+            pass
+
     @contextmanager
     def exception_handler(self, sql: str) -> Generator[None, None, None]:
+        self.use_branch()
         try:
             yield
         except DbtRuntimeError:

@@ -137,6 +137,7 @@ class PaimonAdapter(SparkAdapter):
     @property
     def _registry(self):
         self.connections.get_thread_connection().handle  # the lazy handle opens the session
+        self.connections.use_branch()  # --vars paimon_branch (connections.py)
         return environments.current_registry()
 
     @available
@@ -217,7 +218,7 @@ class PaimonAdapter(SparkAdapter):
         if not self.is_paimon_relation(relation):
             raise CompilationError(f"paimon_snapshot: {relation} is not a Paimon table.")
         registry = self._registry
-        name = relation.identifier
+        name = registry.paimon_name(relation.schema, relation.identifier)
         table = registry.open_table(relation.schema, name)
         if branch is not None:
             if str(branch) not in branches(table):
@@ -718,6 +719,24 @@ class PaimonAdapter(SparkAdapter):
         if operation == "fast_forward":
             self._registry.expose(relation.schema, relation.identifier)
         return f"{relation}: {result.message}"
+
+    @available
+    def paimon_publish_branch(self, branch: str, delete: bool = True) -> str:
+        """Fast-forward main to ``branch`` in every Paimon table of the warehouse that has it
+        (write-audit-publish), deleting the branches unless ``delete`` is false."""
+        from dbt.adapters.paimon.ops.branches import publish_branch
+
+        registry = self._registry
+        registry.activate()
+        try:
+            result = publish_branch(registry.warehouse, registry.catalog_options, branch,
+                                    bool(delete))
+        except ValueError as exc:
+            raise DbtRuntimeError(f"publish_branch: {exc}") from exc
+        for name in result.branches:
+            schema, table = name.split(".", 1)
+            registry.expose(schema, table)
+        return result.message
 
     @available
     def paimon_rollback(self, relation: BaseRelation, snapshot_id=None, tag=None,

@@ -35,6 +35,16 @@ def operation(name, args, expect_pass=True):
     return run_dbt_and_capture(["run-operation", name, "--args", args], expect_pass=expect_pass)
 
 
+def stored_total(project, table, column="v", branch=None):
+    """The sum of a column of main (or a branch) read with pypaimon: dbt's test helpers run SQL
+    with the vars of the last `run_dbt`, which may name a branch."""
+    name = table if branch is None else f"{table}$branch_{branch}"
+    paimon_table = open_table(project, name)
+    builder = paimon_table.new_read_builder()
+    rows = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sum(rows.column(column).to_pylist())
+
+
 def total(project, table):
     return project.run_sql(f"select sum(v) from {project.test_schema}.{table}", fetch="one")[0]
 
@@ -98,3 +108,48 @@ class TestTagsAndRollback:
                            expect_pass=False)
         assert "committed to no retained snapshot" in out
         assert total(project, "orders") == 40
+
+
+CHECK_TOTAL = """
+select * from {{ ref('totals') }} where total > {{ var('limit', 1000) }}
+"""
+
+
+class TestWriteAuditPublish:
+    """Build and test on a branch, publish to main only what passed."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"orders.sql": ORDERS, "totals.sql": TOTALS}
+
+    @pytest.fixture(scope="class")
+    def tests(self):
+        return {"check_total.sql": CHECK_TOTAL}
+
+    def test_write_audit_publish(self, project):
+        run_dbt(["build", "--vars", "{batch: 1}"])
+        assert stored_total(project, "orders") == 10
+
+        # write + audit on branch 'audit': main is untouched
+        run_dbt(["build", "--vars", "{batch: 2, paimon_branch: audit}"])
+        assert stored_total(project, "orders") == 10
+        on_branch = open_table(project, "orders$branch_audit")
+        assert [s.id for s in on_branch.snapshot_manager().list_snapshots()] == [1, 2]
+        assert stored_total(project, "orders", branch="audit") == 20
+        # an audit that fails: its branch holds the bad rows, main still does not
+        results = run_dbt(["build", "--vars", "{batch: 9, paimon_branch: bad, limit: 50}"],
+                          expect_pass=False)
+        assert [r.node.name for r in results if r.status == "fail"] == ["check_total"]
+        assert stored_total(project, "orders") == 10
+        assert stored_total(project, "totals", "total") == 10
+
+        _, out = operation("publish_branch", "{branch: audit}")
+        assert "published branch 'audit'" in out
+        assert stored_total(project, "orders") == 20
+        assert stored_total(project, "totals", "total") == 20
+        table = open_table(project, "orders")
+        assert sorted(table.branch_manager().branches()) == ["bad"]
+        assert "dbt-branch-audit" not in table.tag_manager().list_tags()
+        _, out = operation("delete_branch", "{model: orders, branch: bad}")
+        _, out = operation("publish_branch", "{branch: audit}", expect_pass=False)
+        assert "no table of warehouse" in out

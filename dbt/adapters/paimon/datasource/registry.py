@@ -51,6 +51,7 @@ from dbt.adapters.paimon.format.errors import TableNotFoundError
 PROVIDER_PREFIX = "paimon."
 SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
+BRANCH_PROPERTY = "paimon.branch"
 READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES or PYTHON
 # the tables the views of database `db` read, in `db__paimon`: read_<t> (the snapshot's rows),
 # deletes_<t> (a native read's deleted rows), write_<t> (SQL INSERT's target)
@@ -66,7 +67,9 @@ _SAFE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
 def provider_name(database: str, table: str) -> str:
-    return f"{PROVIDER_PREFIX}{database}.{table}"
+    """The Spark provider of a Paimon table (of a branch ``t$branch_b``: ``t__branch_b``, as
+    '$' cannot appear in an unquoted SQL name)."""
+    return f"{PROVIDER_PREFIX}{database}.{table.replace(listing.BRANCH_SEPARATOR, '__branch_')}"
 
 
 def hidden_database(database: str) -> str:
@@ -114,6 +117,10 @@ class CatalogEntry:
     def read(self) -> str:
         return self.properties.get(READ_PROPERTY, "")
 
+    @property
+    def branch(self) -> str:
+        return self.properties.get(BRANCH_PROPERTY, "")
+
 
 class PaimonTableRegistry:
     """The warehouse's Paimon tables as Spark catalog entries, for one Spark session."""
@@ -136,6 +143,9 @@ class PaimonTableRegistry:
         self._entries: Dict[Tuple[str, str], CatalogEntry] = {}
         # tables SQL has inserted into: (database, table) -> the write table's name
         self._write_targets: Dict[Tuple[str, str], str] = {}
+        # the branch this process reads and writes (write-audit-publish): an entry db.t reads
+        # branch `branch` of t when t has it, main otherwise (paimon_name)
+        self.branch: Optional[str] = None
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -189,7 +199,8 @@ class PaimonTableRegistry:
             return
         with self._sync_lock:
             for (database, table), snapshot in list(self._exposed.items()):
-                if listing.latest_snapshot_stamp(self.warehouse, database, table) == snapshot:
+                if listing.latest_snapshot_stamp(
+                        self.warehouse, database, self.paimon_name(database, table)) == snapshot:
                     continue
                 try:
                     try:
@@ -207,9 +218,32 @@ class PaimonTableRegistry:
                                         self.catalog_options) is not None
 
     def open_table(self, database: str, table: str):
+        """The Paimon table (the branch of this process, if the table has it)."""
         from dbt.adapters.paimon.format import warehouse as wh
 
-        return wh.open_table(self.warehouse, database, table, self.catalog_options)
+        return wh.open_table(self.warehouse, database, self.paimon_name(database, table),
+                             self.catalog_options)
+
+    def paimon_name(self, database: str, table: str) -> str:
+        """The Paimon table an entry ``database.table`` stands for: ``table``, or pypaimon's
+        name of its branch ``table$branch_<self.branch>`` when it has that branch."""
+        if not self.branch or listing.BRANCH_SEPARATOR in table:
+            return table
+        if listing.local_folder(self.warehouse) is not None:
+            present = listing.has_branch(self.warehouse, database, table, self.branch)
+        else:
+            from dbt.adapters.paimon.format import warehouse as wh
+
+            present = wh.open_table(self.warehouse, database, table, self.catalog_options) \
+                .branch_manager().branch_exists(self.branch)
+        return f"{table}{listing.BRANCH_SEPARATOR}{self.branch}" if present else table
+
+    def location(self, database: str, table: str):
+        """Where a write of ``database.table`` goes (its branch in a branch invocation)."""
+        from dbt.adapters.paimon.datasource.source import TableLocation
+
+        return TableLocation(self.warehouse, database, self.paimon_name(database, table),
+                             self.catalog_options)
 
     def take_listed_relations(self, database: str) -> Optional[list]:
         """The rows of ``show table extended in <database> like '*'`` as this invocation's sync
@@ -259,13 +293,16 @@ class PaimonTableRegistry:
     def _expose(self, database: str, table: str, entry: Optional[CatalogEntry]) -> bool:
         check_name("database", database)
         check_name("table", table)
-        schema_id = listing.latest_schema_id(self.warehouse, database, table,
-                                             self.catalog_options)
-        if schema_id is None:
+        if listing.latest_schema_id(self.warehouse, database, table,
+                                    self.catalog_options) is None:
             raise TableNotFoundError(
                 f"Paimon table {database}.{table} does not exist in warehouse {self.warehouse}")
-        self._register_provider(database, table)
-        snapshot = self._latest_snapshot(database, table)
+        source = self.paimon_name(database, table)
+        branch = source.partition(listing.BRANCH_SEPARATOR)[2]
+        schema_id = listing.latest_schema_id(self.warehouse, database, source,
+                                             self.catalog_options)
+        self._register_provider(database, source)
+        snapshot = self._latest_snapshot(database, source)
         if entry is None:
             entry = self._catalog_entries(database).get(table)
         if entry is not None:
@@ -275,7 +312,8 @@ class PaimonTableRegistry:
                     f"Spark {entry.provider or entry.kind} table; drop one of them."
                 )
             if entry.kind == "VIEW" and entry.schema_id == schema_id \
-                    and entry.snapshot == snapshot and self._files_present(database, table, entry):
+                    and entry.snapshot == snapshot and entry.branch == branch \
+                    and self._files_present(database, source, entry):
                 self._exposed[(database, table)] = snapshot
                 self._entries[(database, table)] = entry
                 return False
@@ -285,32 +323,38 @@ class PaimonTableRegistry:
         plan = None
         if self._reads_root is not None:
             latest, plan, _ = native_read.plan_native(paimon_table)
-            snapshot = listing.snapshot_stamp(self.warehouse, database, table, latest)
-        self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan)
+            snapshot = listing.snapshot_stamp(self.warehouse, database, source, latest)
+        self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan,
+                         source)
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", {
             SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
             READ_PROPERTY: PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted
-            else NATIVE})
+            else NATIVE, BRANCH_PROPERTY: branch})
         if self._write_targets.pop((database, table), None):  # its columns may have changed
             self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
         return True
 
     def _make_entry(self, database: str, table: str, entry: Optional[CatalogEntry],
                     paimon_table, schema_id: int, snapshot: str,
-                    plan: Optional["native_read.NativeSnapshot"]) -> None:
+                    plan: Optional["native_read.NativeSnapshot"], source: str) -> None:
+        """Create or move the entry of ``database.table``, reading Paimon table ``source``
+        (``table`` or one of its branches)."""
+        branch = source.partition(listing.BRANCH_SEPARATOR)[2]
         view = f"{quote_identifier(database)}.{quote_identifier(table)}"
         rows = hidden_table(database, READ_PREFIX, table)
         deletes = hidden_table(database, DELETES_PREFIX, table)
         read = PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted else NATIVE
         folder = None
         if plan is not None:
-            folder = native_read.write_file_list(self._reads_root, database, table, plan,
+            folder = native_read.write_file_list(self._reads_root, database, source, plan,
                                                  schema_id, snapshot)
         properties = (f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}', "
-                      f"'{SNAPSHOT_PROPERTY}' = '{snapshot}', '{READ_PROPERTY}' = '{read}')")
+                      f"'{SNAPSHOT_PROPERTY}' = '{snapshot}', '{READ_PROPERTY}' = '{read}', "
+                      f"'{BRANCH_PROPERTY}' = '{branch}')")
         same_shape = (entry is not None and entry.kind == "VIEW"
-                      and entry.schema_id == schema_id and entry.read == read)
+                      and entry.schema_id == schema_id and entry.read == read
+                      and entry.branch == branch)
         try:
             if same_shape:
                 # the next snapshot of a table read the same way: the same columns, other files
@@ -330,7 +374,7 @@ class PaimonTableRegistry:
                 columns = spark_ddl_columns(arrow_schema_of(paimon_table))
                 if plan is None:
                     self.spark.sql(f"create table {rows} ({columns}) "
-                                   f"using {provider_name(database, table)}")
+                                   f"using {provider_name(database, source)}")
                 else:
                     # recursiveFileLookup: no partition columns inferred from the files'
                     # folders (dt=2024-01-01/): Paimon's files hold every column themselves
@@ -355,7 +399,7 @@ class PaimonTableRegistry:
             if now is None or now.schema_id != schema_id or now.snapshot != snapshot:
                 raise
         if self._reads_root is not None:
-            native_read.prune_file_lists(self._reads_root, database, table, folder)
+            native_read.prune_file_lists(self._reads_root, database, source, folder)
 
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
@@ -368,14 +412,15 @@ class PaimonTableRegistry:
                         or listing.latest_schema_id(self.warehouse, database, table,
                                                     self.catalog_options) is None:
                     return None
-                self._register_provider(database, table)
+                source = self.paimon_name(database, table)
+                self._register_provider(database, source)
                 columns = spark_ddl_columns(arrow_schema_of(self.open_table(database, table)))
                 name = self._write_table(database, table)
                 self.spark.sql(f"create database if not exists "
                                f"{quote_identifier(hidden_database(database))}")
                 self.spark.sql(f"drop table if exists {name}")
                 self.spark.sql(f"create table {name} ({columns}) "
-                               f"using {provider_name(database, table)}")
+                               f"using {provider_name(database, source)}")
                 self._write_targets[key] = name
             return self._write_targets[key]
 
@@ -405,13 +450,14 @@ class PaimonTableRegistry:
         session that asked for it."""
         if self._reads_root is None:
             return None
-        paimon_table = self.open_table(database, table)
+        source = self.paimon_name(database, table)
+        paimon_table = self.open_table(database, source)
         _, plan, _ = native_read.plan_native(paimon_table, snapshot_id)
         if plan is None:
             return None
         schema_id = paimon_table.table_schema.id
-        stamp = listing.snapshot_stamp(self.warehouse, database, table, plan.snapshot_id)
-        folder = native_read.write_file_list(self._reads_root, database, table, plan, schema_id,
+        stamp = listing.snapshot_stamp(self.warehouse, database, source, plan.snapshot_id)
+        folder = native_read.write_file_list(self._reads_root, database, source, plan, schema_id,
                                              stamp, prefix=native_read.TRAVEL_PREFIX)
         rows = (self.spark.read.format(plan.file_format)
                 .schema(spark_schema(arrow_schema_of(paimon_table)))

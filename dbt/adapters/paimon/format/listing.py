@@ -87,9 +87,7 @@ def latest_schema_id(warehouse: str, database: str, table: str,
             return wh.open_table(warehouse, database, table, catalog_options).table_schema.id
         except TableNotFoundError:
             return None
-    check_path_name("database", database)
-    check_path_name("table", table)
-    schema_folder = os.path.join(folder, database + DB_SUFFIX, table, "schema")
+    schema_folder = os.path.join(table_folder(folder, database, table), "schema")
     try:
         with os.scandir(schema_folder) as entries:
             names = [e.name for e in entries]
@@ -104,6 +102,26 @@ SNAPSHOT_PREFIX = "snapshot-"
 BRANCH_SEPARATOR = "$branch_"
 
 
+def table_folder(warehouse_folder: str, database: str, table: str) -> str:
+    """The folder of a local table's snapshots and schemas: ``<db>.db/<table>``, or for
+    pypaimon's name of a branch, ``<table>$branch_<name>``, ``<table>/branch/branch-<name>``."""
+    base, separator, branch = table.partition(BRANCH_SEPARATOR)
+    check_path_name("database", database)
+    check_path_name("table", base)
+    folder = os.path.join(warehouse_folder, database + DB_SUFFIX, base)
+    if separator:
+        folder = os.path.join(folder, "branch", f"branch-{check_path_name('branch', branch)}")
+    return folder
+
+
+def has_branch(warehouse: str, database: str, table: str, branch: str) -> bool:
+    """Whether a local table has branch ``branch``."""
+    folder = local_folder(warehouse)
+    if folder is None:
+        raise ValueError("has_branch reads local warehouses only")
+    return os.path.isdir(table_folder(folder, database, f"{table}{BRANCH_SEPARATOR}{branch}"))
+
+
 def latest_snapshot_id(warehouse: str, database: str, table: str) -> Optional[int]:
     """The id of a local table's latest snapshot, read as Paimon's SnapshotManager does: the
     ``LATEST`` hint, then any later ``snapshot-<id>`` (the hint is written after the commit);
@@ -112,7 +130,7 @@ def latest_snapshot_id(warehouse: str, database: str, table: str) -> Optional[in
     folder = local_folder(warehouse)
     if folder is None:
         raise ValueError("latest_snapshot_id reads local warehouses only")
-    snapshot_folder = os.path.join(folder, database + DB_SUFFIX, table, "snapshot")
+    snapshot_folder = os.path.join(table_folder(folder, database, table), "snapshot")
     latest: Optional[int] = None
     try:
         with open(os.path.join(snapshot_folder, "LATEST"), encoding="ascii") as hint:
@@ -145,11 +163,8 @@ def snapshot_stamp(warehouse: str, database: str, table: str,
     folder = local_folder(warehouse)
     if folder is None:
         raise ValueError("snapshot_stamp reads local warehouses only")
-    base, _, branch = table.partition(BRANCH_SEPARATOR)  # pypaimon's name of a branch
-    table_folder = os.path.join(folder, database + DB_SUFFIX, base)
-    if branch:
-        table_folder = os.path.join(table_folder, "branch", f"branch-{branch}")
-    path = os.path.join(table_folder, "snapshot", f"{SNAPSHOT_PREFIX}{snapshot_id}")
+    path = os.path.join(table_folder(folder, database, table), "snapshot",
+                        f"{SNAPSHOT_PREFIX}{snapshot_id}")
     try:
         return f"{snapshot_id}.{os.stat(path).st_mtime_ns}"
     except (FileNotFoundError, NotADirectoryError):

@@ -167,9 +167,7 @@ class ModelBuilder:
             return result
         from dbt.adapters.paimon.ops import after_run
 
-        location = TableLocation(
-            self.registry.warehouse, database, table, self.registry.catalog_options
-        )
+        location = self.registry.location(database, table)
         try:
             done = after_run(self.spark, location)
         except Exception as exc:  # noqa: BLE001 - reported as a warning by the adapter
@@ -213,6 +211,7 @@ class ModelBuilder:
         if not exists:
             self._create(definition, database, table, schema)
             try:
+                self._on_branch(database, table)
                 result = self._write(definition, database, table, df)
             except BaseException:  # a failed first run leaves no table behind
                 wh.drop_table(self.registry.warehouse, database, table,
@@ -220,6 +219,7 @@ class ModelBuilder:
                 raise
             self.registry.expose(database, table)
             return BuildResult(result.message, result.rows, result.snapshot_id, True)
+        self._on_branch(database, table)
         if request is not None and (full_refresh or request.strategy == "replace"):
             return self._replace(definition, database, table, schema, df)
         if full_refresh:
@@ -265,11 +265,11 @@ class ModelBuilder:
         whole job: a table without keys, contract or shared target, that is new (APPEND) or
         keeps exactly its columns (OVERWRITE). None otherwise: the query's path writes it."""
         if (definition.has_primary_key or definition.merge_keys or definition.not_null
-                or definition.target or request is None or request.strategy != "replace"):
+                or definition.target or request is None or request.strategy != "replace"
+                or self.registry.branch):
             return None
         schema = stored_schema(rows.schema, definition)
-        location = TableLocation(self.registry.warehouse, database, table,
-                                 self.registry.catalog_options)
+        location = self.registry.location(database, table)
         if not self.registry.is_paimon_table(database, table):
             self._create(definition, database, table, schema)
             try:
@@ -318,7 +318,24 @@ class ModelBuilder:
             catalog_options=self.registry.catalog_options,
         )
 
+    def _on_branch(self, database: str, table: str) -> None:
+        """In a branch invocation, the table's branch exists before anything is written to
+        it: a new one starts from main's latest snapshot (ops/branches.py)."""
+        if self.registry.branch:
+            from dbt.adapters.paimon.ops.branches import ensure_branch
+
+            main = TableLocation(self.registry.warehouse, database, table,
+                                 self.registry.catalog_options)
+            if ensure_branch(main, self.registry.branch):
+                self.registry.expose(database, table)
+
     def _rebuild(self, definition, database, table, schema, df) -> BuildResult:
+        if self.registry.branch:
+            raise PaimonConfigError(
+                f"Model '{definition.model}' would rebuild {database}.{table} (a new table: "
+                f"--full-refresh, or a change of keys, partitions or column types), which a "
+                f"branch cannot hold: only main can be rebuilt. Run it without "
+                f"paimon_branch, or drop the branch's change.")
         staging = f"{table}__dbt_rebuild_{uuid.uuid4().hex[:8]}"
         self._create(definition, database, staging, schema)
         options = self.registry.catalog_options
@@ -381,9 +398,7 @@ class ModelBuilder:
         from dbt.adapters.paimon.materialize import standard_writes as sw
         from dbt.adapters.paimon.format.splits import current_snapshot_id
 
-        location = TableLocation(
-            self.registry.warehouse, database, table, self.registry.catalog_options
-        )
+        location = self.registry.location(database, table)
         before = current_snapshot_id(location.open())
         strategy = request.strategy
         keyed = definition.has_primary_key
@@ -431,12 +446,13 @@ class ModelBuilder:
         changes += [SchemaChange.update_column_nullability(name, True)
                     for name in plan.nullable_columns]
         catalog = wh.open_catalog(self.registry.warehouse, self.registry.catalog_options)
+        name = f"{database}.{self.registry.paimon_name(database, table)}"  # or its branch
         if changes:
-            catalog.alter_table(f"{database}.{table}", changes)
+            catalog.alter_table(name, changes)
         if plan.not_null_columns:
             # a second ALTER: Paimon reads 'alter-column-null-to-not-null.disabled' from the
             # schema before the change, which the options above may just have set
-            catalog.alter_table(f"{database}.{table}", [
+            catalog.alter_table(name, [
                 SchemaChange.update_column_nullability(name, False)
                 for name in plan.not_null_columns])
 
@@ -444,9 +460,7 @@ class ModelBuilder:
         """Sample stored rows holding a NULL in one of ``columns``."""
         from dbt.adapters.paimon.materialize.standard_writes import read_table
 
-        location = TableLocation(
-            self.registry.warehouse, database, table, self.registry.catalog_options
-        )
+        location = self.registry.location(database, table)
         return null_rows(read_table(self.spark, location), columns)
 
     def _check_run_fits_not_null(self, definition: TableDefinition, current, df: DataFrame,
@@ -498,9 +512,7 @@ class ModelBuilder:
                overwrite_partitions: bool = False, overwrite: Optional[str] = None):
         """``overwrite``: None writes the rows into the table (merge or append); 'table'
         replaces the whole table, 'partitions' the partitions the rows write (one OVERWRITE)."""
-        location = TableLocation(
-            self.registry.warehouse, database, table, self.registry.catalog_options
-        )
+        location = self.registry.location(database, table)
         if overwrite is None and overwrite_partitions:
             overwrite = "partitions"
         if definition.merge_keys:

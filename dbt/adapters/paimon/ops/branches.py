@@ -43,7 +43,7 @@ def branches(table) -> List[str]:
 def create_branch(location: TableLocation, branch: str, tag=None,
                   ignore_if_exists: bool = False) -> BranchResult:
     table = location.open()
-    name = _name(branch)
+    name = check_branch_name(branch)
     manager = table.branch_manager()
     if manager.branch_exists(name):
         if ignore_if_exists:
@@ -56,18 +56,50 @@ def create_branch(location: TableLocation, branch: str, tag=None,
                                                       else " (empty, main's schema)"), [name])
 
 
+def base_tag(branch: str) -> str:
+    """The tag of main a branch made by a dbt run starts from: it keeps the files of that
+    snapshot through main's expiry, also by Paimon Java, which knows nothing of branches when
+    it expires main (Java branches start from tags for the same reason)."""
+    return f"dbt-branch-{branch}"
+
+
+def ensure_branch(location: TableLocation, branch: str) -> bool:
+    """Make sure the table has ``branch``; a new one starts from main's latest snapshot
+    (tagged ``base_tag``), or empty with main's schema when main has none. Whether it was
+    made."""
+    table = location.open()
+    name = check_branch_name(branch)
+    manager = table.branch_manager()
+    if manager.branch_exists(name):
+        return False
+    latest = table.snapshot_manager().get_latest_snapshot()
+    if latest is None:
+        manager.create_branch(name)
+        return True
+    tags = time_travel.tag_manager(table)
+    if tags.tag_exists(base_tag(name)):
+        tags.replace_tag(latest, base_tag(name))
+    else:
+        tags.create_tag(latest, base_tag(name))
+    manager.create_branch(name, base_tag(name))
+    return True
+
+
 def delete_branch(location: TableLocation, branch) -> BranchResult:
     """Delete one branch or several (a list, or names separated by commas)."""
     table = location.open()
-    names = [_name(n) for n in (branch if isinstance(branch, (list, tuple))
+    names = [check_branch_name(n) for n in (branch if isinstance(branch, (list, tuple))
                                 else str(branch).split(","))]
     manager = table.branch_manager()
     missing = [n for n in names if not manager.branch_exists(n)]
     if missing:
         raise ValueError(f"Branch name(s) {missing} don't exist (branches: "
                          f"{branches(table) or 'none'})")
+    tags = time_travel.tag_manager(table)
     for name in names:
         manager.drop_branch(name)
+        if tags.tag_exists(base_tag(name)):
+            tags.delete_tag(base_tag(name))
     return BranchResult(f"deleted branch(es) {names}", names)
 
 
@@ -76,7 +108,7 @@ def fast_forward(location: TableLocation, branch: str) -> BranchResult:
     from that snapshot's schema on and its tags of those snapshots are deleted, then the
     branch's snapshot, schema and tag files are copied over (Java's fastForward)."""
     table = location.open()
-    name = _name(branch)
+    name = check_branch_name(branch)
     if not table.branch_manager().branch_exists(name):
         raise ValueError(f"Branch name '{name}' doesn't exist (branches: "
                          f"{branches(table) or 'none'})")
@@ -105,8 +137,34 @@ def fast_forward(location: TableLocation, branch: str) -> BranchResult:
         file_io.delete_quietly(path)
     for folder in ("snapshot", "schema", "tag"):
         _copy_folder(file_io, f"{branch_root}/{folder}", f"{root}/{folder}")
+    if tags.tag_exists(base_tag(name)):  # copied over from the branch: its job is done
+        tags.delete_tag(base_tag(name))
     return BranchResult(f"main is now branch '{name}' (snapshots {earliest.id}.."
                         f"{branch_snapshots[-1].id})", [name])
+
+
+def publish_branch(warehouse: str, catalog_options, branch: str,
+                   delete: bool = True) -> BranchResult:
+    """Fast-forward main to ``branch`` in every table of the warehouse that has it (the publish
+    step of write-audit-publish), then delete those branches unless ``delete`` is false.
+    Table by table: a failure part-way leaves the tables before it published."""
+    from dbt.adapters.paimon.format import listing
+
+    name = check_branch_name(branch)
+    published = []
+    for database in listing.list_databases(warehouse, catalog_options):
+        for table in listing.list_tables(warehouse, database, catalog_options):
+            location = TableLocation(warehouse, database, table, catalog_options)
+            if name not in branches(location.open()):
+                continue
+            fast_forward(location, name)
+            if delete:
+                delete_branch(location, name)
+            published.append(location.name)
+    if not published:
+        raise ValueError(f"no table of warehouse {warehouse} has branch '{name}'")
+    return BranchResult(f"published branch '{name}' to main of {published}"
+                        + (" and deleted the branch" if delete else ""), published)
 
 
 def _schema_ids(file_io, folder: str) -> List[int]:
@@ -132,7 +190,8 @@ def _copy_folder(file_io, source: str, target: str) -> None:
                           overwrite=True)
 
 
-def _name(value) -> str:
+def check_branch_name(value) -> str:
+    """A valid branch name, or ValueError saying why not."""
     from pypaimon.branch.branch_manager import BranchManager
 
     name = "" if value is None else str(value).strip()

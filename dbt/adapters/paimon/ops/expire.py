@@ -170,18 +170,22 @@ class References:
 
 
 def branch_files(table, references: "References", all_entries: bool = False) -> Set[str]:
-    """Every file the snapshots and tags of the table's branches need: branches share main's
-    data and manifest folders (ops/branches.py), so nothing main alone stops needing may go
-    while a branch reads it (Java's OrphanFilesClean reads all branches too)."""
+    """Every file the snapshots and tags of the table's OTHER lines need (its branches, and
+    main when ``table`` is a branch): they share the data and manifest folders
+    (ops/branches.py), so nothing one line stops needing may go while another reads it (Java's
+    OrphanFilesClean reads all branches too)."""
     from pypaimon.snapshot.snapshot_manager import SnapshotManager
     from pypaimon.tag.tag_manager import TagManager
 
+    own = table.current_branch() or "main"
     try:
-        names = table.branch_manager().branches()
+        names = ["main"] + list(table.branch_manager().branches())
     except Exception:  # noqa: BLE001 - no branch folder
-        return set()
+        names = ["main"]
     paths: Set[str] = set()
     for name in names:
+        if name == own:
+            continue
         for snapshot in SnapshotManager(table.file_io, table.table_path,
                                         branch=name).list_snapshots():
             paths |= references.files(snapshot, all_entries=all_entries)

@@ -35,3 +35,18 @@
   {{ log(message, info=True) }}
   {{ return(message) }}
 {% endmacro %}
+
+{#- dbt run-operation publish_branch --args '{branch: audit}'
+    The publish step of write-audit-publish: main of every Paimon table of the warehouse that
+    has branch `audit` becomes that branch (fast_forward), then the branches are deleted
+    (delete: false keeps them). Build and test on the branch first with
+    `dbt build --vars '{paimon_branch: audit}'`. -#}
+{% macro publish_branch(branch, delete=true) %}
+  {{ return(adapter.dispatch('publish_branch')(branch, delete)) }}
+{% endmacro %}
+
+{% macro paimon__publish_branch(branch, delete) %}
+  {%- set message = adapter.paimon_publish_branch(branch, delete) -%}
+  {{ log(message, info=True) }}
+  {{ return(message) }}
+{% endmacro %}

@@ -721,7 +721,7 @@ class PaimonAdapter(SparkAdapter):
         return f"{relation}: {result.message}"
 
     @available
-    def paimon_publish_branch(self, branch: str, delete: bool = True) -> str:
+    def paimon_publish_branch(self, branch: str, delete: bool = True, force: bool = False) -> str:
         """Fast-forward main to ``branch`` in every Paimon table of the warehouse that has it
         (write-audit-publish), deleting the branches unless ``delete`` is false."""
         from dbt.adapters.paimon.ops.branches import publish_branch
@@ -730,7 +730,7 @@ class PaimonAdapter(SparkAdapter):
         registry.activate()
         try:
             result = publish_branch(registry.warehouse, registry.catalog_options, branch,
-                                    bool(delete))
+                                    bool(delete), bool(force))
         except ValueError as exc:
             raise DbtRuntimeError(f"publish_branch: {exc}") from exc
         for name in result.branches:

@@ -241,7 +241,11 @@ def test_branches_write_apart_keep_their_files_and_fast_forward(history, spark):
     assert remove_orphan_files(location, older_than=0).deleted == []
     assert _rows(audit) == on_branch
 
-    result = fast_forward(location, "audit")
+    # main moved on since the branch started at snapshot 2: refused unless forced
+    with pytest.raises(ValueError, match=r"commits made after branch 'audit' started at "
+                                         r"snapshot 2 \(main's snapshot\(s\) 4\)"):
+        fast_forward(location, "audit")
+    result = fast_forward(location, "audit", force=True)
     assert "snapshots 2..3" in result.message
     assert [s.id for s in list_snapshots(location.open())] == [2, 3]
     assert _rows(location) == on_branch

@@ -103,10 +103,14 @@ def delete_branch(location: TableLocation, branch) -> BranchResult:
     return BranchResult(f"deleted branch(es) {names}", names)
 
 
-def fast_forward(location: TableLocation, branch: str) -> BranchResult:
+def fast_forward(location: TableLocation, branch: str, force: bool = False) -> BranchResult:
     """Make main the branch: main's snapshots from the branch's earliest one on, its schemas
     from that snapshot's schema on and its tags of those snapshots are deleted, then the
-    branch's snapshot, schema and tag files are copied over (Java's fastForward)."""
+    branch's snapshot, schema and tag files are copied over (Java's fastForward).
+
+    Java replaces main's commits made after the branch started without a word; here that is
+    refused unless ``force``: a write-audit-publish must not drop what others committed to
+    main meanwhile."""
     table = location.open()
     name = check_branch_name(branch)
     if not table.branch_manager().branch_exists(name):
@@ -122,6 +126,8 @@ def fast_forward(location: TableLocation, branch: str) -> BranchResult:
         raise ValueError(f"Cannot fast forward branch {name}: it has no snapshot (write to it "
                          f"first)")
     earliest = branch_snapshots[0]
+    if not force:
+        _check_not_moved(location, name)
     file_io = table.file_io
     root = table.table_path.rstrip("/")
     branch_root = f"{root}/branch/branch-{name}"
@@ -144,27 +150,52 @@ def fast_forward(location: TableLocation, branch: str) -> BranchResult:
 
 
 def publish_branch(warehouse: str, catalog_options, branch: str,
-                   delete: bool = True) -> BranchResult:
+                   delete: bool = True, force: bool = False) -> BranchResult:
     """Fast-forward main to ``branch`` in every table of the warehouse that has it (the publish
     step of write-audit-publish), then delete those branches unless ``delete`` is false.
     Table by table: a failure part-way leaves the tables before it published."""
     from dbt.adapters.paimon.format import listing
 
     name = check_branch_name(branch)
-    published = []
+    located = []
     for database in listing.list_databases(warehouse, catalog_options):
         for table in listing.list_tables(warehouse, database, catalog_options):
             location = TableLocation(warehouse, database, table, catalog_options)
-            if name not in branches(location.open()):
-                continue
-            fast_forward(location, name)
-            if delete:
-                delete_branch(location, name)
-            published.append(location.name)
+            if name in branches(location.open()):
+                located.append(location)
+    if not force:  # refuse before anything changes, not half-way
+        for location in located:
+            _check_not_moved(location, name)
+    published = []
+    for location in located:
+        fast_forward(location, name, force)
+        if delete:
+            delete_branch(location, name)
+        published.append(location.name)
     if not published:
         raise ValueError(f"no table of warehouse {warehouse} has branch '{name}'")
     return BranchResult(f"published branch '{name}' to main of {published}"
                         + (" and deleted the branch" if delete else ""), published)
+
+
+def _check_not_moved(location: TableLocation, branch: str) -> None:
+    """ValueError if main moved since ``branch`` started (what fast_forward refuses)."""
+    table = location.open()
+    on_branch = table.snapshot_manager().copy_with_branch(branch).list_snapshots()
+    if not on_branch:
+        return
+    earliest = min(on_branch, key=lambda s: s.id)
+    moved = sorted(s.id for s in table.snapshot_manager().list_snapshots()
+                   if s.id > earliest.id or (s.id == earliest.id and
+                                             s.time_millis != earliest.time_millis))
+    if moved:
+        raise ValueError(
+            f"main of {location.name} has commits made after branch '{branch}' started at "
+            f"snapshot {earliest.id} (main's snapshot(s) "
+            f"{moved[0] if len(moved) == 1 else f'{moved[0]}..{moved[-1]}'}): "
+            f"fast-forwarding would drop them; nothing was changed. Build the branch again "
+            f"from main's latest state (delete_branch, then build with paimon_branch), or "
+            f"pass force: true to replace them.")
 
 
 def _schema_ids(file_io, folder: str) -> List[int]:

@@ -2,6 +2,7 @@
       dbt run-operation create_branch --args '{model: orders, branch: audit}'            empty, main's schema
       dbt run-operation create_branch --args '{model: orders, branch: audit, tag: month_end}'
       dbt run-operation fast_forward --args '{model: orders, branch: audit}'             main becomes the branch
+        (refused when main has commits made after the branch started, unless force: true)
       dbt run-operation delete_branch --args '{model: orders, branch: audit}'
     Read a branch with paimon_snapshot(ref('orders'), branch='audit'). -#}
 {% macro create_branch(branch, model=none, relation=none, tag=none, ignore_if_exists=false) %}
@@ -21,12 +22,13 @@
   {{ return(paimon_branch_operation('delete_branch', model, relation, {'branch': branch})) }}
 {% endmacro %}
 
-{% macro fast_forward(branch, model=none, relation=none) %}
-  {{ return(adapter.dispatch('fast_forward')(branch, model, relation)) }}
+{% macro fast_forward(branch, model=none, relation=none, force=false) %}
+  {{ return(adapter.dispatch('fast_forward')(branch, model, relation, force)) }}
 {% endmacro %}
 
-{% macro paimon__fast_forward(branch, model, relation) %}
-  {{ return(paimon_branch_operation('fast_forward', model, relation, {'branch': branch})) }}
+{% macro paimon__fast_forward(branch, model, relation, force) %}
+  {{ return(paimon_branch_operation('fast_forward', model, relation,
+                                    {'branch': branch, 'force': force})) }}
 {% endmacro %}
 
 {% macro paimon_branch_operation(operation, model, relation, arguments) %}
@@ -40,13 +42,14 @@
     The publish step of write-audit-publish: main of every Paimon table of the warehouse that
     has branch `audit` becomes that branch (fast_forward), then the branches are deleted
     (delete: false keeps them). Build and test on the branch first with
-    `dbt build --vars '{paimon_branch: audit}'`. -#}
-{% macro publish_branch(branch, delete=true) %}
-  {{ return(adapter.dispatch('publish_branch')(branch, delete)) }}
+    `dbt build --vars '{paimon_branch: audit}'`. A table whose main moved since its branch
+    started is refused, and nothing is published (force: true replaces main's later commits). -#}
+{% macro publish_branch(branch, delete=true, force=false) %}
+  {{ return(adapter.dispatch('publish_branch')(branch, delete, force)) }}
 {% endmacro %}
 
-{% macro paimon__publish_branch(branch, delete) %}
-  {%- set message = adapter.paimon_publish_branch(branch, delete) -%}
+{% macro paimon__publish_branch(branch, delete, force) %}
+  {%- set message = adapter.paimon_publish_branch(branch, delete, force) -%}
   {{ log(message, info=True) }}
   {{ return(message) }}
 {% endmacro %}

@@ -150,6 +150,9 @@ class PaimonJava:
         return {name: int(sid) for name, sid in (line.split() for line in
                 self.run("tags", warehouse, table).splitlines() if line.strip())}
 
+    def create_branch(self, warehouse, table: str, branch: str, tag: Optional[str] = None):
+        self.run("branch", warehouse, table, branch, *([tag] if tag else []))
+
     def rollback(self, warehouse, table: str, to) -> None:
         """FileStoreTable.rollbackTo(snapshot id | tag name)."""
         self.run("rollback", warehouse, table, str(to))

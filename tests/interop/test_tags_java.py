@@ -82,3 +82,25 @@ def test_rollback_matches_paimon_java(spark, tmp_path, paimon_java):
         assert _sorted(paimon_java.read(location.warehouse, "db.t")) == \
             _sorted(ours(location)) == _sorted(paimon_java.read_tag(location.warehouse,
                                                                    "db.t", "two"))
+
+
+def test_branches_shared_with_paimon_java(spark, tmp_path, paimon_java):
+    from dbt.adapters.paimon.ops.branches import branch_table_name, create_branch
+
+    location = _history(spark, tmp_path, "t")
+    wh, name = location.warehouse, "db.t"
+    create_tag(location, "two", snapshot_id=2)
+    # our branch, written by our write path: Java reads its snapshots and schema
+    create_branch(location, "ours", tag="two")
+    ours_branch = TableLocation(wh, "db", branch_table_name("t", "ours"), {})
+    write_run(spark, ours_branch, _run(7))
+    assert _sorted(paimon_java.read(wh, "db.t$branch_ours")) == _sorted(ours(ours_branch))
+    # Java's branch from the same tag, written by Java: we read it
+    paimon_java.create_branch(wh, name, "javas", "two")
+    paimon_java.write(wh, "db.t$branch_javas", [{"id": 1, "v": -1}, {"id": 99, "v": -99}],
+                      tmp_path / "rows.jsonl")
+    javas = TableLocation(wh, "db", branch_table_name("t", "javas"), {})
+    assert [s.id for s in list_snapshots(javas.open())] == [2, 3]
+    assert _sorted(ours(javas)) == _sorted(paimon_java.read(wh, "db.t$branch_javas"))
+    # main untouched by either
+    assert _sorted(ours(location)) == _sorted(paimon_java.read(wh, name, 4))

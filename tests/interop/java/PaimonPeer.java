@@ -189,6 +189,13 @@ public class PaimonPeer {
                         }
                     }
                     break;
+                case "branch":
+                    if (args.length > 4) {
+                        table.createBranch(args[3], args[4]);
+                    } else {
+                        table.createBranch(args[3]);
+                    }
+                    break;
                 case "rollback":
                     if (args[3].chars().allMatch(Character::isDigit)) {
                         table.rollbackTo(Long.parseLong(args[3]));
@@ -234,6 +241,7 @@ public class PaimonPeer {
                 + "       PaimonPeer tag <warehouse> <db.table> <tag> <snapshotId>\n"
                 + "       PaimonPeer tags <warehouse> <db.table>\n"
                 + "       PaimonPeer rollback <warehouse> <db.table> <snapshotId|tag>\n"
+                + "       PaimonPeer branch <warehouse> <db.table> <branch> [tag]\n"
                 + "       PaimonPeer write <warehouse> <db.table> <jsonl file>\n"
                 + "       PaimonPeer compact <warehouse> <db.table>\n"
                 + "       PaimonPeer stream <warehouse> <db.table> <from> <to>\n"

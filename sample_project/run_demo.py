@@ -1,4 +1,5 @@
-"""`make demo`: the sample project end to end (seed, run, test, run again, show, docs).
+"""`make demo`: the sample project end to end (seed, run, test, run again, tag, build a branch
+and publish it, show, docs).
 
 All steps run through dbt's programmatic runner in this one process, so Spark starts once.
 
@@ -23,6 +24,8 @@ SHOW_WIDE = ("select order_id, status, amount, pay_status, paid_amount, carrier,
              "from {{ ref('order_facts') }} order by order_id")
 SHOW_TRACKED = ("select order_id, status, note, _ROW_ID, _SEQUENCE_NUMBER "
                 "from {{ paimon_row_tracking(ref('order_notes')) }} order by _ROW_ID")
+SHOW_SNAPSHOTS = ("select snapshot_id, commit_kind, commit_time, total_record_count "
+                  "from {{ paimon_system(ref('customers'), 'snapshots') }} order by snapshot_id")
 # (title, dbt arguments, count its node results in the summary)
 STEPS = [
     ("load the seeds", ["seed", "--full-refresh"], True),
@@ -32,6 +35,15 @@ STEPS = [
     ("test the merged results (data tests and the unit test)", ["test"], True),
     ("run again: every Paimon table merges this run's rows as a new snapshot", ["run"], True),
     ("test again (product_sales now holds both runs' sums)", ["test"], True),
+    ("tag the customers table's current snapshot (expiry keeps a tagged snapshot readable)",
+     ["run-operation", "create_tag", "--args", "{model: customers, tag: after_second_run}"],
+     False),
+    ("write-audit-publish: build and test customers on branch 'audit' (main untouched)",
+     ["build", "--select", "customers", "--vars", "{paimon_branch: audit}"], True),
+    ("publish the audited branch: main of each table that has it becomes the branch",
+     ["run-operation", "publish_branch", "--args", "{branch: audit}"], False),
+    ("Paimon's system tables as relations: the customers table's snapshots",
+     ["show", "--inline", SHOW_SNAPSHOTS, "--limit", "10"], False),
     ("read a merged Paimon table (customer 3 once, latest version)",
      ["show", "--inline", SHOW_MERGED, "--limit", "10"], False),
     ("read the wide table assembled by three partial_update models",

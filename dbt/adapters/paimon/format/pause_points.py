@@ -21,6 +21,14 @@ After the commit, the run's compaction (deletion-vector tables: the lookup compa
   deletion-vector index file, not yet reported them;
 - ``compact-manifests-written``: the COMPACT commit wrote its manifests, not the snapshot file
   (``commit-manifests-written`` is reached just before it too).
+
+Table lifecycle operations (ops/rollback.py, ops/branches.py):
+
+- ``rollback-first-snapshot-removed``: the LATEST hint names the target, the newest snapshot
+  file is deleted, the others not yet;
+- ``rollback-snapshots-removed``: every later snapshot and tag is gone, their files not yet;
+- ``fast-forward-main-cut``: main's snapshots and tags from the branch's start are gone;
+- ``fast-forward-schemas-copied``: the branch's schemas and tags are copied, its snapshots not.
 """
 from __future__ import annotations
 
@@ -31,7 +39,9 @@ PAUSE_AT = "DBT_PAIMON_TEST_PAUSE_AT"
 PAUSE_DIR = "DBT_PAIMON_TEST_PAUSE_DIR"
 PAUSE_TIMEOUT = "DBT_PAIMON_TEST_PAUSE_TIMEOUT"
 POINTS = ("task-file-written", "before-commit", "commit-manifests-written",
-          "commit-snapshot-written", "compact-index-written", "compact-manifests-written")
+          "commit-snapshot-written", "compact-index-written", "compact-manifests-written",
+          "rollback-first-snapshot-removed", "rollback-snapshots-removed",
+          "fast-forward-main-cut", "fast-forward-schemas-copied")
 
 
 def pause_at(point: str) -> None:

@@ -22,6 +22,7 @@ from typing import List
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.format.listing import BRANCH_SEPARATOR
+from dbt.adapters.paimon.format.pause_points import pause_at
 
 
 @dataclass(frozen=True)
@@ -104,24 +105,27 @@ def delete_branch(location: TableLocation, branch) -> BranchResult:
 
 
 def fast_forward(location: TableLocation, branch: str, force: bool = False) -> BranchResult:
-    """Make main the branch: main's snapshots from the branch's earliest one on, its schemas
-    from that snapshot's schema on and its tags of those snapshots are deleted, then the
-    branch's snapshot, schema and tag files are copied over (Java's fastForward).
+    """Make main the branch (Java's fastForward): main's snapshots from the branch's earliest
+    one on, its tags of those snapshots and its schemas from that snapshot's schema on give way
+    to the branch's snapshot, schema and tag files.
 
     Java replaces main's commits made after the branch started without a word; here that is
     refused unless ``force``: a write-audit-publish must not drop what others committed to
-    main meanwhile."""
+    main meanwhile.
+
+    Order, so that a kill at any point leaves main readable at some snapshot and a second call
+    finishes the job (Java deletes the schemas first and copies the snapshots before them,
+    where a kill leaves snapshots whose schema is missing): main's LATEST hint and its
+    snapshots from the branch's start, newest first; their tags; the schemas (the branch's
+    copied over main's, main's later ones deleted: main's remaining snapshots use schemas up to
+    the branch's first, which both have alike); the branch's tags; its snapshots, oldest
+    first, and the hints last."""
     table = location.open()
     name = check_branch_name(branch)
     if not table.branch_manager().branch_exists(name):
         raise ValueError(f"Branch name '{name}' doesn't exist (branches: "
                          f"{branches(table) or 'none'})")
-    from dbt.adapters.paimon.format import warehouse as wh
-
-    on_branch = wh.open_table(location.warehouse, location.database,
-                              branch_table_name(location.table, name),
-                              location.catalog_options)
-    branch_snapshots = sorted(on_branch.snapshot_manager().list_snapshots(), key=lambda s: s.id)
+    branch_snapshots = _branch_snapshots(table, name)
     if not branch_snapshots:
         raise ValueError(f"Cannot fast forward branch {name}: it has no snapshot (write to it "
                          f"first)")
@@ -129,24 +133,35 @@ def fast_forward(location: TableLocation, branch: str, force: bool = False) -> B
     if not force:
         _check_not_moved(location, name)
     file_io = table.file_io
+    manager = table.snapshot_manager()
     root = table.table_path.rstrip("/")
     branch_root = f"{root}/branch/branch-{name}"
-    doomed = [table.snapshot_manager().get_snapshot_path(s.id)
-              for s in table.snapshot_manager().list_snapshots() if s.id >= earliest.id]
-    doomed += [f"{root}/schema/schema-{sid}" for sid in _schema_ids(file_io, f"{root}/schema")
-               if sid >= earliest.schema_id]
-    tags = time_travel.tag_manager(table)
-    doomed += [tags.tag_path(n) for n, t in time_travel.tags(table).items()
-               if t.id >= earliest.id]
     file_io.delete_quietly(f"{root}/snapshot/LATEST")
-    for path in doomed:
-        file_io.delete_quietly(path)
-    for folder in ("snapshot", "schema", "tag"):
-        _copy_folder(file_io, f"{branch_root}/{folder}", f"{root}/{folder}")
+    for snapshot in sorted(manager.list_snapshots(), key=lambda s: -s.id):
+        if snapshot.id >= earliest.id:
+            file_io.delete_quietly(manager.get_snapshot_path(snapshot.id))
+    tags = time_travel.tag_manager(table)
+    for tag_name, tag in time_travel.tags(table).items():
+        if tag.id >= earliest.id:
+            file_io.delete_quietly(tags.tag_path(tag_name))
+    pause_at("fast-forward-main-cut")
+    branch_schemas = set(_schema_ids(file_io, f"{branch_root}/schema"))
+    _copy_folder(file_io, f"{branch_root}/schema", f"{root}/schema")
+    for schema_id in _schema_ids(file_io, f"{root}/schema"):
+        if schema_id >= earliest.schema_id and schema_id not in branch_schemas:
+            file_io.delete_quietly(f"{root}/schema/schema-{schema_id}")
+    _copy_folder(file_io, f"{branch_root}/tag", f"{root}/tag")
+    pause_at("fast-forward-schemas-copied")
+    _copy_folder(file_io, f"{branch_root}/snapshot", f"{root}/snapshot")
     if tags.tag_exists(base_tag(name)):  # copied over from the branch: its job is done
         tags.delete_tag(base_tag(name))
     return BranchResult(f"main is now branch '{name}' (snapshots {earliest.id}.."
                         f"{branch_snapshots[-1].id})", [name])
+
+
+def _branch_snapshots(table, branch: str) -> list:
+    return sorted(table.snapshot_manager().copy_with_branch(branch).list_snapshots(),
+                  key=lambda s: s.id)
 
 
 def publish_branch(warehouse: str, catalog_options, branch: str,
@@ -181,13 +196,15 @@ def publish_branch(warehouse: str, catalog_options, branch: str,
 def _check_not_moved(location: TableLocation, branch: str) -> None:
     """ValueError if main moved since ``branch`` started (what fast_forward refuses)."""
     table = location.open()
-    on_branch = table.snapshot_manager().copy_with_branch(branch).list_snapshots()
+    on_branch = {s.id: s for s in _branch_snapshots(table, branch)}
     if not on_branch:
         return
-    earliest = min(on_branch, key=lambda s: s.id)
+    earliest = min(on_branch.values(), key=lambda s: s.id)
+    # main's snapshots from the branch's start that are not the branch's own (a fast-forward
+    # that was killed part-way has copied some of those already)
     moved = sorted(s.id for s in table.snapshot_manager().list_snapshots()
-                   if s.id > earliest.id or (s.id == earliest.id and
-                                             s.time_millis != earliest.time_millis))
+                   if s.id >= earliest.id and (s.id not in on_branch or
+                                               s.time_millis != on_branch[s.id].time_millis))
     if moved:
         raise ValueError(
             f"main of {location.name} has commits made after branch '{branch}' started at "
@@ -208,17 +225,22 @@ def _schema_ids(file_io, folder: str) -> List[int]:
 
 
 def _copy_folder(file_io, source: str, target: str) -> None:
+    """Copy a metadata folder's files: numbered ones (snapshot-3, schema-1) in id order, the
+    hints (LATEST, EARLIEST) last; an atomic write's hidden temporary files not at all."""
     try:
         statuses = file_io.list_status(source)
     except (FileNotFoundError, OSError):
         return
     if not file_io.exists(target):
         file_io.mkdirs(target)
-    for status in statuses:
-        if status.base_name.startswith("."):
-            continue
-        file_io.copy_file(f"{source}/{status.base_name}", f"{target}/{status.base_name}",
-                          overwrite=True)
+
+    def order(name: str):
+        number = name.rsplit("-", 1)[-1]
+        return (name.isupper(), int(number) if number.isdigit() else -1, name)
+
+    for file_name in sorted((s.base_name for s in statuses if not s.base_name.startswith(".")),
+                            key=order):
+        file_io.copy_file(f"{source}/{file_name}", f"{target}/{file_name}", overwrite=True)
 
 
 def check_branch_name(value) -> str:

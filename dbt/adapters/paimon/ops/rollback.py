@@ -20,6 +20,7 @@ from typing import List, Optional, Set
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import consumers, time_travel
+from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.ops.expire import References, branch_files
 
 
@@ -97,8 +98,10 @@ def rollback(location: TableLocation, snapshot_id=None, tag=None, timestamp=None
     file_io = table.file_io
     snapshot_dir = manager.snapshot_dir
     file_io.overwrite_file_utf8(f"{snapshot_dir}/LATEST", str(target.id))
-    for sid in removed:  # newest first
+    for index, sid in enumerate(removed):  # newest first
         file_io.delete_quietly(manager.get_snapshot_path(sid))
+        if index == 0:
+            pause_at("rollback-first-snapshot-removed")
     _remove_changelogs_after(table, target.id)
     tag_folder = time_travel.tag_manager(table)
     for name in removed_tags:
@@ -109,6 +112,7 @@ def rollback(location: TableLocation, snapshot_id=None, tag=None, timestamp=None
 
         file_io.overwrite_file_utf8(manager.get_snapshot_path(target.id), JSON.to_json(target))
         file_io.overwrite_file_utf8(f"{snapshot_dir}/EARLIEST", str(target.id))
+    pause_at("rollback-snapshots-removed")
     deleted = 0
     for path in sorted(doomed):
         if file_io.exists(path):

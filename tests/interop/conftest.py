@@ -111,9 +111,14 @@ class JavaError(RuntimeError):
 class PaimonJava:
     """Runs PaimonPeer (one JVM per call)."""
 
-    def __init__(self, jar: Path, classes: Path, log_config: Path):
-        self.classpath = f"{classes}{os.pathsep}{jar}"
+    def __init__(self, jar: Path, classes: Path, log_config: Path, extra_classpath=()):
+        self.jar, self.classes = jar, classes
+        self.classpath = os.pathsep.join([str(classes), str(jar), *map(str, extra_classpath)])
         self.log_config = log_config
+
+    def with_classpath(self, *jars) -> "PaimonJava":
+        """The same peer with more jars (a JDBC driver) on its class path."""
+        return PaimonJava(self.jar, self.classes, self.log_config, jars)
 
     def run(self, *args: str) -> str:
         cmd = ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -212,3 +217,30 @@ def java_read(paimon_java):
     """``java_read(warehouse, "db.table", snapshot=None) -> list[dict]``: Paimon Java's batch
     read (merged for primary-key tables), one dict per row, values as PaimonPeer renders them."""
     return paimon_java.read
+
+
+# The JDBC drivers Paimon Java's JdbcCatalog needs, from Debian's packages (nothing is downloaded
+# for them): libxerial-sqlite-jdbc-java, libpostgresql-jdbc-java.
+JDBC_DRIVER_JARS = {
+    "sqlite": ("libxerial-sqlite-jdbc-java", ["/usr/share/java/sqlite-jdbc.jar",
+                                              "/usr/share/java/xerial-sqlite-jdbc.jar"]),
+    "postgresql": ("libpostgresql-jdbc-java", ["/usr/share/java/postgresql.jar"]),
+}
+
+
+def jdbc_driver_jar(kind: str) -> Path:
+    """The Debian package's driver jar for ``jdbc:<kind>:`` URLs; the test is skipped, naming
+    the package, when it is not installed."""
+    package, candidates = JDBC_DRIVER_JARS[kind]
+    for candidate in candidates:
+        if Path(candidate).exists():
+            return Path(candidate)
+    pytest.skip(f"Paimon Java's JDBC catalog on {kind} needs the {kind} JDBC driver: the "
+                f"Debian package {package} is not installed ({' or '.join(candidates)} "
+                f"missing; `apt-get install {package}`)")
+
+
+def catalog_spec(options: Dict[str, str], warehouse) -> str:
+    """PaimonPeer's <warehouse> argument opening the catalog of ``options`` (pypaimon's
+    catalog options, e.g. ``metastore: jdbc``, ``uri``) over ``warehouse``."""
+    return json.dumps({**options, "warehouse": str(warehouse)})

@@ -3,7 +3,9 @@
 A minimal profile is ``{type: paimon, schema: analytics}``: the warehouse defaults to
 ``paimon_warehouse/`` inside the dbt project and Spark runs embedded (``local[*]``).
 ``method: connect`` with ``host: sc://host:port`` runs Spark in a Spark Connect server instead
-(see environments/connect_client.py and docs/connect.md).
+(see environments/connect_client.py and docs/connect.md). ``catalog: {type: jdbc, uri: ...}``
+keeps the list of tables in Paimon's JDBC catalog instead of the warehouse's folders
+(format/catalog_config.py, docs/catalogs.md).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.paimon.environments import connect_client
+from dbt.adapters.paimon.format.catalog_config import (WAREHOUSE_KEY, CatalogConfigError,
+                                                       PaimonCatalog, parse_catalog)
 from dbt.adapters.paimon.environments.locations import (SPARK_STATE_DIRNAME, is_local_path,  # noqa: F401
                                                        local_path)
 
@@ -54,6 +58,11 @@ class PaimonCredentials(SparkCredentials):
     spark_state_dir: Optional[str] = None
     # Options passed to pypaimon's catalog (e.g. fs.s3.accessKeyId for an S3 warehouse).
     catalog_options: Dict[str, str] = field(default_factory=dict)
+    # The Paimon catalog that says which tables exist, with Paimon's option names:
+    # {type: filesystem} (the default: the warehouse's folders) or {type: jdbc, uri:
+    # jdbc:sqlite:<file> | jdbc:postgresql://..., jdbc.user, jdbc.password, catalog-key,
+    # lock.enabled, warehouse, ...}. Its `warehouse` is the profile's warehouse.
+    catalog: Optional[Dict[str, Any]] = None
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -83,6 +92,43 @@ class PaimonCredentials(SparkCredentials):
         else:
             self.spark_master = check_master_url(self.spark_master, self.spark_conf)
         self.catalog_options = {str(k): str(v) for k, v in (self.catalog_options or {}).items()}
+        self._check_catalog()
+
+    def _check_catalog(self) -> None:
+        try:
+            catalog = parse_catalog(self.catalog)
+        except CatalogConfigError as exc:
+            raise DbtRuntimeError(f"Profile field catalog: {exc}") from None
+        if catalog.warehouse is not None:
+            if self.warehouse is not None and self.warehouse != catalog.warehouse:
+                raise DbtRuntimeError(
+                    f"The profile names the warehouse twice: warehouse '{self.warehouse}' and "
+                    f"catalog warehouse '{catalog.warehouse}'. Keep one of them.")
+            self.warehouse = catalog.warehouse
+        clashing = sorted(set(self.catalog_options) & (
+            set(catalog.pypaimon_options()) | {"metastore", "uri", "catalog-key", "lock.enabled"}))
+        clashing += sorted(k for k in self.catalog_options if k.startswith("jdbc."))
+        if clashing:
+            raise DbtRuntimeError(
+                f"catalog_options {', '.join(clashing)} configure the Paimon catalog: put them "
+                f"under the profile's `catalog:` (e.g. catalog: {{type: jdbc, uri: ...}}); "
+                f"catalog_options are file-system options (fs.s3.*, fs.oss.*, ...).")
+        self._paimon_catalog = catalog
+
+    @property
+    def paimon_catalog(self) -> PaimonCatalog:
+        """The checked ``catalog`` (filesystem when the profile names none)."""
+        return self._paimon_catalog
+
+    @property
+    def catalog_type(self) -> str:
+        return self._paimon_catalog.type
+
+    @property
+    def pypaimon_catalog_options(self) -> Dict[str, str]:
+        """Everything pypaimon's catalog needs besides the warehouse: the file-system options
+        and, for a JDBC catalog, ``metastore: jdbc`` with its options."""
+        return {**self.catalog_options, **self._paimon_catalog.pypaimon_options()}
 
     @property
     def type(self) -> str:
@@ -106,12 +152,16 @@ class PaimonCredentials(SparkCredentials):
 
     def _connection_keys(self) -> Tuple[str, ...]:
         if self.is_connect:
-            return ("method", "host", "schema", "warehouse")
-        return ("schema", "warehouse", "spark_master", "spark_state_dir")
+            return ("method", "host", "schema", "warehouse", "catalog_type")
+        return ("schema", "warehouse", "catalog_type", "spark_master", "spark_state_dir")
 
     def resolve_paths(self, project_root: Optional[str]) -> None:
         """Make ``warehouse`` and ``spark_state_dir`` absolute, relative to the dbt project."""
         base = os.path.abspath(project_root or os.getcwd())
+        catalog = self._paimon_catalog.with_sqlite_path_under(base)
+        if catalog is not self._paimon_catalog:
+            self._paimon_catalog = catalog
+            self.catalog = {**(self.catalog or {}), "uri": catalog.uri}
         if self.is_connect and self.warehouse is None:
             return  # the server's warehouse (connect_client.WAREHOUSE_CONF), known once connected
         warehouse = self.warehouse or DEFAULT_WAREHOUSE_DIRNAME
@@ -121,6 +171,8 @@ class PaimonCredentials(SparkCredentials):
                 warehouse = os.path.join(base, warehouse)
             warehouse = os.path.normpath(warehouse)
         self.warehouse = warehouse
+        if self.catalog and WAREHOUSE_KEY in self.catalog:
+            self.catalog = {**self.catalog, WAREHOUSE_KEY: warehouse}
         if self.spark_state_dir is None:
             if is_local_path(warehouse):
                 self.spark_state_dir = os.path.join(warehouse, SPARK_STATE_DIRNAME)

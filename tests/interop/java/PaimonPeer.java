@@ -246,6 +246,7 @@ public class PaimonPeer {
                 + "       PaimonPeer compact <warehouse> <db.table>\n"
                 + "       PaimonPeer stream <warehouse> <db.table> <from> <to>\n"
                 + "       PaimonPeer create <warehouse> <db.table> <json spec>\n"
+                + "       (<warehouse>: a path or URI, or a JSON object of catalog options)\n"
                 + "       PaimonPeer sketch hll|theta|rbm32|rbm64 <v,v,...>\n"
                 + "       PaimonPeer union hll|theta|rbm32|rbm64 <hex>...\n"
                 + "       PaimonPeer system <warehouse> <db.table> <name>\n"
@@ -253,9 +254,23 @@ public class PaimonPeer {
         System.exit(2);
     }
 
-    private static Catalog openCatalog(String warehouse) {
-        String uri = warehouse.contains(":") ? warehouse : "file:" + Paths.get(warehouse).toAbsolutePath();
+    /**
+     * A warehouse path or URI opens Paimon's filesystem catalog on it; a JSON object opens the
+     * catalog those options name, e.g. {"metastore": "jdbc", "uri": "jdbc:sqlite:/x/c.db",
+     * "warehouse": "/x/wh", "lock.enabled": "true"} (the JDBC driver on the class path).
+     */
+    private static Catalog openCatalog(String warehouse) throws Exception {
         Options options = new Options();
+        if (warehouse.startsWith("{")) {
+            JSON.readTree(warehouse).fields().forEachRemaining(
+                    e -> options.set(e.getKey(), e.getValue().asText()));
+            String path = options.get("warehouse");
+            if (path != null && !path.contains(":")) {
+                options.set("warehouse", "file:" + Paths.get(path).toAbsolutePath());
+            }
+            return CatalogFactory.createCatalog(CatalogContext.create(options));
+        }
+        String uri = warehouse.contains(":") ? warehouse : "file:" + Paths.get(warehouse).toAbsolutePath();
         options.set("warehouse", uri);
         return CatalogFactory.createCatalog(CatalogContext.create(options));
     }

@@ -26,10 +26,10 @@ def create(credentials) -> Environment:
 
         return ConnectEnvironment(credentials.connect_url, credentials.warehouse,
                                   dict(credentials.spark_conf or {}),
-                                  dict(credentials.catalog_options or {}))
+                                  credentials.pypaimon_catalog_options)
     from dbt.adapters.paimon.environments.embedded import EmbeddedEnvironment
 
     return EmbeddedEnvironment(credentials.spark_master, credentials.warehouse,
                                credentials.spark_state_dir,
                                {**credentials.server_side_parameters, **credentials.spark_conf},
-                               dict(credentials.catalog_options or {}))
+                               credentials.pypaimon_catalog_options)

@@ -37,6 +37,12 @@ class Environment(abc.ABC):
                     raise RuntimeError(
                         f"This process already serves the Paimon warehouse {_registry.warehouse}; "
                         f"one dbt process uses one warehouse (asked for {self.warehouse}).")
+                asked = getattr(self, "catalog_options", None)
+                if asked is not None and dict(asked) != _registry.catalog_options:
+                    raise RuntimeError(
+                        f"This process already serves the Paimon warehouse {_registry.warehouse} "
+                        f"with other catalog settings (profile fields catalog, catalog_options); "
+                        f"one dbt process uses one Paimon catalog.")
                 return _registry
             registry = self._open()
             _registry = registry

@@ -35,6 +35,7 @@ from pypaimon.table.row.offset_row import OffsetRow
 from pypaimon.write.commit_message import CommitMessage
 from pypaimon.write.file_store_commit import FileStoreCommit
 
+from dbt.adapters.paimon.format.catalogs import CatalogLockTimeout, commit_lock
 from dbt.adapters.paimon.format.errors import CommitConflictError, PaimonFormatError
 from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.format.splits import current_snapshot_id, plan_splits
@@ -126,10 +127,17 @@ def _non_empty(messages: Sequence[CommitMessage]) -> List[CommitMessage]:
 
 
 def _run(table, kind: str, action) -> Optional[int]:
+    """``action`` (one commit, with pypaimon's retries) under the JDBC catalog's lock when the
+    table's catalog locks (format/catalogs.py). Paimon Java holds that lock only while it
+    publishes the snapshot file; held around the whole commit here, so that a lock not taken
+    in time fails the commit at once instead of being retried by pypaimon's commit loop (it
+    retries any error of the publishing step). Java writers and this one still exclude each
+    other where Java's writers exclude each other."""
     before = current_snapshot_id(table)
     try:
-        action()
-    except (NotImplementedError, CommitConflictError):
+        with commit_lock(table):
+            action()
+    except (NotImplementedError, CommitConflictError, CatalogLockTimeout):
         raise
     except RuntimeError as exc:
         message = str(exc)

@@ -8,6 +8,10 @@ their sub-folders not starting with '.', a table's schemas ``<table>/schema/sche
 Importing pypaimon's catalog costs ~0.3 s (it imports polars and pyarrow.dataset), a good part
 of a `dbt show` over Spark Connect, which otherwise never needs pypaimon. Any other URI
 (s3://, oss://, hdfs://...) goes through pypaimon's catalog and its FileIO.
+
+With a JDBC catalog (``catalog_options`` with ``metastore: jdbc``) the catalog's database says
+which databases and tables exist, local warehouse or not: a table folder it does not list is
+not a table. Snapshots are still read from the table's folder (``latest_snapshot_id``).
 """
 
 from __future__ import annotations
@@ -16,8 +20,15 @@ import os
 from typing import Dict, List, Optional
 from urllib.parse import urlparse
 
+from dbt.adapters.paimon.format.catalog_config import FILESYSTEM, METASTORE_KEY
+
 DB_SUFFIX = ".db"
 SCHEMA_PREFIX = "schema-"
+
+
+def _listed_by_catalog(catalog_options: Optional[Dict[str, str]]) -> bool:
+    """Whether the catalog, not the folder layout, lists the tables (a JDBC catalog)."""
+    return (catalog_options or {}).get(METASTORE_KEY, FILESYSTEM) != FILESYSTEM
 
 
 def local_folder(warehouse: str) -> Optional[str]:
@@ -55,7 +66,7 @@ def list_databases(warehouse: str, catalog_options: Optional[Dict[str, str]] = N
                    ) -> List[str]:
     """Database names, sorted; [] for a warehouse folder that does not exist yet."""
     folder = local_folder(warehouse)
-    if folder is None:
+    if folder is None or _listed_by_catalog(catalog_options):
         from dbt.adapters.paimon.format import warehouse as wh
 
         return wh.list_databases(warehouse, catalog_options)
@@ -67,7 +78,7 @@ def list_tables(warehouse: str, database: str,
                 catalog_options: Optional[Dict[str, str]] = None) -> List[str]:
     """Table names of ``database``, sorted; [] when the database does not exist."""
     folder = local_folder(warehouse)
-    if folder is None:
+    if folder is None or _listed_by_catalog(catalog_options):
         from dbt.adapters.paimon.format import warehouse as wh
 
         return wh.list_tables(warehouse, database, catalog_options)
@@ -79,7 +90,7 @@ def latest_schema_id(warehouse: str, database: str, table: str,
                      catalog_options: Optional[Dict[str, str]] = None) -> Optional[int]:
     """The id of the table's latest schema; None when the table has none (does not exist)."""
     folder = local_folder(warehouse)
-    if folder is None:
+    if folder is None or _listed_by_catalog(catalog_options):
         from dbt.adapters.paimon.format import warehouse as wh
         from dbt.adapters.paimon.format.errors import TableNotFoundError
 

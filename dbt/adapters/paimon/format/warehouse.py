@@ -1,7 +1,10 @@
-"""The warehouse: pypaimon's filesystem catalog, with errors that name what is missing.
+"""The warehouse: pypaimon's catalog over it, with errors that name what is missing.
 
 A warehouse is a folder path or any URI pypaimon's FileIO accepts (file://, s3://, oss://,
-hdfs://...). Databases are ``<warehouse>/<db>.db`` folders, tables their sub-folders.
+hdfs://...). Databases are ``<warehouse>/<db>.db`` folders, tables their sub-folders. Which of
+them exist is the catalog's to say: the filesystem catalog (the default) reads the folders,
+the JDBC catalog (``catalog_options`` with ``metastore: jdbc``, format/catalogs.py) its
+database's ``paimon_tables``; a folder it does not list is not a table.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from pypaimon.catalog.catalog_exception import (DatabaseNotExistException,
                                                 TableNotExistException)
 from pypaimon.schema.data_types import DataField, DataTypeParser
 
-from dbt.adapters.paimon.format.errors import TableAlreadyExistsError, TableNotFoundError
+from dbt.adapters.paimon.format import catalogs
+from dbt.adapters.paimon.format.errors import (PaimonFormatError, TableAlreadyExistsError,
+                                               TableNotFoundError)
 from dbt.adapters.paimon.format.listing import BRANCH_SEPARATOR, check_path_name
 
 # a schema is either an Arrow schema or [(column name, Paimon SQL type such as "DECIMAL(10, 2)")]
@@ -27,15 +32,19 @@ CatalogOptions = Optional[Dict[str, str]]
 
 
 def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
-    """pypaimon's filesystem catalog over ``warehouse``.
+    """pypaimon's catalog over ``warehouse``: the filesystem catalog, or the JDBC catalog when
+    ``catalog_options`` say ``metastore: jdbc``.
 
     ``catalog_options`` are the profile's catalog/FileIO options (``fs.s3.accessKeyId``,
-    ``fs.oss.endpoint``, ...): every function of this module takes them, because a remote
-    warehouse is unreachable without them (each catalog builds its own file system client)."""
+    ``fs.oss.endpoint``, ..., and the JDBC catalog's ``uri``, ``jdbc.*``): every function of
+    this module takes them, because a remote warehouse is unreachable without them (each
+    catalog builds its own file system client)."""
     if not warehouse:
         raise ValueError("warehouse must be a folder path or a URI, got an empty value")
     options = dict(catalog_options or {})
     options["warehouse"] = str(warehouse)
+    if catalogs.is_jdbc(options):
+        return catalogs.open_jdbc_catalog(options)
     return CatalogFactory.create(options)
 
 
@@ -47,6 +56,12 @@ def _table_reference(database: str, table: str) -> str:
         check_path_name("branch", branch)
         return f"{_identifier(database, base)}{separator}{branch}"
     return _identifier(database, table)
+
+
+def catalog_identifier(database: str, table: str):
+    from pypaimon.common.identifier import Identifier
+
+    return Identifier.from_string(_identifier(database, table))
 
 
 def _identifier(database: str, table: str) -> str:
@@ -112,9 +127,9 @@ def table_exists(warehouse: str, database: str, table: str,
 def list_databases(warehouse: str, catalog_options: CatalogOptions = None) -> List[str]:
     """Database names, sorted; [] for a warehouse folder that does not exist yet."""
     catalog = open_catalog(warehouse, catalog_options)
-    if not catalog.file_io.exists(catalog.warehouse):
+    if not catalogs.is_jdbc(catalog_options) and not catalog.file_io.exists(catalog.warehouse):
         return []
-    return catalog.list_databases()
+    return sorted(catalog.list_databases())
 
 
 def list_tables(warehouse: str, database: str, catalog_options: CatalogOptions = None) -> List[str]:
@@ -183,6 +198,16 @@ def create_table(warehouse: str, database: str, table: str, schema: TableSchemaS
     except TableAlreadyExistException as exc:
         raise TableAlreadyExistsError(
             f"Paimon table {database}.{table} already exists in warehouse {warehouse}") from exc
+    except RuntimeError as exc:
+        # SchemaManager.create_table, in pypaimon as in Java: the folder holds a schema
+        if catalogs.is_jdbc(catalog_options) and "Schema in filesystem exists" in str(exc):
+            raise PaimonFormatError(
+                f"cannot create Paimon table {database}.{table}: its folder "
+                f"{catalog.get_table_path(catalog_identifier(database, table))} holds a table "
+                f"that the JDBC catalog does not list (left by another catalog, or by a drop "
+                f"that removed only the catalog's entry). Remove that folder, or register the "
+                f"table in the catalog, then run again.") from exc
+        raise
     return java_compatible(catalog.get_table(_identifier(database, table)))
 
 

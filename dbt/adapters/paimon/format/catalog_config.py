@@ -1,0 +1,219 @@
+"""The profile's ``catalog:``: which Paimon catalog holds the warehouse's tables (pure Python,
+no pypaimon: credentials check it before anything is imported or connects).
+
+``catalog: {type: filesystem}`` (the default, also when ``catalog`` is absent) is Paimon's
+filesystem catalog: the warehouse's folders are the tables. ``catalog: {type: jdbc, uri: ...}``
+is Paimon's JDBC catalog (Java: paimon-core org/apache/paimon/jdbc/JdbcCatalog.java; Python:
+pypaimon/catalog/jdbc_catalog.py): a database's ``paimon_tables`` rows say which tables exist,
+their files stay under ``warehouse``. Options carry Paimon's own names, so a Flink or Spark
+catalog definition can be copied over (``uri``, ``jdbc.user``, ``jdbc.password``,
+``catalog-key``, ``lock.enabled``, ...). ``parse_catalog`` checks them before anything
+connects; ``PaimonCatalog.pypaimon_options`` is what pypaimon's ``CatalogFactory`` takes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, Mapping, Optional
+from urllib.parse import urlparse
+
+FILESYSTEM, JDBC = "filesystem", "jdbc"
+CATALOG_TYPES = (FILESYSTEM, JDBC)
+# kinds Paimon has that dbt-paimon does not offer yet: why, for the error
+NOT_YET = {
+    "hive": "the Hive Metastore catalog is not supported yet (issue 29, part 3)",
+    "rest": "the REST catalog is not supported: it needs a Paimon REST catalog server "
+            "(see docs/catalogs.md)",
+}
+# pypaimon's key for the catalog kind; the profile names it `type`
+METASTORE_KEY = "metastore"
+WAREHOUSE_KEY = "warehouse"
+URI_KEY = "uri"
+CATALOG_KEY_KEY = "catalog-key"
+LOCK_ENABLED_KEY = "lock.enabled"
+LOCK_CHECK_MAX_SLEEP_KEY = "lock-check-max-sleep"
+LOCK_ACQUIRE_TIMEOUT_KEY = "lock-acquire-timeout"
+LOCK_KEY_MAX_LENGTH_KEY = "lock-key-max-length"
+JDBC_PROPERTY_PREFIX = "jdbc."  # passed to the database driver without the prefix
+
+# Paimon 1.0's JdbcCatalogOptions / CatalogOptions, with their defaults
+DEFAULT_CATALOG_KEY = "jdbc"
+DEFAULT_LOCK_CHECK_MAX_SLEEP_MS = 8_000
+DEFAULT_LOCK_ACQUIRE_TIMEOUT_MS = 8 * 60_000
+DEFAULT_LOCK_KEY_MAX_LENGTH = 255
+
+# option -> what it is (the error for an unknown key lists them)
+JDBC_OPTIONS = {
+    URI_KEY: "the database's JDBC URL: jdbc:sqlite:<file>, jdbc:postgresql://host:port/db, "
+             "jdbc:mysql://host:port/db",
+    WAREHOUSE_KEY: "folder or URI under which the tables' files live",
+    CATALOG_KEY_KEY: "the catalog's name in the database's tables (default 'jdbc'): several "
+                     "catalogs can share one database",
+    LOCK_ENABLED_KEY: "commit under the catalog's lock (the paimon_distributed_locks table), "
+                      "as Paimon's JdbcCatalogLock does",
+    LOCK_CHECK_MAX_SLEEP_KEY: "longest wait between two tries to take the lock (default 8 s)",
+    LOCK_ACQUIRE_TIMEOUT_KEY: "give up taking the lock after this long (default 8 min)",
+    LOCK_KEY_MAX_LENGTH_KEY: "length of the lock table's key column (default 255)",
+    JDBC_PROPERTY_PREFIX + "*": "the database driver's connection properties, e.g. jdbc.user, "
+                                "jdbc.password",
+}
+FILESYSTEM_OPTIONS = {WAREHOUSE_KEY: "folder or URI of the warehouse"}
+# the driver each JDBC URL form needs in Python (pypaimon's jdbc_catalog._DbApiConnection)
+JDBC_URL_FORMS = ("jdbc:sqlite:", "jdbc:postgresql:", "jdbc:mysql:")
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$")
+# Paimon's TimeUtils units, in milliseconds
+_DURATION_UNITS = {
+    "": 1, "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
+    "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
+    "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
+    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
+}
+
+
+class CatalogConfigError(ValueError):
+    """The profile's ``catalog`` cannot be used; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class PaimonCatalog:
+    """A checked ``catalog:``: its kind and its Paimon options (string values, no ``type``)."""
+
+    type: str = FILESYSTEM
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def is_jdbc(self) -> bool:
+        return self.type == JDBC
+
+    @property
+    def warehouse(self) -> Optional[str]:
+        return self.options.get(WAREHOUSE_KEY)
+
+    @property
+    def uri(self) -> Optional[str]:
+        return self.options.get(URI_KEY)
+
+    def pypaimon_options(self) -> Dict[str, str]:
+        """The options pypaimon's ``CatalogFactory.create`` takes (``metastore`` names the
+        kind), without ``warehouse``: the caller adds the resolved one."""
+        if not self.is_jdbc:
+            return {}
+        options = {k: v for k, v in self.options.items() if k != WAREHOUSE_KEY}
+        options[METASTORE_KEY] = JDBC
+        return options
+
+    def with_sqlite_path_under(self, base: str) -> "PaimonCatalog":
+        """A relative ``jdbc:sqlite:<file>`` resolved against ``base`` (the dbt project), as
+        a relative warehouse is: dbt run from another folder finds the same catalog."""
+        import os
+
+        uri = self.uri or ""
+        prefix = "jdbc:sqlite:"
+        if not uri.startswith(prefix):
+            return self
+        path = uri[len(prefix):]
+        if path.startswith("file:") or os.path.isabs(path):
+            return self
+        resolved = os.path.normpath(os.path.join(base, path))
+        return PaimonCatalog(self.type, {**self.options, URI_KEY: prefix + resolved})
+
+
+def parse_catalog(value: Any) -> PaimonCatalog:
+    """The profile's ``catalog`` value checked; CatalogConfigError names what is wrong."""
+    if value is None:
+        return PaimonCatalog()
+    if not isinstance(value, Mapping):
+        raise CatalogConfigError(
+            f"catalog must be a mapping such as {{type: jdbc, uri: 'jdbc:sqlite:catalog.db'}}, "
+            f"got {value!r}")
+    options = {str(k): v for k, v in value.items()}
+    if METASTORE_KEY in options:
+        raise CatalogConfigError(
+            f"catalog: name the catalog kind with `type` (one of {', '.join(CATALOG_TYPES)}), "
+            f"not `{METASTORE_KEY}`")
+    kind = str(options.pop("type", FILESYSTEM)).strip().lower()
+    if kind in NOT_YET:
+        raise CatalogConfigError(f"catalog type '{kind}': {NOT_YET[kind]}. Supported types: "
+                                 f"{', '.join(CATALOG_TYPES)}.")
+    if kind not in CATALOG_TYPES:
+        raise CatalogConfigError(
+            f"catalog type '{kind}' is not a Paimon catalog dbt-paimon supports. Expected one "
+            f"of: {', '.join(CATALOG_TYPES)}.")
+    accepted = JDBC_OPTIONS if kind == JDBC else FILESYSTEM_OPTIONS
+    unknown = sorted(k for k in options if k not in accepted and not (
+        kind == JDBC and k.startswith(JDBC_PROPERTY_PREFIX) and len(k) > len(JDBC_PROPERTY_PREFIX)))
+    if unknown:
+        listed = "; ".join(f"{k}: {doc}" for k, doc in accepted.items())
+        raise CatalogConfigError(
+            f"catalog type '{kind}' does not take option(s) {', '.join(unknown)}. Accepted: "
+            f"{listed}. File-system options (fs.s3.*, fs.oss.*, ...) go in `catalog_options`.")
+    strings = {}
+    for key, raw in options.items():
+        if raw is None or isinstance(raw, (Mapping, list, tuple)):
+            raise CatalogConfigError(f"catalog option {key} must be a single value, got {raw!r}")
+        strings[key] = str(raw).lower() if isinstance(raw, bool) else str(raw)
+    if WAREHOUSE_KEY in strings and not strings[WAREHOUSE_KEY].strip():
+        raise CatalogConfigError("catalog option warehouse is empty: name a folder or URI, or "
+                                 "leave it out (the profile's warehouse is used)")
+    if kind == JDBC:
+        _check_jdbc(strings)
+    return PaimonCatalog(kind, strings)
+
+
+def _check_jdbc(options: Dict[str, str]) -> None:
+    uri = options.get(URI_KEY, "").strip()
+    if not uri:
+        raise CatalogConfigError(
+            "catalog type 'jdbc' needs `uri`, the catalog database's JDBC URL, e.g. "
+            "jdbc:sqlite:paimon_catalog.db (a file, relative to the dbt project) or "
+            "jdbc:postgresql://host:5432/paimon")
+    if not uri.startswith(JDBC_URL_FORMS):
+        raise CatalogConfigError(
+            f"catalog uri '{redact_uri(uri)}' is not a JDBC URL pypaimon can open: it must start "
+            f"with one of {', '.join(JDBC_URL_FORMS)}")
+    if uri.startswith("jdbc:sqlite:"):
+        path = uri[len("jdbc:sqlite:"):]
+        if not path or path == ":memory:" or "mode=memory" in path:
+            raise CatalogConfigError(
+                f"catalog uri '{uri}' is an in-memory SQLite database: every connection would "
+                "see an empty catalog. Name a file, e.g. jdbc:sqlite:paimon_catalog.db")
+    options[URI_KEY] = uri
+    if options.get(CATALOG_KEY_KEY, DEFAULT_CATALOG_KEY).strip() == "":
+        raise CatalogConfigError("catalog option catalog-key is empty (default: 'jdbc')")
+    if LOCK_ENABLED_KEY in options:
+        value = options[LOCK_ENABLED_KEY].strip().lower()
+        if value not in ("true", "false"):
+            raise CatalogConfigError(
+                f"catalog option lock.enabled must be true or false, got "
+                f"'{options[LOCK_ENABLED_KEY]}'")
+        options[LOCK_ENABLED_KEY] = value
+    for key in (LOCK_CHECK_MAX_SLEEP_KEY, LOCK_ACQUIRE_TIMEOUT_KEY):
+        if key in options:
+            duration_millis(options[key], key)
+    if LOCK_KEY_MAX_LENGTH_KEY in options and not options[LOCK_KEY_MAX_LENGTH_KEY].isdigit():
+        raise CatalogConfigError(f"catalog option {LOCK_KEY_MAX_LENGTH_KEY} must be a whole "
+                                 f"number, got '{options[LOCK_KEY_MAX_LENGTH_KEY]}'")
+
+
+def duration_millis(text: str, key: str = "duration") -> int:
+    """A Paimon duration ('8 s', '500ms', '8 min', a bare number of milliseconds)."""
+    match = _DURATION.match(str(text).lower())
+    if not match or match.group(2) not in _DURATION_UNITS:
+        raise CatalogConfigError(
+            f"catalog option {key}: '{text}' is not a duration such as '500 ms', '8 s', "
+            "'8 min' or '1 h'")
+    return int(match.group(1)) * _DURATION_UNITS[match.group(2)]
+
+
+def redact_uri(uri: str) -> str:
+    """A JDBC URL fit for messages and logs: a password in it replaced by ***."""
+    uri = re.sub(r"(?i)(password=)[^&;]*", r"\1***", uri)
+    try:
+        parsed = urlparse(uri[len("jdbc:"):] if uri.startswith("jdbc:") else uri)
+    except ValueError:
+        return uri
+    if parsed.password:
+        uri = uri.replace(f":{parsed.password}@", ":***@", 1)
+    return uri

@@ -1,0 +1,159 @@
+"""A warehouse whose tables are listed by Paimon's JDBC catalog on SQLite (format/catalogs.py):
+tables are created, written (the real write path, both executors), listed, altered, renamed and
+dropped through the catalog; a folder the catalog does not list is not a table; commits take the
+catalog's lock (Java's JdbcCatalogLock protocol) when lock.enabled."""
+import os
+import sqlite3
+
+import pyarrow as pa
+import pytest
+
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format import listing
+from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.format.catalogs import CatalogUnreachableError
+from dbt.adapters.paimon.format.errors import PaimonFormatError, TableNotFoundError
+from dbt.adapters.paimon.write import write_primary_key_run
+from tests.integration.write.write_helpers import read_back, sorted_rows
+
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
+
+
+def catalog_options(db_file, **extra):
+    return parse_catalog({"type": "jdbc", "uri": f"jdbc:sqlite:{db_file}",
+                          **extra}).pypaimon_options()
+
+
+@pytest.fixture
+def jdbc(tmp_path):
+    """(warehouse, catalog options, the SQLite file)."""
+    db_file = tmp_path / "catalog.db"
+    return str(tmp_path / "warehouse"), catalog_options(db_file), db_file
+
+
+def catalog_rows(db_file):
+    with sqlite3.connect(db_file) as con:
+        return sorted(con.execute("SELECT catalog_key, database_name, table_name "
+                                  "FROM paimon_tables").fetchall())
+
+
+def rows(spark, *pairs):
+    return spark.createDataFrame(list(pairs), "id long, name string")
+
+
+@pytest.mark.parametrize("write_path", ["in_process", "distributed"])
+def test_a_table_is_created_written_and_listed_through_the_catalog(spark, jdbc, write_path):
+    warehouse, options, db_file = jdbc
+    wh.create_table(warehouse, "db", "orders", SCHEMA, primary_keys=["id"],
+                    options={"bucket": "2"}, catalog_options=options)
+    assert catalog_rows(db_file) == [("jdbc", "db", "orders")]
+    assert listing.list_databases(warehouse, options) == ["db"]
+    assert listing.list_tables(warehouse, "db", options) == ["orders"]
+    assert listing.latest_schema_id(warehouse, "db", "orders", options) == 0
+
+    location = TableLocation(warehouse, "db", "orders", options)
+    write_primary_key_run(spark, rows(spark, (1, "a"), (2, "b")), location, write_path=write_path)
+    write_primary_key_run(spark, rows(spark, (2, "B"), (3, "c")), location, write_path=write_path)
+    assert sorted_rows(read_back(location), ["id"]) == [
+        {"id": 1, "name": "a"}, {"id": 2, "name": "B"}, {"id": 3, "name": "c"}]
+    assert listing.latest_snapshot_id(warehouse, "db", "orders") == 2
+
+
+def test_a_folder_the_catalog_does_not_list_is_not_a_table(jdbc):
+    warehouse, options, db_file = jdbc
+    wh.create_table(warehouse, "db", "listed", SCHEMA, primary_keys=["id"],
+                    catalog_options=options)
+    # the same warehouse through the filesystem catalog: a folder with a schema, no catalog row
+    wh.create_table(warehouse, "db", "stray", SCHEMA, primary_keys=["id"])
+    assert listing.list_tables(warehouse, "db") == ["listed", "stray"]
+
+    assert listing.list_tables(warehouse, "db", options) == ["listed"]
+    assert listing.latest_schema_id(warehouse, "db", "stray", options) is None
+    assert not wh.table_exists(warehouse, "db", "stray", options)
+    with pytest.raises(TableNotFoundError):
+        wh.open_table(warehouse, "db", "stray", options)
+    with pytest.raises(PaimonFormatError, match="holds a table that the JDBC catalog does not "
+                                                "list") as error:
+        wh.create_table(warehouse, "db", "stray", SCHEMA, primary_keys=["id"],
+                        catalog_options=options)
+    assert "db.db/stray" in str(error.value)
+    assert catalog_rows(db_file) == [("jdbc", "db", "listed")]
+    # and a catalog row whose database has no folder yet still lists its database
+    assert listing.list_databases(warehouse, options) == ["db"]
+
+
+def test_alter_rename_and_drop_go_through_the_catalog(jdbc):
+    from pypaimon.schema.data_types import DataTypeParser
+    from pypaimon.schema.schema_change import SchemaChange
+
+    warehouse, options, db_file = jdbc
+    wh.create_table(warehouse, "db", "t", SCHEMA, primary_keys=["id"], catalog_options=options)
+    wh.open_catalog(warehouse, options).alter_table(
+        "db.t", [SchemaChange.add_column("qty", DataTypeParser.parse_data_type("INT"))])
+    assert listing.latest_schema_id(warehouse, "db", "t", options) == 1
+
+    wh.rename_table(warehouse, "db", "t", "t2", catalog_options=options)
+    assert catalog_rows(db_file) == [("jdbc", "db", "t2")]
+    assert listing.list_tables(warehouse, "db", options) == ["t2"]
+    assert wh.open_table(warehouse, "db", "t2", options).field_names == ["id", "name", "qty"]
+    assert not os.path.exists(f"{warehouse}/db.db/t")
+
+    wh.drop_table(warehouse, "db", "t2", catalog_options=options)
+    assert catalog_rows(db_file) == []
+    assert listing.list_tables(warehouse, "db", options) == []
+    assert not os.path.exists(f"{warehouse}/db.db/t2")
+
+
+def test_another_catalog_key_sees_other_tables(jdbc):
+    warehouse, options, db_file = jdbc
+    other = catalog_options(db_file, **{"catalog-key": "other"})
+    wh.create_table(warehouse, "db", "mine", SCHEMA, catalog_options=options)
+    assert listing.list_databases(warehouse, other) == []
+    wh.create_table(warehouse, "db", "theirs", SCHEMA, catalog_options=other)
+    assert listing.list_tables(warehouse, "db", options) == ["mine"]
+    assert listing.list_tables(warehouse, "db", other) == ["theirs"]
+
+
+def hold_lock(db_file, lock_id, age_seconds=0, expire_seconds=480):
+    with sqlite3.connect(db_file) as con:
+        con.execute("INSERT INTO paimon_distributed_locks (lock_id, acquired_at, "
+                    "expire_time_seconds) VALUES (?, datetime('now', ?), ?)",
+                    (lock_id, f"-{age_seconds} seconds", expire_seconds))
+
+
+def locks(db_file):
+    with sqlite3.connect(db_file) as con:
+        return con.execute("SELECT lock_id FROM paimon_distributed_locks").fetchall()
+
+
+def test_commits_take_the_catalog_lock(spark, tmp_path):
+    db_file = tmp_path / "catalog.db"
+    warehouse = str(tmp_path / "warehouse")
+    options = catalog_options(db_file, **{"lock.enabled": "true",
+                                          "lock-acquire-timeout": "1 s",
+                                          "lock-check-max-sleep": "100 ms"})
+    wh.create_table(warehouse, "db", "t", SCHEMA, primary_keys=["id"], catalog_options=options)
+    assert locks(db_file) == []  # creating took and released the table's lock
+    location = TableLocation(warehouse, "db", "t", options)
+    write_primary_key_run(spark, rows(spark, (1, "a")), location, write_path="in_process")
+    assert locks(db_file) == []
+
+    hold_lock(db_file, "jdbc.db.t")  # another writer (e.g. Paimon Java) is committing
+    with pytest.raises(Exception, match="could not take the JDBC catalog lock 'jdbc.db.t'"):
+        write_primary_key_run(spark, rows(spark, (2, "b")), location, write_path="in_process")
+    assert listing.latest_snapshot_id(warehouse, "db", "t") == 1  # nothing committed
+
+    with sqlite3.connect(db_file) as con:
+        con.execute("DELETE FROM paimon_distributed_locks")
+    hold_lock(db_file, "jdbc.db.t", age_seconds=60, expire_seconds=1)  # left by a dead writer
+    write_primary_key_run(spark, rows(spark, (2, "b")), location, write_path="in_process")
+    assert listing.latest_snapshot_id(warehouse, "db", "t") == 2
+    assert locks(db_file) == []
+
+
+def test_an_unreachable_catalog_names_its_uri(tmp_path):
+    options = catalog_options(tmp_path / "no" / "such" / "folder" / "catalog.db")
+    with pytest.raises(CatalogUnreachableError, match="cannot open the JDBC catalog "
+                                                      "jdbc:sqlite:.*/no/such/folder/catalog.db"):
+        listing.list_databases(str(tmp_path / "warehouse"), options)

@@ -1,0 +1,56 @@
+"""Paimon Java 1.0's JdbcCatalog and ours on one SQLite catalog database: Java lists and reads the
+tables our JDBC catalog created and wrote, we list, read and write the tables Java created there.
+Needs Debian's SQLite JDBC driver (libxerial-sqlite-jdbc-java); skipped, saying so, without it."""
+import pyarrow as pa
+import pytest
+
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format import listing
+from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.write import write_primary_key_run
+from tests.integration.write.write_helpers import read_back, sorted_rows
+from tests.interop.conftest import catalog_spec, jdbc_driver_jar
+
+
+@pytest.fixture
+def sqlite_driver():
+    return jdbc_driver_jar("sqlite")  # first: a skip needs no Java
+
+
+@pytest.fixture
+def sqlite_catalog(tmp_path, sqlite_driver, paimon_java):
+    """(warehouse, our catalog options, Paimon Java with the SQLite driver, its catalog spec)."""
+    java = paimon_java.with_classpath(sqlite_driver)
+    options = parse_catalog({"type": "jdbc", "uri": f"jdbc:sqlite:{tmp_path / 'catalog.db'}",
+                             "lock.enabled": "true"}).pypaimon_options()
+    warehouse = str(tmp_path / "warehouse")
+    return warehouse, options, java, catalog_spec(options, warehouse)
+
+
+def test_java_lists_and_reads_our_tables(spark, sqlite_catalog):
+    warehouse, options, java, spec = sqlite_catalog
+    wh.create_table(warehouse, "db", "ours", pa.schema([pa.field("id", pa.int64(), False),
+                                                        ("name", pa.string())]),
+                    primary_keys=["id"], options={"bucket": "2"}, catalog_options=options)
+    location = TableLocation(warehouse, "db", "ours", options)
+    write_primary_key_run(spark, spark.createDataFrame([(1, "a"), (2, "b")], "id long, name string"),
+                          location, write_path="in_process")
+    write_primary_key_run(spark, spark.createDataFrame([(2, "B")], "id long, name string"),
+                          location, write_path="in_process")
+    rows = java.read(spec, "db.ours")
+    assert sorted(rows, key=lambda r: r["id"]) == [{"id": 1, "name": "a"}, {"id": 2, "name": "B"}]
+
+
+def test_we_list_read_and_write_javas_tables(spark, sqlite_catalog, tmp_path):
+    warehouse, options, java, spec = sqlite_catalog
+    java.create(spec, "db.theirs", [["id", "BIGINT NOT NULL"], ["name", "STRING"]],
+                primary_keys=["id"], options={"bucket": "1"})
+    java.write(spec, "db.theirs", [{"id": 1, "name": "x"}], tmp_path / "rows.json")
+    assert listing.list_tables(warehouse, "db", options) == ["theirs"]
+    location = TableLocation(warehouse, "db", "theirs", options)
+    write_primary_key_run(spark, spark.createDataFrame([(2, "y")], "id long, name string"),
+                          location, write_path="in_process")
+    expected = [{"id": 1, "name": "x"}, {"id": 2, "name": "y"}]
+    assert sorted_rows(read_back(location), ["id"]) == expected
+    assert sorted(java.read(spec, "db.theirs"), key=lambda r: r["id"]) == expected

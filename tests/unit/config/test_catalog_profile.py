@@ -1,0 +1,88 @@
+"""The profile's `catalog:` (format/catalog_config.py), checked when the profile is read: before
+any connection, Spark or pypaimon import."""
+import pytest
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.paimon.credentials import PaimonCredentials
+from dbt.adapters.paimon.format.catalog_config import duration_millis, parse_catalog, redact_uri
+
+
+def credentials(**profile):
+    return PaimonCredentials.from_dict({"schema": "analytics", **profile})
+
+
+def test_no_catalog_is_the_filesystem_catalog_as_before():
+    creds = credentials(warehouse="/data/lake", catalog_options={"fs.s3.endpoint": "e"})
+    assert creds.catalog_type == "filesystem"
+    assert creds.pypaimon_catalog_options == {"fs.s3.endpoint": "e"}
+    assert credentials(catalog={"type": "filesystem"}).pypaimon_catalog_options == {}
+
+
+def test_jdbc_catalog_options_keep_paimons_names():
+    creds = credentials(catalog={"type": "jdbc", "uri": "jdbc:sqlite:/c/catalog.db",
+                                 "jdbc.user": "u", "jdbc.password": "p", "catalog-key": "dbt",
+                                 "lock.enabled": True, "lock-acquire-timeout": "30 s"},
+                        catalog_options={"fs.s3.endpoint": "e"})
+    assert creds.catalog_type == "jdbc"
+    assert creds.pypaimon_catalog_options == {
+        "metastore": "jdbc", "uri": "jdbc:sqlite:/c/catalog.db", "jdbc.user": "u",
+        "jdbc.password": "p", "catalog-key": "dbt", "lock.enabled": "true",
+        "lock-acquire-timeout": "30 s", "fs.s3.endpoint": "e"}
+    assert "catalog_type" in creds._connection_keys()  # dbt debug shows the kind, not the uri
+
+
+def test_relative_paths_resolve_against_the_project(tmp_path):
+    creds = credentials(catalog={"type": "jdbc", "uri": "jdbc:sqlite:state/catalog.db",
+                                 "warehouse": "lake"})
+    creds.resolve_paths(str(tmp_path))
+    assert creds.warehouse == str(tmp_path / "lake")
+    assert creds.pypaimon_catalog_options["uri"] == f"jdbc:sqlite:{tmp_path}/state/catalog.db"
+    assert "warehouse" not in creds.pypaimon_catalog_options  # the resolved one is passed
+    again = PaimonCredentials.from_dict(creds.to_dict())  # dbt may copy credentials
+    assert again.warehouse == creds.warehouse
+    assert again.pypaimon_catalog_options == creds.pypaimon_catalog_options
+
+
+@pytest.mark.parametrize("catalog, message", [
+    ({"type": "hive"}, "Hive Metastore catalog is not supported yet"),
+    ({"type": "rest", "uri": "http://x"}, "REST catalog is not supported"),
+    ({"type": "glue"}, "Expected one of: filesystem, jdbc"),
+    ({"metastore": "jdbc"}, "with `type`"),
+    ({"type": "jdbc"}, "needs `uri`"),
+    ({"type": "jdbc", "uri": "sqlite:catalog.db"}, "must start with one of jdbc:sqlite:"),
+    ({"type": "jdbc", "uri": "jdbc:sqlite::memory:"}, "in-memory SQLite"),
+    ({"type": "jdbc", "uri": "jdbc:sqlite:c.db", "client-pool-size": 2},
+     "does not take option.s. client-pool-size"),
+    ({"type": "jdbc", "uri": "jdbc:sqlite:c.db", "lock.enabled": "yes"}, "true or false"),
+    ({"type": "jdbc", "uri": "jdbc:sqlite:c.db", "lock-acquire-timeout": "soon"},
+     "not a duration"),
+    ({"type": "jdbc", "uri": "jdbc:sqlite:c.db", "jdbc.user": {"a": 1}}, "single value"),
+    ({"type": "filesystem", "uri": "jdbc:sqlite:c.db"}, "does not take option.s. uri"),
+])
+def test_bad_catalogs_are_refused_naming_the_fix(catalog, message):
+    with pytest.raises(DbtRuntimeError, match=message):
+        credentials(catalog=catalog)
+
+
+def test_the_warehouse_named_twice_must_agree():
+    with pytest.raises(DbtRuntimeError, match="names the warehouse twice"):
+        credentials(warehouse="/a", catalog={"type": "jdbc", "uri": "jdbc:sqlite:c.db",
+                                             "warehouse": "/b"})
+    assert credentials(warehouse="/a", catalog={"type": "filesystem",
+                                                "warehouse": "/a"}).warehouse == "/a"
+
+
+def test_catalog_settings_in_catalog_options_are_refused():
+    with pytest.raises(DbtRuntimeError, match="put them under the profile's `catalog:`"):
+        credentials(catalog_options={"metastore": "jdbc", "uri": "jdbc:sqlite:c.db"})
+    with pytest.raises(DbtRuntimeError, match="jdbc.password"):
+        credentials(catalog={"type": "jdbc", "uri": "jdbc:sqlite:c.db"},
+                    catalog_options={"jdbc.password": "p"})
+
+
+def test_durations_and_redaction():
+    assert duration_millis("8 s") == 8000 and duration_millis("8min") == 480_000
+    assert duration_millis("250") == 250
+    assert redact_uri("jdbc:postgresql://u:secret@h:5432/db") == "jdbc:postgresql://u:***@h:5432/db"
+    assert "secret" not in redact_uri("jdbc:postgresql://h/db?user=u&password=secret")
+    assert parse_catalog(None).type == "filesystem"

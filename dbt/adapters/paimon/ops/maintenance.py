@@ -8,13 +8,15 @@
    BucketedAppendCompactManager runs when its writer flushes (unbucketed append tables are
    compacted only by ``compact``, as in Paimon);
 2. expiry: ``snapshot.num-retained.min/max``, ``snapshot.time-retained``, at most
-   ``snapshot.expire.limit`` snapshots per run.
-``write-only`` = true skips both, as in Paimon (a separate job maintains such tables).
+   ``snapshot.expire.limit`` snapshots per run;
+3. tags: automatic tag creation (``tag.automatic-creation``) and expiry of tags past their
+   retention (ops/auto_tags.py), after snapshot expiry as in Java's committer.
+``write-only`` = true skips 1 and 2, as in Paimon (a separate job maintains such tables).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Optional
 
 from dbt.adapters.paimon.datasource.source import TableLocation
@@ -27,10 +29,11 @@ from dbt.adapters.paimon.ops.expire import DEFAULT_EXPIRE_LIMIT, ExpireResult, e
 class AfterRunResult:
     compaction: Optional[CompactResult]
     expiry: Optional[ExpireResult]
+    tags: List[str] = field(default_factory=list)
 
     @property
     def messages(self) -> List[str]:
-        out = []
+        out = list(self.tags)
         if self.compaction is not None and self.compaction.snapshot_id is not None:
             out.append(self.compaction.message)
         if self.expiry is not None and self.expiry.expired_snapshots:
@@ -55,10 +58,12 @@ def after_run(spark, location: TableLocation, compact: bool = True, expire: bool
               ) -> AfterRunResult:
     """Run the table's automatic maintenance after a dbt run committed to it. Primary-key
     and bucketed append tables are compacted; every table's snapshots are expired."""
+    from dbt.adapters.paimon.ops.auto_tags import after_commit
+
     table = location.open()
     options = {str(k): str(v) for k, v in table.table_schema.options.items()}
     if options.get("write-only", "false").lower() == "true":
-        return AfterRunResult(None, None)
+        return AfterRunResult(None, None, after_commit(location))
     compaction = None
     bucket = int(options.get("bucket", "-1"))
     if compact and table.primary_keys and bucket != -2:
@@ -76,4 +81,4 @@ def after_run(spark, location: TableLocation, compact: bool = True, expire: bool
     if expire:
         limit = int(options.get("snapshot.expire.limit", DEFAULT_EXPIRE_LIMIT))
         expiry = expire_snapshots(location, max_deletes=limit)
-    return AfterRunResult(compaction, expiry)
+    return AfterRunResult(compaction, expiry, after_commit(location))

@@ -43,6 +43,8 @@ def create_tag(location: TableLocation, tag: str, snapshot_id=None, timestamp=No
         raise ValueError(f"Tag '{name}' already exists (replace_tag moves it, delete_tag "
                          f"deletes it)")
     snapshot = _snapshot(table, snapshot_id, timestamp)
+    if time_retained is None:  # Paimon: tag.default-time-retained applies to every new tag
+        time_retained = table.table_schema.options.get("tag.default-time-retained")
     retained = _retention(time_retained)
     manager.create_tag(snapshot, name, time_retained=retained)
     return TagResult(f"created tag '{name}' of snapshot {snapshot.id}"

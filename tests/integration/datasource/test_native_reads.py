@@ -293,3 +293,29 @@ def test_a_deleted_file_list_is_made_again(spark, warehouse, registry):
     spark.catalog.refreshTable(f"db{HIDDEN_DATABASE_SUFFIX}.read_relisted")
     registry.sync()  # what the next dbt command does first
     assert entry_rows(spark, "db.relisted") == [(1, "a", "d")]
+
+
+def test_orc_dates_and_local_timestamps_keep_the_python_path(spark, warehouse, registry):
+    """Spark's ORC reader rebases dates from the hybrid Julian calendar (a date before
+    1582-10-15 came back two days off: 0001-01-01 as 0001-01-03) and fails on an ORC timestamp
+    as TIMESTAMP_NTZ (UNSUPPORTED_FEATURE.ORC_TYPE_CAST); Paimon's days are proleptic
+    Gregorian. An ORC table with such a column is read by the Python path; one whose
+    timestamps carry a time zone stays native."""
+    schema = pa.schema([pa.field("id", pa.int32(), nullable=False), ("day", pa.date32()),
+                        ("ts", pa.timestamp("us")),
+                        ("ltz", pa.timestamp("us", tz="UTC"))])
+    rows = [(1, dt.date(1, 1, 1), dt.datetime(2024, 1, 1, 12, 0, 0, 123456),
+             dt.datetime(2024, 6, 1, 8, 30, tzinfo=dt.timezone.utc)),
+            (2, dt.date(1582, 10, 4), None, None)]
+    for name, columns in (("orc_dates", ["id", "day"]), ("orc_stamps", ["id", "ts"]),
+                          ("orc_ltz", ["id", "ltz"])):
+        sub = pa.schema([schema.field(c) for c in columns])
+        table = wh.create_table(warehouse, "db", name, sub, options={"file.format": "orc"})
+        commit(table, [tuple(r[schema.names.index(c)] for c in columns) for r in rows], sub)
+    registry.sync()
+    assert read_way(spark, "db.orc_dates") == "python"
+    assert entry_rows(spark, "db.orc_dates") == [(1, dt.date(1, 1, 1)), (2, dt.date(1582, 10, 4))]
+    assert read_way(spark, "db.orc_stamps") == "python"
+    assert entry_rows(spark, "db.orc_stamps") == python_rows(spark, warehouse, "db.orc_stamps")
+    assert read_way(spark, "db.orc_ltz") == "native"
+    assert entry_rows(spark, "db.orc_ltz") == python_rows(spark, warehouse, "db.orc_ltz")

@@ -26,8 +26,8 @@ A snapshot is read natively only when the result is certain to equal the merged 
 - all files have one format Spark reads (Parquet or ORC; deletion vectors: Parquet only, the
   format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
-  nanosecond timestamps, no Paimon-only types; from ORC files no dates and no timestamps
-  without time zone: ``_spark_orc_reads_exactly``);
+  nanosecond timestamps, no Paimon-only types; from ORC files no dates and no timestamps:
+  ``_spark_orc_reads_exactly``);
 - every file's schema gives each current column under its current name and type, or lacks it
   with no other column of that name (a rename or a type change needs a projection).
 A row-tracking table's rewritten files also store ``_ROW_ID`` and ``_SEQUENCE_NUMBER``: the entry
@@ -260,16 +260,14 @@ def _schemas_line_up(table, schema_ids) -> bool:
 
 
 def _spark_orc_reads_exactly(arrow_type: pa.DataType) -> bool:
-    """Types Spark's ORC reader returns as Paimon's value. Not a date: Spark reads ORC dates in
-    the hybrid Julian calendar (``RebaseDateTime.rebaseJulianToGregorianDays``, for the ORC
-    files of Spark 2.x), so a date before 1582-10-15 comes back days off, where Paimon's (and
-    the Python path's) days are proleptic Gregorian. Not a TIMESTAMP without time zone: Spark
-    reads an ORC ``timestamp`` as TIMESTAMP_NTZ only from files Spark wrote itself (a type
-    attribute), and fails the query with UNSUPPORTED_FEATURE.ORC_TYPE_CAST otherwise."""
-    if pa.types.is_date(arrow_type):
+    """Types Spark's ORC reader returns as Paimon's value: no date and no timestamp. Spark
+    reads ORC dates and timestamps in the hybrid Julian calendar (``RebaseDateTime``, for the
+    ORC files of Spark 2.x), so a value before 1582-10-15 comes back days off (0001-01-01 as
+    0001-01-03, 1500-01-01 as 1499-12-23) where Paimon's are proleptic Gregorian; and it reads
+    an ORC ``timestamp`` as TIMESTAMP_NTZ only from files Spark wrote itself (a type attribute),
+    failing the query with UNSUPPORTED_FEATURE.ORC_TYPE_CAST otherwise."""
+    if pa.types.is_date(arrow_type) or pa.types.is_timestamp(arrow_type):
         return False
-    if pa.types.is_timestamp(arrow_type):
-        return arrow_type.tz is not None
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
         return _spark_orc_reads_exactly(arrow_type.value_type)
     if pa.types.is_map(arrow_type):

@@ -96,10 +96,13 @@ def all_types(draw, orc: bool, orc_native: bool = False):
     not the dates and timestamps Spark's ORC reader cannot read as Paimon
     (native_read._spark_orc_reads_exactly)."""
     types = [
+        ("TINYINT", pa.int8(), st.integers(-2**7, 2**7 - 1)),
+        ("SMALLINT", pa.int16(), st.integers(-2**15, 2**15 - 1)),
         ("INT", pa.int32(), st.integers(-2**31, 2**31 - 1)),
         ("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)),
         ("STRING", pa.string(), TEXT),
         ("BOOLEAN", pa.bool_(), st.booleans()),
+        ("FLOAT", pa.float32(), st.floats(width=32)),
         ("DOUBLE", pa.float64(), st.floats(width=64)),
         ("DATE", pa.date32(), st.dates()),
         ("BYTES", pa.binary(), st.binary(max_size=6)),

@@ -111,6 +111,36 @@ def test_hll_unions_of_different_lg_k_equal_paimon_java(paimon_java, tmp_path):
         assert merged[0][2] == java.strip(), [(bytes.fromhex(x)[3], bytes.fromhex(x)[7] & 3) for x in inputs]
 
 
+def test_list_accumulator_meets_an_out_of_order_union_like_paimon_java(paimon_java, pool, tmp_path):
+    """The example ``test_tables_merge_sketches_like_paimon_java`` once drew (hypothesis seed 1):
+    the first commit stores a LIST-mode sketch for a key, the second the union of two HLL-mode
+    sketches (out of order, HIP field 0). Java's read unions them with
+    ``HllSketchUtil.union(list, ooo)``: ``Union.heapify(ooo)`` copies the HLL side and the LIST's
+    coupons raise its HIP field; C++ wrote 0 there (runtime/aggregators/hll.py)."""
+    hll = pool["hll_sketch"]
+    options = {"merge-engine": "aggregation", "fields.h.aggregate-function": "hll_sketch",
+               "fields.h.ignore-retract": "true"}
+    commits = [[hll[0], hll[3]], [hll[7], hll[6]]]  # empty, LIST of 3; two HLL-mode sketches
+    warehouse = str(tmp_path / "warehouse")
+    spec = {"fields": [list(f) for f in FIELDS], "primaryKeys": ["k"], "partitionKeys": [],
+            "options": dict(options, bucket="1")}
+    commands, rows = [["create", warehouse, "db.t", json.dumps(spec)]], []
+    for c, sketches in enumerate(commits, start=1):
+        path = tmp_path / f"commit-{c}.jsonl"
+        with open(path, "w", encoding="utf-8") as f:
+            for h in sketches:
+                rows.append((c, "+I", 0, None, h, None, None))
+                f.write(json.dumps({"_row_kind": "+I", "k": 0, "g": None, "h": h, "t": None, "r": None}) + "\n")
+        commands.append(["write", warehouse, "db.t", str(path)])
+    commands.append(["read", warehouse, "db.t"])
+    commands.append(["union", "hll", hll[7], hll[6]])
+    *_, read, pair = paimon_java.batch(commands, tmp_path / "commands.jsonl")
+    java = [tuple(json.loads(line)[n] for n, _ in FIELDS) for line in read.splitlines() if line.strip()]
+    ooo = bytes.fromhex(pair.strip())
+    assert ooo[5] & 0x10 and ooo[8:16] == bytes(8)  # the second commit's row: out of order, HIP 0
+    assert _merge(options, rows) == java
+
+
 @st.composite
 def table_case(draw, pool_sizes):
     if draw(st.booleans()):

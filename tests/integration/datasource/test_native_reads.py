@@ -293,3 +293,32 @@ def test_a_deleted_file_list_is_made_again(spark, warehouse, registry):
     spark.catalog.refreshTable(f"db{HIDDEN_DATABASE_SUFFIX}.read_relisted")
     registry.sync()  # what the next dbt command does first
     assert entry_rows(spark, "db.relisted") == [(1, "a", "d")]
+
+
+def test_orc_dates_and_timestamps_keep_the_python_path(spark, warehouse, registry):
+    """Spark's ORC reader reads dates and timestamps in the hybrid Julian calendar (before
+    1582-10-15 they came back days off: 0001-01-01 as 0001-01-03, 1500-01-01 as 1499-12-23)
+    and fails on an ORC timestamp as TIMESTAMP_NTZ (UNSUPPORTED_FEATURE.ORC_TYPE_CAST);
+    Paimon's days are proleptic Gregorian. An ORC table with such a column, also nested, is
+    read by the Python path; one without stays native."""
+    schema = pa.schema([pa.field("id", pa.int32(), nullable=False), ("day", pa.date32()),
+                        ("ts", pa.timestamp("us")), ("ltz", pa.timestamp("us", tz="UTC")),
+                        ("days", pa.list_(pa.date32())), ("n", pa.decimal128(5, 1))])
+    rows = [(1, dt.date(1, 1, 1), dt.datetime(2024, 1, 1, 12, 0, 0, 123456),
+             dt.datetime(2024, 6, 1, 8, 30, tzinfo=dt.timezone.utc), [dt.date(1500, 1, 1)],
+             decimal.Decimal("1.5")),
+            (2, dt.date(1582, 10, 4), None, None, None, None)]
+    for name, columns in (("orc_dates", ["id", "day"]), ("orc_stamps", ["id", "ts"]),
+                          ("orc_ltz", ["id", "ltz"]), ("orc_nested", ["id", "days"]),
+                          ("orc_plain", ["id", "n"])):
+        sub = pa.schema([schema.field(c) for c in columns])
+        table = wh.create_table(warehouse, "db", name, sub, options={"file.format": "orc"})
+        commit(table, [tuple(r[schema.names.index(c)] for c in columns) for r in rows], sub)
+    registry.sync()
+    assert entry_rows(spark, "db.orc_dates") == [(1, dt.date(1, 1, 1)), (2, dt.date(1582, 10, 4))]
+    assert entry_rows(spark, "db.orc_nested") == [(1, [dt.date(1500, 1, 1)]), (2, None)]
+    for name in ("orc_dates", "orc_stamps", "orc_ltz", "orc_nested"):
+        assert read_way(spark, f"db.{name}") == "python", name
+        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
+    assert read_way(spark, "db.orc_plain") == "native"
+    assert entry_rows(spark, "db.orc_plain") == python_rows(spark, warehouse, "db.orc_plain")

@@ -7,6 +7,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import is_raw_convertible
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops import compact_table
+from dbt.adapters.paimon.write import write_primary_key_run
 from tests.integration.table_files import live_file_metadata
 from ops_helpers import (kinds, levels, live_files, make_table, pypaimon_rows, read_back,
                          sorted_rows, write_run)
@@ -201,3 +202,30 @@ def test_threads_and_spark_tasks_compact_to_the_same_files(spark, tmp_path, full
     a, b = tables["in_process"], tables["distributed"]
     assert live_file_metadata(a) == live_file_metadata(b)
     assert sorted_rows(read_back(a), ["dt", "id"]) == sorted_rows(read_back(b), ["dt", "id"])
+
+
+@pytest.mark.parametrize("options", [{"deletion-vectors.enabled": "true"},
+                                     {"changelog-producer": "lookup"}],
+                         ids=["deletion-vectors", "lookup-changelog"])
+def test_nested_columns_in_lookup_compaction(spark, tmp_path, options):
+    """A run updating stored keys: the compaction of a deletion-vector table finds the keys'
+    older records, and a lookup changelog their before-images, by the key columns alone (an
+    Arrow join refused list, struct and map columns beside the keys)."""
+    schema = pa.schema([("id", pa.int64()), ("tags", pa.list_(pa.string())),
+                        ("attrs", pa.map_(pa.string(), pa.int64())),
+                        ("point", pa.struct([("x", pa.int32()), ("y", pa.float64())]))])
+    location = make_table(tmp_path, "nested", schema, ["id"], [], {"bucket": "1", **options})
+
+    def write(rows):  # from Arrow: a pandas frame cannot carry the nested values
+        run = pa.Table.from_pylist([dict(zip(schema.names, r)) for r in rows], schema=schema)
+        write_primary_key_run(spark, spark.createDataFrame(run), location, model_name="nested")
+
+    write([(1, ["a"], [("k", 1)], {"x": 1, "y": 0.5}),
+           (2, None, None, None)])
+    compact_table(spark, location)
+    write([(2, ["b", None], [("k", 2), ("j", None)], {"x": None, "y": -1.0})])
+    compact_table(spark, location)
+    assert sorted_rows(read_back(location), ["id"]) == [
+        {"id": 1, "tags": ["a"], "attrs": [("k", 1)], "point": {"x": 1, "y": 0.5}},
+        {"id": 2, "tags": ["b", None], "attrs": [("k", 2), ("j", None)],
+         "point": {"x": None, "y": -1.0}}]

@@ -80,6 +80,25 @@ def test_hll_union_writes_javas_hip_field(rt):
     assert plain[8:16] == bytes(8) and 0 < struct.unpack("<d", merged[8:16])[0] < 10
 
 
+def test_hll_list_accumulator_meeting_an_out_of_order_sketch_writes_javas_hip_field(rt):
+    """A LIST-mode accumulator (the first commit's row) meeting an out-of-order HLL-mode sketch
+    (the second commit's union of two HLL-mode sketches): Java's ``Union.heapify(x)`` copies
+    ``x`` (its HIP field, 0) and adds the accumulator's coupons through ``couponUpdate``, raising
+    the HIP field by k / kxq for each register they raise; C++ writes 0. The value is Paimon Java
+    1.0's (HllSketchUtil.union of these two images); every other byte is C++'s."""
+    s = _spec(rt, "hll_sketch")
+    big = [_hll(*range(i * 3000, i * 3000 + 3000)) for i in range(2)]
+    few = _hll(*range(10**9, 10**9 + 5))
+    (_, merged), = rt.merge(s, [(1, few)], [(1, big[0]), (1, big[1])])
+    (_, pair), = rt.merge(s, [(1, big[0]), (1, big[1])])
+    u = ds.hll_union(12)
+    u.update(ds.hll_sketch.deserialize(pair))
+    u.update(ds.hll_sketch.deserialize(few))
+    plain = u.get_result(ds.tgt_hll_type.HLL_4).serialize_compact()
+    assert merged[:8] + merged[16:] == plain[:8] + plain[16:] and plain[8:16] == bytes(8)
+    assert merged[8:16] == bytes.fromhex("cadd33a5db8a1240")  # 4.635603505411789
+
+
 def test_hll_inputs_of_different_lg_k(rt):
     """Union.unionImpl (DataSketches Java 4.2, called by HllSketchUtil.union with a union of the
     input's lg_k) keeps the input's lg_k, or the smaller one for an HLL-mode accumulator. An

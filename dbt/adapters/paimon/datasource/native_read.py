@@ -26,7 +26,8 @@ A snapshot is read natively only when the result is certain to equal the merged 
 - all files have one format Spark reads (Parquet or ORC; deletion vectors: Parquet only, the
   format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
-  nanosecond timestamps, no Paimon-only types);
+  nanosecond timestamps, no Paimon-only types; from ORC files no dates and no timestamps:
+  ``_spark_orc_reads_exactly``);
 - every file's schema gives each current column under its current name and type, or lacks it
   with no other column of that name (a rename or a type change needs a projection).
 A row-tracking table's rewritten files also store ``_ROW_ID`` and ``_SEQUENCE_NUMBER``: the entry
@@ -113,6 +114,11 @@ def plan_native(table, snapshot_id: Optional[int] = None
     file_format = formats.pop() if formats else _table_format(options)
     if file_format not in NATIVE_FORMATS:
         return snapshot_id, None, f"file format {file_format}"
+    if file_format == "orc":
+        unsupported = [f.name for f in arrow_schema_of(table)
+                       if not _spark_orc_reads_exactly(f.type)]
+        if unsupported:
+            return snapshot_id, None, f"column types Spark's ORC reader changes: {unsupported}"
     if deleted and file_format != "parquet":
         # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
         return snapshot_id, None, "deletion vectors on ORC files"
@@ -257,6 +263,26 @@ def _schemas_line_up(table, schema_ids) -> bool:
                     return False
             elif before.name != field.name or str(before.type) != str(field.type):
                 return False
+    return True
+
+
+def _spark_orc_reads_exactly(arrow_type: pa.DataType) -> bool:
+    """Types Spark's ORC reader returns as Paimon's value: no date and no timestamp. Spark
+    reads ORC dates and timestamps in the hybrid Julian calendar (``RebaseDateTime``, for the
+    ORC files of Spark 2.x), so a value before 1582-10-15 comes back days off (0001-01-01 as
+    0001-01-03, 1500-01-01 as 1499-12-23) where Paimon's are proleptic Gregorian; and it reads
+    an ORC ``timestamp`` as TIMESTAMP_NTZ only from files Spark wrote itself (a type attribute),
+    failing the query with UNSUPPORTED_FEATURE.ORC_TYPE_CAST otherwise."""
+    if pa.types.is_date(arrow_type) or pa.types.is_timestamp(arrow_type):
+        return False
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return _spark_orc_reads_exactly(arrow_type.value_type)
+    if pa.types.is_map(arrow_type):
+        return _spark_orc_reads_exactly(arrow_type.key_type) and \
+            _spark_orc_reads_exactly(arrow_type.item_type)
+    if pa.types.is_struct(arrow_type):
+        return all(_spark_orc_reads_exactly(arrow_type.field(i).type)
+                   for i in range(arrow_type.num_fields))
     return True
 
 

@@ -191,6 +191,17 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     return pa.concat_tables(pieces).combine_chunks()
 
 
+def rows_with_keys(rows: pa.Table, keys: pa.Table, primary_keys: Sequence[str]) -> pa.Table:
+    """The rows of ``rows`` whose primary key is among ``keys``, in their order: a left semi
+    join on the key columns alone, the rows then taken by position (Arrow's hash join refuses
+    list, struct and map columns beside the keys: "not supported in join non-key field")."""
+    pk = list(primary_keys)
+    positions = pa.array(np.arange(rows.num_rows, dtype=np.int64))
+    hits = rows.select(pk).append_column("__row", positions).join(
+        keys.select(pk), keys=pk, join_type="left semi").column("__row")
+    return rows.take(np.sort(hits.to_numpy()))
+
+
 def _data_split(table, split: Split, files: Optional[Sequence[DataFileMeta]] = None
                 ) -> DataSplit:
     partition = GenericRow(list(split.partition_values), table.partition_keys_fields)

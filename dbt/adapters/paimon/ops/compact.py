@@ -262,7 +262,7 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
     from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
                                                             replace_bucket_index)
     from dbt.adapters.paimon.format.kv_files import (new_commit_message, read_split_records,
-                                                     write_kv_file)
+                                                     rows_with_keys, write_kv_file)
     from dbt.adapters.paimon.runtime import premerge_arrow
 
     split = unit.split
@@ -284,7 +284,7 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
                          levels=[f.level for f in unit.other_files])
         stored = read_split_records(table, others, with_positions=True)
         keys = records.select(pk).group_by(pk).aggregate([])
-        found = stored.join(keys, keys=pk, join_type="left semi")
+        found = rows_with_keys(stored, keys, pk)
         if found.num_rows:
             names = found.column("_file").to_numpy(zero_copy_only=False)
             positions = found.column("_position").to_numpy()
@@ -301,7 +301,7 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
         if with_changelog:
             before = _latest_additions(pk, [t for t in (upper, older) if t is not None],
                                        changed_keys)
-            after = merged.join(changed_keys, keys=pk, join_type="left semi")
+            after = rows_with_keys(merged, changed_keys, pk)
             changelog_files = write_kv_file(
                 table, split.partition_values, split.bucket,
                 full_compaction_changelog(spec, before, after), level=unit.output_level,
@@ -334,9 +334,12 @@ def _latest_additions(pk, tables: Sequence[pa.Table], keys: pa.Table) -> pa.Tabl
     before-image; a retraction there means the key was absent)."""
     import polars as pl
 
-    rows = pa.concat_tables(tables).join(keys, keys=pk, join_type="left semi")
+    from dbt.adapters.paimon.format.kv_files import rows_with_keys
+    from dbt.adapters.paimon.runtime.kernel import to_arrow
+
+    rows = rows_with_keys(pa.concat_tables(tables), keys, pk)
     latest = pl.from_arrow(rows).sort("_seq").group_by(pk, maintain_order=True).last()
-    return _additions(latest.to_arrow().cast(rows.schema))
+    return _additions(to_arrow(latest, rows.schema))  # polars' large lists back to maps
 
 
 def _additions(rows: pa.Table) -> pa.Table:

@@ -65,6 +65,8 @@ def full_compaction_changelog(spec, before: pa.Table, after: pa.Table) -> pa.Tab
     """changelog-producer 'full-compaction' (Java FullChangelogMergeTreeCompactRewriter): each
     key's top-level state before vs after the full compaction: +I new, -D removed, -U/+U
     changed (also unchanged ones unless changelog-producer.row-deduplicate)."""
+    from .kernel import to_arrow
+
     pk = list(spec.primary_keys)
     names = list(spec.names)
     old = pl.from_arrow(before.select(names + ["_seq"]))
@@ -88,4 +90,4 @@ def full_compaction_changelog(spec, before: pa.Table, after: pa.Table) -> pa.Tab
     changes = pl.concat(parts, how="vertical_relaxed").sort(pk + ["__o"]).drop("__o")
     schema = spec.arrow_schema.append(pa.field("_seq", pa.int64())).append(
         pa.field("_row_kind", pa.string()))
-    return changes.to_arrow().select(schema.names).cast(schema)
+    return to_arrow(changes.select(schema.names), schema)

@@ -37,6 +37,7 @@ def lookup_changelog(spec, stored: Optional[pa.Table], run: pa.Table,
     """
     import polars as pl
 
+    from dbt.adapters.paimon.format.kv_files import rows_with_keys
     from dbt.adapters.paimon.runtime import merge_arrow
     from dbt.adapters.paimon.runtime.changelog import full_compaction_changelog
 
@@ -47,8 +48,8 @@ def lookup_changelog(spec, stored: Optional[pa.Table], run: pa.Table,
     if stored is not None and stored.num_rows:
         written_keys = run.select(pk).group_by(pk).aggregate([])
         # only keys this run writes get a changelog: the rest of the bucket is not merged
-        touched = stored.select(names + [ROW_KIND, SEQ]).join(
-            written_keys, keys=pk, join_type="left semi").cast(run.schema)
+        touched = rows_with_keys(stored.select(names + [ROW_KIND, SEQ]), written_keys,
+                                 pk).cast(run.schema)
     # before: what a reader sees of those keys now; after: with the run's records merged in
     before = merge_arrow(spec, touched)
     after = merge_arrow(spec, pa.concat_tables([_with_commit(touched, 0), _with_commit(run, 1)]))

@@ -2,16 +2,28 @@
 
 ``union(acc, x)``: an HLL union of lg_max_k = ``x``'s lg_config_k updated with ``x`` then
 ``acc``, returned as a compact HLL_4 image. The C++ library computes the same registers and
-image, but one field differs when ``acc`` is in HLL mode and ``x`` in LIST/SET mode: Java's union
-(``Union.unionImpl``, "reverse merge") takes ``acc``'s registers -- copied as HLL_8, or, when
-``acc``'s lg_k is above ``x``'s, downsampled to ``x``'s lg_k (``Union.downsample``: ``acc``'s
-slots folded in slot order, its HIP value kept) -- and adds ``x``'s coupons one by one, raising
-the HIP accumulator by ``k / kxq`` for every register a coupon raises. C++ leaves the HIP value
-of an out-of-order ``acc`` copied at one lg_k, and computes its own for a downsampled one.
-``_java_hip`` replays Java's order: ``x``'s coupons as its heapified ``CouponHashSet`` holds them
-(a LIST keeps its order), on the registers with the KxQ sums Java builds slot by slot. Every
-other case (both in HLL mode, ``acc`` in LIST/SET mode, any lg_k) is byte-equal as C++ writes it
-(checked against Paimon Java in ``tests/interop/test_sketches_java.py``).
+image, but the HIP accumulator differs where one side is in HLL mode and the other in LIST/SET
+mode. Java then adds the LIST/SET side's coupons one by one to the HLL side's registers, raising
+the HIP accumulator by ``k / kxq`` for every register a coupon raises
+(``AbstractHllArray.hipAndKxQIncrementalUpdate``, which runs whether or not the sketch is out of
+order), starting from the HLL side's HIP value:
+
+* ``acc`` in HLL mode, ``x`` in LIST/SET mode (``Union.unionImpl`` cases 0-18, "reverse merge"):
+  ``acc``'s registers copied as HLL_8, or, when ``acc``'s lg_k is above ``x``'s, downsampled to
+  ``x``'s lg_k (``Union.downsample``: ``acc``'s slots folded in slot order, its HIP value kept).
+  C++ leaves the HIP value of an out-of-order ``acc`` copied at one lg_k, and computes its own for
+  a downsampled one.
+* ``acc`` in LIST/SET mode, ``x`` in HLL mode: ``Union.heapify(x)`` copies ``x`` as the HLL_8
+  gadget (case 6: ``Conversions.convertToHll8`` keeps ``x``'s HIP value), then
+  ``CouponList.mergeTo`` adds ``acc``'s coupons through ``couponUpdate``. When ``x`` is out of
+  order (itself a union result: two HLL-mode sketches merged in one commit) C++ writes HIP 0,
+  Java ``x``'s HIP plus the increments.
+
+``_java_hip`` replays Java's order: the LIST/SET side's coupons as its heapified
+``CouponHashSet`` holds them (a LIST keeps its order), on the HLL side's registers with the KxQ
+sums Java builds slot by slot. Every other case (both in HLL mode, both in LIST/SET mode, any
+lg_k) is byte-equal as C++ writes it (checked against Paimon Java in
+``tests/interop/test_sketches_java.py``).
 """
 from __future__ import annotations
 
@@ -32,9 +44,12 @@ def union(acc: bytes, x: bytes) -> bytes:
     u.update(into)
     u.update(ds.hll_sketch.deserialize(acc))
     image = bytearray(u.get_result(ds.tgt_hll_type.HLL_4).serialize_compact())
-    if _mode(acc) == _HLL and _mode(x) in (_LIST, _SET) and _mode(bytes(image)) == _HLL:
-        if acc[3] > x[3] or acc[5] & _OUT_OF_ORDER:
-            image[8:16] = struct.pack("<d", _java_hip(acc, x))
+    if _mode(bytes(image)) == _HLL:
+        if _mode(acc) == _HLL and _mode(x) in (_LIST, _SET):
+            if acc[3] > x[3] or acc[5] & _OUT_OF_ORDER:
+                image[8:16] = struct.pack("<d", _java_hip(acc, x, min(acc[3], x[3])))
+        elif _mode(acc) in (_LIST, _SET) and _mode(x) == _HLL:
+            image[8:16] = struct.pack("<d", _java_hip(x, acc, x[3]))
     return bytes(image)
 
 
@@ -42,11 +57,12 @@ def _mode(image: bytes) -> int:
     return image[7] & 3
 
 
-def _java_hip(acc: bytes, x: bytes) -> float:
-    """The HIP value of Java's reverse merge: ``acc``'s registers at lg_k min(acc's, x's) -- its
-    KxQ sums built slot by slot (Conversions.convertToHll8 / Union.downsample, couponUpdate from
-    all-zero registers), its HIP value kept -- then ``x``'s coupons, each raising HIP by k / kxq."""
-    k = 1 << min(acc[3], x[3])
+def _java_hip(hll: bytes, coupons: bytes, lg_k: int) -> float:
+    """The HIP value Java's union leaves when it adds a LIST/SET image's ``coupons`` to an
+    HLL-mode image: ``hll``'s registers at ``lg_k`` -- its KxQ sums built slot by slot
+    (Conversions.convertToHll8 / Union.downsample, couponUpdate from all-zero registers), its HIP
+    value kept -- then the coupons, each raising HIP by k / kxq."""
+    k = 1 << lg_k
     registers = [0] * k
     kxq = [float(k), 0.0]  # Java's kxq0 (values < 32) and kxq1
 
@@ -59,11 +75,11 @@ def _java_hip(acc: bytes, x: bytes) -> float:
         registers[slot] = new
         return True
 
-    for slot, value in enumerate(_registers(acc)):
+    for slot, value in enumerate(_registers(hll)):
         if value:
             raise_slot(slot & (k - 1), value)
-    hip = struct.unpack_from("<d", acc, 8)[0]
-    for coupon in _coupons_in_java_order(x):
+    hip = struct.unpack_from("<d", hll, 8)[0]
+    for coupon in _coupons_in_java_order(coupons):
         before = kxq[0] + kxq[1]
         if raise_slot(coupon & (k - 1), coupon >> 26):  # hipAndKxQIncrementalUpdate
             hip += k / before

@@ -12,7 +12,8 @@ fixture ``postgres_server`` in tests/conftest.py), a fresh database per test.
   could not enter them.
 - It listens on 127.0.0.1 only, on a free port, with password (scram-sha-256) authentication
   for TCP and its Unix socket in its own folder; fsync is off (a test server).
-- ``stop`` is ``pg_ctl stop -m immediate``, then the folder is removed.
+- ``stop`` is ``pg_ctl stop -m immediate``, then the folder is removed; the next start
+  removes the folders of test processes that were killed (they hold the pid of their process).
 
 Missing binaries FAIL the test, naming the Debian package (``DBT_PAIMON_PG_BIN`` names another
 folder of PostgreSQL binaries)."""
@@ -34,7 +35,9 @@ PG_BIN = os.environ.get("DBT_PAIMON_PG_BIN", "/usr/lib/postgresql/15/bin")
 SERVER_USER = "postgres"  # the OS user the server runs as when the tests run as root
 USER, PASSWORD = "paimon", "paimon-test-pw"  # the database superuser the tests connect as
 START_TIMEOUT = 60
-START_ATTEMPTS = 3  # another process may take the free port between probing and binding it
+START_ATTEMPTS = 3
+FOLDER_PREFIX = "dbt-paimon-pg-"
+OWNER_FILE = "owner.pid"  # the test process a server folder belongs to  # another process may take the free port between probing and binding it
 
 
 def _fail(message: str):
@@ -131,8 +134,11 @@ def start() -> PostgresServer:
                   f"PostgreSQL as the `{SERVER_USER}` user")
         as_server_user = ["setpriv", "--reuid", SERVER_USER, "--regid", SERVER_USER,
                           "--clear-groups", "--"]
-    root = tempfile.mkdtemp(prefix="dbt-paimon-pg-")
+    _remove_folders_of_dead_processes()
+    root = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
     try:
+        with open(os.path.join(root, OWNER_FILE), "w") as f:
+            f.write(str(os.getpid()))
         if owner is not None:
             os.chown(root, owner.pw_uid, owner.pw_gid)
         password_file = os.path.join(root, "password")
@@ -158,6 +164,23 @@ def start() -> PostgresServer:
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
+
+
+def _remove_folders_of_dead_processes() -> None:
+    """Server folders left by test processes killed before their finalizers ran (their servers
+    died with them: the parent-death signal); a folder whose process lives is kept."""
+    parent = tempfile.gettempdir()
+    for name in os.listdir(parent):
+        folder = os.path.join(parent, name)
+        if not name.startswith(FOLDER_PREFIX):
+            continue
+        try:
+            with open(os.path.join(folder, OWNER_FILE)) as f:
+                os.kill(int(f.read().strip()), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (OSError, ValueError):
+            continue  # being created, or not ours
 
 
 def _start_server(root: str, port: int, as_server_user: List[str]) -> Optional[PostgresServer]:

@@ -131,3 +131,17 @@ def skip_by_profile_type(request, profile_type):
     marker = request.node.get_closest_marker("skip_profile")
     if marker and profile_type in marker.args:
         pytest.skip(f"not for profile {profile_type}")
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL 15 server for this test process (tests/postgres_server.py),
+    stopped when the session ends, also after failures; ``new_database()`` gives a test its
+    own database."""
+    from tests import postgres_server
+
+    server = postgres_server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -86,3 +86,40 @@ def test_durations_and_redaction():
     assert redact_uri("jdbc:postgresql://u:secret@h:5432/db") == "jdbc:postgresql://u:***@h:5432/db"
     assert "secret" not in redact_uri("jdbc:postgresql://h/db?user=u&password=secret")
     assert parse_catalog(None).type == "filesystem"
+
+
+def test_a_postgresql_catalog_with_its_credentials_as_options():
+    creds = credentials(catalog={"type": "jdbc", "uri": "jdbc:postgresql://db.corp:5433/paimon"
+                                 "?sslmode=require", "jdbc.user": "dbt",
+                                 "jdbc.password": "s3cret"})
+    assert creds.pypaimon_catalog_options == {
+        "metastore": "jdbc", "uri": "jdbc:postgresql://db.corp:5433/paimon?sslmode=require",
+        "jdbc.user": "dbt", "jdbc.password": "s3cret"}
+    # the user in the URL's query, the same user again as an option: one user, accepted
+    same = {"type": "jdbc", "uri": "jdbc:postgresql://h/paimon?user=dbt", "jdbc.user": "dbt"}
+    assert credentials(catalog=same).pypaimon_catalog_options["jdbc.user"] == "dbt"
+
+
+@pytest.mark.parametrize("uri, message", [
+    ("jdbc:postgresql:paimon", "name the server and the database.*Unix socket"),
+    ("jdbc:postgresql:/", "name the server and the database"),
+    ("jdbc:postgresql://h:5432/", "names no database"),
+    ("jdbc:postgresql://h:5432", "names no database"),
+    ("jdbc:postgresql://:5432/paimon", "names no host"),
+    ("jdbc:postgresql://h:port/paimon", "port is not a number"),
+    ("jdbc:postgresql://h1:5432,h2:5432/paimon", "several hosts"),
+    ("jdbc:postgresql://dbt:s3cret@h/paimon", "jdbc.user and jdbc.password"),
+])
+def test_postgresql_urls_pypaimon_would_misread_are_refused(uri, message):
+    with pytest.raises(DbtRuntimeError, match=message) as error:
+        credentials(catalog={"type": "jdbc", "uri": uri})
+    assert "s3cret" not in str(error.value)
+
+
+def test_the_user_or_password_given_twice_must_agree():
+    for name, value in (("user", "dbt"), ("password", "s3cret")):
+        with pytest.raises(DbtRuntimeError, match=f"uri's .{name}= and the option "
+                                                  f"jdbc.{name} differ") as error:
+            credentials(catalog={"type": "jdbc", f"jdbc.{name}": "other",
+                                 "uri": f"jdbc:postgresql://h/paimon?{name}={value}"})
+        assert "s3cret" not in str(error.value)

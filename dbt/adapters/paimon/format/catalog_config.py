@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 FILESYSTEM, JDBC = "filesystem", "jdbc"
 CATALOG_TYPES = (FILESYSTEM, JDBC)
@@ -179,6 +179,8 @@ def _check_jdbc(options: Dict[str, str]) -> None:
             raise CatalogConfigError(
                 f"catalog uri '{uri}' is an in-memory SQLite database: every connection would "
                 "see an empty catalog. Name a file, e.g. jdbc:sqlite:paimon_catalog.db")
+    if uri.startswith("jdbc:postgresql:"):
+        _check_postgresql(uri, options)
     options[URI_KEY] = uri
     if options.get(CATALOG_KEY_KEY, DEFAULT_CATALOG_KEY).strip() == "":
         raise CatalogConfigError("catalog option catalog-key is empty (default: 'jdbc')")
@@ -195,6 +197,45 @@ def _check_jdbc(options: Dict[str, str]) -> None:
     if LOCK_KEY_MAX_LENGTH_KEY in options and not options[LOCK_KEY_MAX_LENGTH_KEY].isdigit():
         raise CatalogConfigError(f"catalog option {LOCK_KEY_MAX_LENGTH_KEY} must be a whole "
                                  f"number, got '{options[LOCK_KEY_MAX_LENGTH_KEY]}'")
+
+
+def _check_postgresql(uri: str, options: Dict[str, str]) -> None:
+    """A PostgreSQL URL in the one form pypaimon reads as Java's driver does:
+    ``jdbc:postgresql://host[:port]/database[?property=value&...]``, one host, the user and
+    password as ``jdbc.user``/``jdbc.password`` or ``?user=``/``&password=``, not both with
+    different values (pypaimon's ``_connect_postgresql`` lets the URL's win)."""
+    form = "jdbc:postgresql://host:5432/database"
+    shown = redact_uri(uri)
+    if not uri.startswith("jdbc:postgresql://"):
+        raise CatalogConfigError(
+            f"catalog uri '{shown}': name the server and the database, as in {form} (pypaimon "
+            "does not read the short forms jdbc:postgresql:database and jdbc:postgresql:/ as "
+            "Java's driver does: it would try a local Unix socket)")
+    parsed = urlparse(uri[len("jdbc:"):])
+    if "@" in parsed.netloc:
+        raise CatalogConfigError(
+            f"catalog uri '{shown}': pypaimon ignores a user:password@ in the URL; give them "
+            "as the catalog options jdbc.user and jdbc.password")
+    if "," in parsed.netloc:
+        raise CatalogConfigError(
+            f"catalog uri '{shown}' names several hosts: pypaimon connects to one; name the "
+            f"primary server, as in {form}")
+    try:
+        parsed.port  # urlparse checks the port when asked for it
+    except ValueError:
+        raise CatalogConfigError(
+            f"catalog uri '{shown}': the port is not a number 0-65535 ({form})") from None
+    if not parsed.hostname:
+        raise CatalogConfigError(f"catalog uri '{shown}' names no host ({form})")
+    if not parsed.path.strip("/"):
+        raise CatalogConfigError(f"catalog uri '{shown}' names no database ({form})")
+    query = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+    for name in ("user", "password"):
+        key = JDBC_PROPERTY_PREFIX + name
+        if name in query and key in options and query[name] != options[key]:
+            raise CatalogConfigError(
+                f"catalog: the uri's ?{name}= and the option {key} differ; give the {name} "
+                "once (the option keeps it out of the URL, which appears in messages)")
 
 
 def duration_millis(text: str, key: str = "duration") -> int:

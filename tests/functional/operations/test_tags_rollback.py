@@ -20,6 +20,13 @@ TOTALS = """
 select 1 as k, sum(v) as total from {{ ref('orders') }}
 """
 
+CHANGED = """
+{{ config(materialized='table') }}
+select id, v, _row_kind from {{ paimon_changes_between(ref('orders'), 'v1', 'second') }}
+union all
+select id, v, concat('commit ', _row_kind) from {{ paimon_changes_between(ref('orders'), 1, 2) }}
+"""
+
 ON_BRANCH = """
 {{ config(materialized='table') }}
 select sum(v) as total from {{ paimon_snapshot(ref('orders'), branch='audit') }}
@@ -53,7 +60,7 @@ class TestTagsAndRollback:
     @pytest.fixture(scope="class")
     def models(self):
         return {"orders.sql": ORDERS, "totals.sql": TOTALS, "as_of.sql": AS_OF,
-                "on_branch.sql": ON_BRANCH}
+                "on_branch.sql": ON_BRANCH, "changed.sql": CHANGED}
 
     def test_tags_time_travel_and_rollbacks(self, project):
         run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 1}"])  # sum 10
@@ -73,6 +80,15 @@ class TestTagsAndRollback:
                                    fetch="one")[0] == 10
         run_dbt(["run", "--select", "as_of", "--vars", "{batch: 2, tag: nope}"],
                 expect_pass=False)
+
+        # what changed between two tags (by key: id 0 kept v = 0) and two snapshot ids (the
+        # rows commit 2 wrote)
+        operation("create_tag", "{model: orders, tag: second}")
+        run_dbt(["run", "--select", "changed", "--vars", "{batch: 2}"])
+        rows = sorted(tuple(r) for r in project.run_sql(
+            f"select id, v, _row_kind from {project.test_schema}.changed", fetch="all"))
+        assert rows == sorted([(i, 2 * i, "+U") for i in range(1, 5)] +
+                              [(i, 2 * i, "commit +I") for i in range(5)])
 
         # undo the latest invocation that wrote: both of its tables
         run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 3}"])  # sum 30
@@ -95,7 +111,7 @@ class TestTagsAndRollback:
         # rollback by tag; the tag of a later snapshot goes with it
         _, out = operation("create_tag", "{model: orders, tag: v2}")
         _, out = operation("rollback", "{model: orders, tag: v1}")
-        assert "rolled back from snapshot 2 to 1" in out and "tag(s) ['v2']" in out
+        assert "rolled back from snapshot 2 to 1" in out and "tag(s) ['second', 'v2']" in out
         assert total(project, "orders") == 10
         assert [s.id for s in snapshots(project, "orders")] == [1]
         # a new run reuses snapshot id 2: reads see the new rows, not the removed ones

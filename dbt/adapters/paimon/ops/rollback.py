@@ -39,7 +39,8 @@ class RollbackResult:
             return f"snapshot {self.snapshot_id} is already the latest: nothing rolled back"
         return (f"rolled back from snapshot {self.previous_latest} to {self.snapshot_id}: "
                 f"removed {len(self.removed_snapshots)} snapshot(s)"
-                + (f" {self.removed_snapshots[-1]}..{self.removed_snapshots[0]}"
+                + (f" {self.removed_snapshots[0]}" if len(self.removed_snapshots) == 1 else
+                   f" {self.removed_snapshots[-1]}..{self.removed_snapshots[0]}"
                    if self.removed_snapshots else "")
                 + (f", tag(s) {self.removed_tags}" if self.removed_tags else "")
                 + f", deleted {self.deleted_files} file(s)"

@@ -212,25 +212,13 @@ class PaimonAdapter(SparkAdapter):
         """
         relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.registry import check_name
-        from dbt.adapters.paimon.format.errors import TableNotFoundError
         from dbt.adapters.paimon.format.time_travel import travel
-        from dbt.adapters.paimon.ops.branches import branch_table_name, branches
 
         if not self.is_paimon_relation(relation):
             raise CompilationError(f"paimon_snapshot: {relation} is not a Paimon table.")
         registry = self._registry
-        name = registry.paimon_name(relation.schema, relation.identifier)
+        name = self._paimon_table_or_branch(relation, branch, "paimon_snapshot")
         table = registry.open_table(relation.schema, name)
-        if branch is not None:
-            if str(branch) not in branches(table):
-                raise CompilationError(
-                    f"paimon_snapshot: {relation} has no branch '{branch}' (branches: "
-                    f"{branches(table) or 'none'})")
-            name = branch_table_name(relation.identifier, str(branch))
-            try:
-                table = registry.open_table(relation.schema, name)
-            except TableNotFoundError as exc:
-                raise CompilationError(f"paimon_snapshot: {exc}") from None
         try:
             if branch is not None and all(v is None for v in (snapshot_id, tag, timestamp,
                                                                 watermark, version)):
@@ -250,6 +238,21 @@ class PaimonAdapter(SparkAdapter):
             return f"`{view}`"
         return self._paimon_source_view(view, relation, {"snapshot_id": str(snapshot)},
                                         table=name)
+
+    def _paimon_table_or_branch(self, relation: BaseRelation, branch, macro: str) -> str:
+        """The Paimon table name a read of ``relation`` means: ``branch`` of it
+        (``t$branch_b``) when given, else the table (the branch of a ``paimon_branch``
+        invocation, when it has it)."""
+        from dbt.adapters.paimon.ops.branches import branch_table_name, branches
+
+        registry = self._registry
+        if branch is None:
+            return registry.paimon_name(relation.schema, relation.identifier)
+        known = branches(registry.open_table(relation.schema, relation.identifier))
+        if str(branch) not in known:
+            raise CompilationError(f"{macro}: {relation} has no branch '{branch}' (branches: "
+                                   f"{known or 'none'})")
+        return branch_table_name(relation.identifier, str(branch))
 
     def _paimon_source_view(self, view: str, relation: BaseRelation, read_options: Dict[str, str],
                             source: str = "paimon", table: Optional[str] = None) -> str:
@@ -843,9 +846,10 @@ class PaimonAdapter(SparkAdapter):
                                       lambda spark, location: table_ddl(location, str(relation)))
 
     @available
-    def paimon_system_view(self, relation: BaseRelation, name: str) -> str:
+    def paimon_system_view(self, relation: BaseRelation, name: str, branch=None) -> str:
         """Register a temporary view of Paimon's system table ``name`` of ``relation``
-        (``orders$snapshots`` in Paimon's engines); returns its quoted name. Metadata tables
+        (``orders$snapshots`` in Paimon's engines), of main or of ``branch``
+        (``orders$branch_audit$snapshots``); returns its quoted name. Metadata tables
         are built in this process (format/system_tables.py) and handed to Spark as Arrow;
         audit_log, binlog and ro read data through the paimon data source
         (datasource/system_reads.py). Temporary, as paimon_snapshot's views: models, tests and
@@ -863,13 +867,15 @@ class PaimonAdapter(SparkAdapter):
             raise CompilationError(f"paimon_system({relation}, {name!r}): {exc}") from None
         if not self.is_paimon_relation(relation):
             raise CompilationError(f"paimon_system: {relation} is not a Paimon table.")
-        view = check_name("view", f"{relation.schema}__{relation.identifier}__system_{system}")
-        if system not in METADATA_TABLES:
-            return self._paimon_source_view(view, relation, {SYSTEM_TABLE_OPTION: system})
         registry = self._registry
+        table = self._paimon_table_or_branch(relation, branch, "paimon_system")
+        view = check_name("view", re.sub(r"\W", "_", f"{relation.schema}__{table}__system_"
+                                                     f"{system}", flags=re.ASCII).lower())
+        if system not in METADATA_TABLES:
+            return self._paimon_source_view(view, relation, {SYSTEM_TABLE_OPTION: system},
+                                            table=table)
         try:
-            rows = metadata_table(registry.open_table(relation.schema, relation.identifier),
-                                  system)
+            rows = metadata_table(registry.open_table(relation.schema, table), system)
         except (ValueError, OSError) as exc:
             raise DbtRuntimeError(f"paimon_system({relation}, {system!r}): {exc}") from exc
         spark = registry.activate()

@@ -3,6 +3,7 @@ create_tag | rollback | rollback_invocation`, `paimon_snapshot(ref(...), tag=...
 
 import json
 import os
+import re
 
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
@@ -152,6 +153,11 @@ class TestWriteAuditPublish:
         on_branch = open_table(project, "orders$branch_audit")
         assert [s.id for s in on_branch.snapshot_manager().list_snapshots()] == [1, 2]
         assert stored_total(project, "orders", branch="audit") == 20
+        # the branch's system tables, from a command on main
+        _, out = run_dbt_and_capture([
+            "show", "--inline", "select count(*) as snapshots_on_audit from "
+            "{{ paimon_system(ref('orders'), 'snapshots', branch='audit') }}"])
+        assert "snapshots_on_audit" in out and re.search(r"\|\s+2\s+\|", out)
         # an audit that fails: its branch holds the bad rows, main still does not
         results = run_dbt(["build", "--vars", "{batch: 9, paimon_branch: bad, limit: 50}"],
                           expect_pass=False)

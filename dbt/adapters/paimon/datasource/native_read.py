@@ -273,34 +273,33 @@ def _spark_orc_reads_exactly(arrow_type: pa.DataType) -> bool:
     0001-01-03, 1500-01-01 as 1499-12-23) where Paimon's are proleptic Gregorian; and it reads
     an ORC ``timestamp`` as TIMESTAMP_NTZ only from files Spark wrote itself (a type attribute),
     failing the query with UNSUPPORTED_FEATURE.ORC_TYPE_CAST otherwise."""
-    if pa.types.is_date(arrow_type) or pa.types.is_timestamp(arrow_type):
-        return False
+    return _every_leaf(arrow_type, lambda leaf: not (pa.types.is_date(leaf)
+                                                     or pa.types.is_timestamp(leaf)))
+
+
+def _every_leaf(arrow_type: pa.DataType, accepts) -> bool:
+    """Whether ``accepts`` holds for every non-nested type inside ``arrow_type`` (list
+    elements, map keys and values, struct fields)."""
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        return _spark_orc_reads_exactly(arrow_type.value_type)
+        return _every_leaf(arrow_type.value_type, accepts)
     if pa.types.is_map(arrow_type):
-        return _spark_orc_reads_exactly(arrow_type.key_type) and \
-            _spark_orc_reads_exactly(arrow_type.item_type)
+        return _every_leaf(arrow_type.key_type, accepts) and \
+            _every_leaf(arrow_type.item_type, accepts)
     if pa.types.is_struct(arrow_type):
-        return all(_spark_orc_reads_exactly(arrow_type.field(i).type)
+        return all(_every_leaf(arrow_type.field(i).type, accepts)
                    for i in range(arrow_type.num_fields))
-    return True
+    return accepts(arrow_type)
 
 
 def _spark_reads_exactly(arrow_type: pa.DataType) -> bool:
     """Types whose Parquet/ORC encoding Spark's readers turn into the value the Python path
     gives (a nanosecond timestamp has no Spark type; Paimon's TIME and VARIANT have none)."""
+    return _every_leaf(arrow_type, _spark_reads_leaf)
+
+
+def _spark_reads_leaf(arrow_type: pa.DataType) -> bool:
     if pa.types.is_timestamp(arrow_type):
         return arrow_type.unit in ("ms", "us")
-    if pa.types.is_time(arrow_type) or pa.types.is_duration(arrow_type):
-        return False
-    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        return _spark_reads_exactly(arrow_type.value_type)
-    if pa.types.is_map(arrow_type):
-        return _spark_reads_exactly(arrow_type.key_type) and \
-            _spark_reads_exactly(arrow_type.item_type)
-    if pa.types.is_struct(arrow_type):
-        return all(_spark_reads_exactly(arrow_type.field(i).type)
-                   for i in range(arrow_type.num_fields))
     return (pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type)
             or pa.types.is_boolean(arrow_type) or pa.types.is_string(arrow_type)
             or pa.types.is_large_string(arrow_type) or pa.types.is_binary(arrow_type)

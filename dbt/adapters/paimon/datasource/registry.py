@@ -293,14 +293,13 @@ class PaimonTableRegistry:
     def _expose(self, database: str, table: str, entry: Optional[CatalogEntry]) -> bool:
         check_name("database", database)
         check_name("table", table)
-        if listing.latest_schema_id(self.warehouse, database, table,
-                                    self.catalog_options) is None:
-            raise TableNotFoundError(
-                f"Paimon table {database}.{table} does not exist in warehouse {self.warehouse}")
-        source = self.paimon_name(database, table)
+        source = self.paimon_name(database, table)  # (a branch exists only with its table)
         branch = source.partition(listing.BRANCH_SEPARATOR)[2]
         schema_id = listing.latest_schema_id(self.warehouse, database, source,
                                              self.catalog_options)
+        if schema_id is None:
+            raise TableNotFoundError(
+                f"Paimon table {database}.{table} does not exist in warehouse {self.warehouse}")
         self._register_provider(database, source)
         snapshot = self._latest_snapshot(database, source)
         if entry is None:

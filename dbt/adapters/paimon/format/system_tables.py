@@ -285,18 +285,11 @@ def java_duration(value: Optional[datetime.timedelta]) -> Optional[str]:
 
 
 def tags(table) -> pa.Table:
-    """TagsTable: every tag, by name."""
-    from pypaimon.tag.tag_manager import TAG_PREFIX, TagManager
+    """TagsTable: every tag (of the table's branch), by name."""
+    from dbt.adapters.paimon.format.time_travel import tags as tags_of
 
-    manager = TagManager(table.file_io, table.table_path)
     rows = []
-    names = sorted(_base_name(s)[len(TAG_PREFIX):]
-                   for s in _list_status(table.file_io, manager.tag_directory())
-                   if _base_name(s).startswith(TAG_PREFIX))
-    for name in names:
-        tag = manager.get(name)
-        if tag is None:  # deleted meanwhile
-            continue
+    for name, tag in tags_of(table).items():
         rows.append((name, tag.id, tag.schema_id, local_time(tag.time_millis),
                      tag.total_record_count, getattr(tag, "tag_create_time", None),
                      java_duration(getattr(tag, "tag_time_retained", None))))
@@ -343,16 +336,11 @@ def branches(table) -> pa.Table:
 
 def _branch_tags(table, branch: str) -> Dict[int, List[str]]:
     """snapshot id -> the branch's tag names on it."""
-    from pypaimon.tag.tag_manager import TAG_PREFIX, TagManager
+    from dbt.adapters.paimon.format.time_travel import tags as tags_of
 
-    manager = TagManager(table.file_io, table.table_path, branch)
     found: Dict[int, List[str]] = {}
-    for status in _list_status(table.file_io, manager.tag_directory()):
-        name = _base_name(status)
-        if name.startswith(TAG_PREFIX):
-            tag = manager.get(name[len(TAG_PREFIX):])
-            if tag is not None:
-                found.setdefault(tag.id, []).append(name[len(TAG_PREFIX):])
+    for name, tag in tags_of(table, branch).items():
+        found.setdefault(tag.id, []).append(name)
     return found
 
 

@@ -28,9 +28,15 @@ def tag_manager(table):
     return table.tag_manager()
 
 
-def tags(table) -> Dict[str, object]:
-    """Tag name -> pypaimon ``Tag`` (a Snapshot with the tag's create time and retention)."""
-    manager = tag_manager(table)
+def tags(table, branch: Optional[str] = None) -> Dict[str, object]:
+    """Tag name -> pypaimon ``Tag`` (a Snapshot with the tag's create time and retention), of
+    the table's branch, or of ``branch`` when given ('main' included)."""
+    if branch is None:
+        manager = tag_manager(table)
+    else:
+        from pypaimon.tag.tag_manager import TagManager
+
+        manager = TagManager(table.file_io, table.table_path, branch)
     try:
         names = manager.list_tags()
     except (FileNotFoundError, OSError):

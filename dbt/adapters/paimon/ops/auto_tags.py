@@ -25,11 +25,12 @@ from typing import Dict, List, Optional
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.ops.expire import parse_duration_ms
-from dbt.adapters.paimon.ops.tags import delete_tag, expire_tags
+from dbt.adapters.paimon.ops.tags import delete_tag, expire_tags, retention
 
 PERIODS = {"daily": dt.timedelta(days=1), "hourly": dt.timedelta(hours=1),
            "two-hours": dt.timedelta(hours=2)}
 BATCH_TAG_PREFIX = "batch-write-"
+RETAINED_OPTION = "tag.default-time-retained"
 _EPOCH = dt.datetime(1970, 1, 1)
 
 
@@ -73,7 +74,7 @@ def after_commit(location: TableLocation, now: Optional[dt.datetime] = None) -> 
     table = location.open()
     options = {str(k): str(v) for k, v in table.table_schema.options.items()}
     mode = options.get("tag.automatic-creation", "none").lower()
-    retained = options.get("tag.default-time-retained")
+    retained = options.get(RETAINED_OPTION)
     keep = options.get("tag.num-retained-max")
     keep = int(keep) if keep else None
     done: List[str] = []
@@ -120,7 +121,7 @@ def _periodic(location, table, options: Dict[str, str], mode: str, retained, kee
             this_tag = next_tag if complete and next_tag is not None else names.previous(time)
             name = names.name(this_tag)
             if not manager.tag_exists(name):
-                manager.create_tag(snapshot, name, time_retained=_retention(retained))
+                manager.create_tag(snapshot, name, time_retained=retention(retained, RETAINED_OPTION))
                 created.append(name)
             next_tag = this_tag + names.length
             if keep is not None:
@@ -137,7 +138,7 @@ def _batch(location, table, options: Dict[str, str], retained, keep) -> List[str
     if time_travel.tag_manager(table).tag_exists(name):
         delete_tag(location, name)
     time_travel.tag_manager(location.open()).create_tag(latest, name,
-                                                        time_retained=_retention(retained))
+                                                        time_retained=retention(retained, RETAINED_OPTION))
     if keep is not None:
         _keep_newest(location, time_travel.tags(location.open()), keep)
     return [f"tagged snapshot {latest.id} '{name}'"]
@@ -167,6 +168,3 @@ def _time_of(snapshot, mode: str, zone: str) -> Optional[dt.datetime]:
     moment = dt.datetime.fromtimestamp(snapshot.watermark / 1000, dt.timezone.utc)
     return moment.astimezone(ZoneInfo(zone)).replace(tzinfo=None)
 
-
-def _retention(value: Optional[str]) -> Optional[str]:
-    return None if value is None else f"{parse_duration_ms(value, 'tag.default-time-retained')} ms"

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import consumers
+from dbt.adapters.paimon.format import consumers, time_travel
 
 DEFAULT_RETAIN_MIN = 10
 DEFAULT_RETAIN_MAX = 2 ** 31 - 1
@@ -175,7 +175,6 @@ def branch_files(table, references: "References", all_entries: bool = False) -> 
     (ops/branches.py), so nothing one line stops needing may go while another reads it (Java's
     OrphanFilesClean reads all branches too)."""
     from pypaimon.snapshot.snapshot_manager import SnapshotManager
-    from pypaimon.tag.tag_manager import TagManager
 
     own = table.current_branch() or "main"
     try:
@@ -189,32 +188,9 @@ def branch_files(table, references: "References", all_entries: bool = False) -> 
         for snapshot in SnapshotManager(table.file_io, table.table_path,
                                         branch=name).list_snapshots():
             paths |= references.files(snapshot, all_entries=all_entries)
-        manager = TagManager(table.file_io, table.table_path, name)
-        try:
-            tag_names = manager.list_tags()
-        except (FileNotFoundError, OSError):
-            tag_names = []
-        for tag_name in tag_names:
-            tag = manager.get(tag_name)
-            if tag is not None:
-                paths |= references.files(tag, all_entries=all_entries)
+        for tag in time_travel.tags(table, name).values():
+            paths |= references.files(tag, all_entries=all_entries)
     return paths
-
-
-def _tags(table) -> Dict[str, object]:
-    from pypaimon.tag.tag_manager import TagManager
-
-    manager = TagManager(table.file_io, table.table_path)
-    try:
-        names = manager.list_tags()
-    except (FileNotFoundError, OSError):
-        return {}
-    tags = {}
-    for name in names:
-        tag = manager.get(name)
-        if tag is not None:
-            tags[name] = tag
-    return tags
 
 
 # --------------------------------------------------------------------------- expiry
@@ -277,7 +253,7 @@ def expire_snapshots(location: TableLocation, retain_last: Optional[int] = None,
         return ExpireResult([], (earliest, latest), 0)
 
     references = References(table)
-    tags = _tags(table)
+    tags = time_travel.tags(table)
     keep: Set[str] = set()
     for sid in range(end, latest + 1):
         if sid in snapshots:
@@ -326,19 +302,19 @@ def remove_orphan_files(location: TableLocation, older_than=DEFAULT_ORPHAN_MARGI
     keep: Set[str] = set()
     for snapshot in table.snapshot_manager().list_snapshots():
         keep |= references.files(snapshot, all_entries=True)
-    for tag in _tags(table).values():
+    for tag in time_travel.tags(table).values():
         keep |= references.files(tag, all_entries=True)
     keep |= branch_files(table, references, all_entries=True)
-    keep_names = {_normal(p) for p in keep}
+    keep_names = {local_path(p) for p in keep}
     root = references.root
     deleted = []
     for status in _walk(table.file_io, root, top=True):
-        path = _normal(status.path)
+        path = local_path(status.path)
         if path in keep_names or status.base_name in _PROTECTED_FILES:
             continue
         if now_ms - _mtime_ms(status) < margin:
             continue
-        relative = path[len(_normal(root)) + 1:] if path.startswith(_normal(root) + "/") \
+        relative = path[len(local_path(root)) + 1:] if path.startswith(local_path(root) + "/") \
             else path
         deleted.append(relative)
         if not dry_run:
@@ -349,7 +325,8 @@ def remove_orphan_files(location: TableLocation, older_than=DEFAULT_ORPHAN_MARGI
 _PROTECTED_FILES = {"EARLIEST", "LATEST"}
 
 
-def _normal(path: str) -> str:
+def local_path(path: str) -> str:
+    """A local file URI (file://..., file:...) as a path, without a trailing '/'."""
     path = str(path)
     if path.startswith("file://"):
         path = path[len("file://"):]

@@ -16,7 +16,8 @@ from typing import List, Optional, Set
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import time_travel
-from dbt.adapters.paimon.ops.expire import References, branch_files, parse_duration_ms
+from dbt.adapters.paimon.ops.expire import (References, branch_files, local_path,
+                                            parse_duration_ms)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def create_tag(location: TableLocation, tag: str, snapshot_id=None, timestamp=No
     snapshot = _snapshot(table, snapshot_id, timestamp)
     if time_retained is None:  # Paimon: tag.default-time-retained applies to every new tag
         time_retained = table.table_schema.options.get("tag.default-time-retained")
-    retained = _retention(time_retained)
+    retained = retention(time_retained)
     manager.create_tag(snapshot, name, time_retained=retained)
     return TagResult(f"created tag '{name}' of snapshot {snapshot.id}"
                      + (f", retained {retained}" if retained else ""), [name], snapshot.id)
@@ -60,7 +61,7 @@ def replace_tag(location: TableLocation, tag: str, snapshot_id=None,
     if not manager.tag_exists(name):
         raise ValueError(f"Tag '{name}' doesn't exist (create_tag creates it)")
     snapshot = _snapshot(table, snapshot_id, None)
-    retained = _retention(time_retained)
+    retained = retention(time_retained)
     manager.replace_tag(snapshot, name, time_retained=retained)
     return TagResult(f"tag '{name}' now tags snapshot {snapshot.id}", [name], snapshot.id)
 
@@ -112,7 +113,7 @@ def expire_tags(location: TableLocation, older_than=None,
             if cutoff is None:
                 continue
             if created is None:
-                created = dt.datetime.fromtimestamp(os.stat(_local(manager.tag_path(name)))
+                created = dt.datetime.fromtimestamp(os.stat(local_path(manager.tag_path(name)))
                                                     .st_mtime)
         reached = retained is not None and now > created + retained
         older = cutoff is not None and cutoff > created
@@ -189,11 +190,12 @@ def _name(value, what: str = "tag name") -> str:
     return name
 
 
-def _retention(value) -> Optional[str]:
-    """Paimon's duration syntax ('7d', '12h', '1.5 h') as milliseconds pypaimon parses."""
+def retention(value, what: str = "time_retained") -> Optional[str]:
+    """A tag's retention in Paimon's duration syntax ('7d', '12h', '1.5 h') as the
+    milliseconds pypaimon parses; None for none."""
     if value is None:
         return None
-    return f"{parse_duration_ms(value, 'time_retained')} ms"
+    return f"{parse_duration_ms(value, what)} ms"
 
 
 def _older_than(value, now: dt.datetime) -> Optional[dt.datetime]:
@@ -206,7 +208,3 @@ def _older_than(value, now: dt.datetime) -> Optional[dt.datetime]:
         return now - dt.timedelta(milliseconds=parse_duration_ms(text, "older_than"))
     return dt.datetime.fromtimestamp(time_travel.timestamp_millis(text) / 1000)
 
-
-def _local(path: str) -> str:
-    return path[len("file://"):] if path.startswith("file://") else \
-        path[len("file:"):] if path.startswith("file:") else path

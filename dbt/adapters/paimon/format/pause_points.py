@@ -33,6 +33,7 @@ Table lifecycle operations (ops/rollback.py, ops/branches.py):
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 PAUSE_AT = "DBT_PAIMON_TEST_PAUSE_AT"
@@ -50,7 +51,8 @@ def pause_at(point: str) -> None:
         return
     folder = os.environ.get(PAUSE_DIR) or os.getcwd()
     marker = os.path.join(folder, point)
-    temporary = f"{marker}.reached.{os.getpid()}"
+    # threads of one process (the in-process executor's buckets) may reach a point together
+    temporary = f"{marker}.reached.{os.getpid()}.{threading.get_ident()}"
     with open(temporary, "w") as out:
         out.write(str(os.getpid()))
     os.replace(temporary, f"{marker}.reached")  # a test never sees a half-written marker

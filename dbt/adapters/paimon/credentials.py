@@ -63,10 +63,24 @@ class PaimonCredentials(SparkCredentials):
     # jdbc:sqlite:<file> | jdbc:postgresql://..., jdbc.user, jdbc.password, catalog-key,
     # lock.enabled, warehouse, ...}. Its `warehouse` is the profile's warehouse.
     catalog: Optional[Dict[str, Any]] = None
+    # The default profile (no `method`) runs Spark in a background daemon that the first
+    # interactive command starts and later commands join (environments/daemon.py,
+    # docs/connect.md); daemon: false (or method: session) keeps Spark in the dbt process,
+    # daemon: true uses the daemon also without a terminal or in CI.
+    daemon: Optional[bool] = None
+    # Minutes without a dbt command after which the daemon stops (default 60).
+    daemon_idle_minutes: Optional[float] = None
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
         data = super().__pre_deserialize__(data)
+        if data.get("method") == SESSION_METHOD:
+            # an explicit session: Spark in this process, never the background daemon
+            if data.get("daemon") is True:
+                raise DbtRuntimeError(
+                    "The profile sets method: session and daemon: true: method session runs "
+                    "Spark in the dbt process. Remove `method` to use the background daemon.")
+            data["daemon"] = False
         # Embedded Spark: the user names no host and no connection method.
         data.setdefault("method", SESSION_METHOD)
         if data["method"] == CONNECT_METHOD:
@@ -92,6 +106,10 @@ class PaimonCredentials(SparkCredentials):
         else:
             self.spark_master = check_master_url(self.spark_master, self.spark_conf)
         self.catalog_options = {str(k): str(v) for k, v in (self.catalog_options or {}).items()}
+        if self.daemon_idle_minutes is not None and not float(self.daemon_idle_minutes) > 0:
+            raise DbtRuntimeError(
+                f"daemon_idle_minutes must be a number of minutes above 0, got "
+                f"{self.daemon_idle_minutes}.")
         self._check_catalog()
 
     def _check_catalog(self) -> None:

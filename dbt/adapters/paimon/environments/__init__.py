@@ -29,7 +29,54 @@ def create(credentials) -> Environment:
                                   credentials.pypaimon_catalog_options)
     from dbt.adapters.paimon.environments.embedded import EmbeddedEnvironment
 
-    return EmbeddedEnvironment(credentials.spark_master, credentials.warehouse,
-                               credentials.spark_state_dir,
-                               {**credentials.server_side_parameters, **credentials.spark_conf},
-                               credentials.pypaimon_catalog_options)
+    embedded = EmbeddedEnvironment(credentials.spark_master, credentials.warehouse,
+                                   credentials.spark_state_dir,
+                                   {**credentials.server_side_parameters,
+                                    **credentials.spark_conf},
+                                   credentials.pypaimon_catalog_options)
+    plan = daemon_plan(credentials)
+    if plan is None:
+        return embedded
+    from dbt.adapters.paimon.environments.daemon_environment import DaemonEnvironment
+
+    return DaemonEnvironment(plan, embedded)
+
+
+def daemon_plan(credentials):
+    """The background daemon the default profile runs Spark in (daemon_policy), or None."""
+    import os
+    import sys
+
+    from dbt.adapters.paimon.environments import daemon_policy
+    from dbt.adapters.paimon.environments.locations import is_local_path
+
+    decision = daemon_policy.decide(
+        daemon=credentials.daemon, master=credentials.spark_master,
+        warehouse_is_local=is_local_path(credentials.warehouse),
+        catalog_type=credentials.catalog_type,
+        spark_conf={**credentials.server_side_parameters, **credentials.spark_conf},
+        environ=os.environ, interactive=_interactive(sys))
+    from dbt.adapters.paimon.environments import base
+    from dbt.adapters.paimon.environments.spark_logs import _DbtDebug
+
+    if base._registry is None:  # once per process, not at every connection
+        _DbtDebug().debug(f"Background Spark daemon: {'yes' if decision.use else 'no'} "
+                          f"({decision.reason})")
+    if not decision.use:
+        return None
+    from dbt.adapters.paimon.environments.daemon import DaemonPlan
+
+    return DaemonPlan(credentials.warehouse, credentials.spark_state_dir,
+                      credentials.spark_master,
+                      daemon_policy.idle_seconds(credentials.daemon_idle_minutes, os.environ))
+
+
+def _interactive(sys_module) -> bool:
+    """A person at a terminal: stdin or stderr is one (``dbt run | tee log`` still counts)."""
+    for stream in (sys_module.stdin, sys_module.stderr):
+        try:
+            if stream is not None and stream.isatty():
+                return True
+        except (AttributeError, ValueError):
+            continue
+    return False

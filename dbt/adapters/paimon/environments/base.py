@@ -70,7 +70,9 @@ def warm_up_python_workers_once() -> None:
             return
         from dbt.adapters.paimon.datasource.spark_env import is_connect
 
-        if is_connect(_registry.spark):
+        from dbt.adapters.paimon.environments import daemon
+
+        if is_connect(_registry.spark) and not daemon.started_here():
             return  # the server's shared session keeps its Python processes warm
         _warm_up_started = True
         from dbt.adapters.paimon.environments import worker_warm_up

@@ -1,9 +1,11 @@
 """The ``dbt-paimon`` command: ``dbt-paimon server start|status|stop --warehouse PATH``, a Spark
-Connect server for profiles with ``method: connect`` (see connect_server.py, docs/connect.md)."""
+Connect server for profiles with ``method: connect`` (see connect_server.py, docs/connect.md);
+``status`` and ``stop`` also cover the warehouse's background daemon (daemon.py)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Dict, List, Optional
 
@@ -45,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    from dbt.adapters.paimon.environments import connect_server
+    from dbt.adapters.paimon.environments import connect_server, daemon
 
     args = build_parser().parse_args(argv)
     try:
@@ -57,17 +59,31 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"Profile: method: connect, host: {server.url}")
             return 0
         server = connect_server.server_for(args.warehouse, args.port, args.state_dir)
+        background = daemon.running(server.state_dir)
         if args.action == "status":
+            found = 3
+            if background is not None:
+                print(f"background daemon running at 127.0.0.1:{background['port']} (server pid "
+                      f"{background['server_pid']}, stops after "
+                      f"{float(background['idle_seconds']) / 60:g} min idle, log "
+                      f"{os.path.join(server.state_dir, daemon.LOG_NAME)})")
+                found = 0
             pid = server.pid()
             if pid is not None and server.accepts_connections():
                 print(f"running at {server.url} (pid {pid}, log {server.log_file})")
                 return 0
-            print(f"not running{' (starting)' if pid is not None else ''}: {server.url} "
-                  f"for {server.warehouse}")
-            return 3
+            if found:
+                print(f"not running{' (starting)' if pid is not None else ''}: {server.url} "
+                      f"for {server.warehouse}")
+            return found
+        if background is not None:
+            daemon.stop(server.state_dir)
+            print(f"stopped the background daemon of {server.warehouse}")
         stopped = connect_server.stop(args.warehouse, args.port, args.state_dir)
-        print(f"stopped the server at {server.url}" if stopped
-              else f"no server was running at {server.url} for {server.warehouse}")
+        if stopped:
+            print(f"stopped the server at {server.url}")
+        elif background is None:
+            print(f"no server was running at {server.url} for {server.warehouse}")
         return 0
     except (connect_server.ServerError, ConnectSetupError) as exc:
         print(f"dbt-paimon server {args.action}: {exc}", file=sys.stderr)

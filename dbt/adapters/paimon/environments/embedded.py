@@ -34,6 +34,7 @@ class EmbeddedEnvironment(Environment):
             # want, and a loopback cluster's executors reach the driver there.
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         os.makedirs(self.state_dir, exist_ok=True)
+        _free_the_metastore(self.state_dir)
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)
@@ -44,6 +45,20 @@ class EmbeddedEnvironment(Environment):
         spark.sparkContext.setLogLevel(conf.get("spark.log.level", "ERROR"))
         quiet_query_loggers()
         return PaimonTableRegistry(spark, self.warehouse, self.catalog_options)
+
+
+def _free_the_metastore(state_dir: str) -> None:
+    """The warehouse's background daemon (daemon.py) holds its Derby metastore, which admits one
+    Spark: stop it unless another dbt command is using it."""
+    from dbt.adapters.paimon.environments import daemon
+
+    busy = daemon.stop_if_idle(state_dir)
+    if busy is not None:
+        raise RuntimeError(
+            f"The background Spark of this warehouse (pid {busy.get('server_pid')}) is serving "
+            f"another dbt command, and its metastore admits one Spark: wait for that command, "
+            f"or use the daemon (remove `method: session` / `daemon: false` from the profile, "
+            f"or unset DBT_PAIMON_DAEMON=off).")
 
 
 def _launch_jvm(conf: Dict[str, str], log_path: str) -> None:

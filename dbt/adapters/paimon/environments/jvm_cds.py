@@ -110,6 +110,20 @@ def plan() -> Plan:
     return Plan(directory, "")
 
 
+def archive_options_if_built() -> str:
+    """The JVM options that map the archive when one is built, else none: for a long-lived JVM
+    (the background daemon's server), which should not be the one that dumps it at its exit
+    hours later. Same class path as the embedded driver (pyspark's jars), so it maps."""
+    directory = archive_dir()
+    if directory is None:
+        return ""
+    try:
+        final = os.path.join(directory, f"{archive_key()}.jsa")
+        return Plan(directory, "", use=final).java_options if is_archive(final) else ""
+    except OSError:
+        return ""
+
+
 def dump_running() -> bool:
     """A JVM is writing the archive (benchmarks and tests wait for it)."""
     directory = archive_dir()

@@ -1,0 +1,384 @@
+"""The background Spark of the default profile: a Spark Connect server per warehouse that the
+first dbt command starts and later commands join (``daemon_policy`` decides when; the process
+itself is ``daemon_process``).
+
+pyspark 4.3 has an opt-in reusable local Connect server (pyspark/sql/connect/local_server.py):
+one per user, with no idle stop and no warehouse of its own. dbt-paimon needs one per warehouse
+(the server holds the warehouse's Derby metastore), stopped when idle, restarted when dbt-paimon
+or pyspark change, so it keeps its own files; it follows local_server's safety rules (loopback
+only, a random token in a 0600 file).
+
+Files in the warehouse's Spark state folder (``<warehouse>/.spark``):
+
+- ``daemon.lock``: held exclusively while a dbt process finds or starts the daemon, so that
+  commands starting at the same moment start one daemon;
+- ``daemon.json`` (0600): the watchdog's pid, the server's pid, port and token, and the
+  fingerprint of the installation that started it;
+- ``daemon.clients``: every dbt process using the daemon holds a shared lock on it until it
+  exits (the kernel drops it when a process dies, even by SIGKILL); the watchdog stops the
+  server only while it can lock it exclusively;
+- ``daemon.last-used``: touched when a command joins and when it exits: the idle clock;
+- ``daemon.log`` (the watchdog's lines) and ``daemon-spark.out`` (the server's output).
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import glob
+import hashlib
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Callable, Dict, Iterator, List, Optional
+
+from dbt.adapters.paimon.environments import connect_client, daemon_process, jvm_cds
+from dbt.adapters.paimon.environments.daemon_process import (CLIENTS_NAME, INFO_NAME,
+                                                             LAST_USED_NAME, LOG_NAME,
+                                                             SPARK_OUT_NAME, read_json, touch,
+                                                             write_private_json)
+
+LOCK_NAME = "daemon.lock"
+START_TIMEOUT_S = 300
+# A daemon of another installation still serving commands: how long a new command waits for
+# them to finish before it runs Spark in its own process instead.
+RETIRE_TIMEOUT_S = 600
+STOP_TIMEOUT_S = daemon_process.STOP_GRACE_S + 15
+SERVER_NAME = "dbt-paimon daemon"
+
+_client_lock: Optional[int] = None  # this process's shared lock on daemon.clients
+_started_here = False  # this process started the daemon it uses: its Python workers are cold
+
+
+class DaemonUnavailable(RuntimeError):
+    """The background Spark could not be started or joined (the message says why)."""
+
+
+@dataclass(frozen=True)
+class DaemonPlan:
+    """What a daemon for this profile runs: decided by daemon_policy."""
+    warehouse: str
+    state_dir: str
+    master: str
+    idle_seconds: float
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.state_dir, name)
+
+
+def fingerprint(master: str) -> str:
+    """The installation a daemon runs: a command never joins a daemon of another one.
+    dbt-paimon's and pyspark's versions, the Python, and the newest source file of dbt-paimon
+    (an upgrade or an edited checkout changes it)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    newest = 0.0
+    for folder, _dirs, files in os.walk(package):
+        for name in files:
+            if name.endswith((".py", ".sql")):
+                newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime)
+    from dbt.adapters.paimon.__version__ import version
+
+    parts = [version, metadata.version("pyspark"), sys.executable, repr(newest), master]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client.ConnectUrl:
+    """The URL (with its token) of the warehouse's daemon, started if none runs; this process
+    counts as its client until it exits."""
+    os.makedirs(plan.state_dir, exist_ok=True)
+    mine = fingerprint(plan.master)
+    for _attempt in range(3):
+        with _locked(plan.path(LOCK_NAME)):
+            info = _live_info(plan)
+            if info is not None and info.get("fingerprint") != mine:
+                announce("The background Spark of this warehouse runs another dbt-paimon or "
+                         "pyspark installation: restarting it.")
+                _retire(plan, info)
+                info = None
+            if info is None:
+                explicit = explicit_server_url(plan)
+                if explicit is not None:
+                    _join(plan)
+                    return explicit
+                announce(f"Starting a background Spark for {plan.warehouse}; later dbt "
+                         f"commands reuse it. It stops after {plan.idle_seconds / 60:g} min "
+                         f"without a command, or with `dbt-paimon server stop --warehouse "
+                         f"{plan.warehouse}`; DBT_PAIMON_DAEMON=off turns it off.")
+                info = _start(plan, mine)
+                global _started_here
+                _started_here = True
+            _wait_ready(plan, info)
+            _join(plan)
+            if _live_info(plan) == info:  # not stopped for idleness while we waited to join
+                # "localhost": pyspark sends a token without TLS only to that host name
+                # (ChannelBuilder.toChannel: gRPC local credentials); the server binds 127.0.0.1
+                return connect_client.parse_connect_url(
+                    f"{connect_client.SCHEME}localhost:{info['port']}", token=info["token"])
+            release()
+    raise DaemonUnavailable("the background Spark stopped three times while joining it")
+
+
+def started_here() -> bool:
+    return _started_here
+
+
+def release() -> None:
+    """Stop counting as the daemon's client (before falling back to an in-process Spark)."""
+    global _client_lock
+    if _client_lock is not None:
+        os.close(_client_lock)
+        _client_lock = None
+
+
+def _join(plan: DaemonPlan) -> None:
+    """Hold the shared lock on daemon.clients until this process exits (waits while the
+    watchdog is stopping the server), and restart the idle clock now and at exit."""
+    global _client_lock
+    if _client_lock is None:
+        descriptor = os.open(plan.path(CLIENTS_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(descriptor, fcntl.LOCK_SH)
+        _client_lock = descriptor
+        atexit.register(_touch_quietly, plan.path(LAST_USED_NAME))
+    touch(plan.path(LAST_USED_NAME))
+
+
+def _touch_quietly(path: str) -> None:
+    try:
+        touch(path)
+    except OSError:
+        pass
+
+
+@contextmanager
+def _locked(path: str) -> Iterator[None]:
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def _alive(pid: Optional[int]) -> bool:
+    """The process runs (a zombie, exited but not yet reaped, does not)."""
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{int(pid)}/stat") as handle:
+            return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): kill(0) is all there is
+
+
+def _live_info(plan: DaemonPlan) -> Optional[Dict]:
+    """daemon.json while its watchdog lives (a stale file is removed)."""
+    info = read_json(plan.path(INFO_NAME))
+    if info is None:
+        return None
+    if not _alive(info.get("pid")):
+        try:
+            os.remove(plan.path(INFO_NAME))
+        except FileNotFoundError:
+            pass
+        return None
+    return info
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def explicit_server_url(plan: DaemonPlan) -> Optional[connect_client.ConnectUrl]:
+    """A server that `dbt-paimon server start` runs on this warehouse: the default profile uses
+    it (its Derby metastore admits no second Spark anyway)."""
+    from dbt.adapters.paimon.environments.connect_server import SERVER_CLASS
+
+    for pid_file in glob.glob(os.path.join(plan.state_dir,
+                                           f"spark-dbt-paimon-*-{SERVER_CLASS}-1.pid")):
+        port = os.path.basename(pid_file)[len("spark-dbt-paimon-"):].split("-", 1)[0]
+        try:
+            with open(pid_file) as handle:
+                pid = int(handle.read().strip())
+        except (OSError, ValueError):
+            continue
+        if port.isdigit() and _alive(pid) and _listening(int(port)):
+            return connect_client.parse_connect_url(f"{connect_client.SCHEME}127.0.0.1:{port}")
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _server_command(plan: DaemonPlan, port: int) -> List[str]:
+    from dbt.adapters.paimon.environments import connect_server
+
+    server = connect_server.Server(plan.warehouse, port, plan.state_dir)
+    command = [os.path.join(connect_server.spark_home(), "bin", "spark-submit"),
+               "--class", connect_server.SERVER_CLASS, "--name", SERVER_NAME,
+               "--master", plan.master]
+    settings = connect_server.server_conf(server, plan.master)
+    settings["spark.app.name"] = f"{SERVER_NAME} ({plan.warehouse})"
+    # its Python workers run this installation (PYSPARK_PYTHON, and the fingerprint checks it):
+    # the first command skips connect_client.check_server's probe of a worker's imports
+    settings[connect_client.CHECKED_CONF] = connect_client.expected_versions()
+    cds = jvm_cds.archive_options_if_built()
+    if cds:
+        settings["spark.driver.extraJavaOptions"] = \
+            f"{settings.get('spark.driver.extraJavaOptions', '')} {cds}".strip()
+    for key, value in settings.items():
+        command += ["--conf", f"{key}={value}"]
+    return command
+
+
+def _start(plan: DaemonPlan, mine: str) -> Dict:
+    """Launch the watchdog (which launches the server) and return its daemon.json."""
+    from dbt.adapters.paimon.environments import connect_server
+
+    port = _free_port()
+    token = secrets.token_urlsafe(32)
+    env = connect_server.server_environment(
+        connect_server.Server(plan.warehouse, port, plan.state_dir), plan.master)
+    # the server reads its token from the environment: never on a command line `ps` shows
+    env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token
+    launch = secrets.token_hex(8)
+    spec_path = plan.path(f"daemon-spec.{os.getpid()}.json")
+    write_private_json(spec_path, {
+        "state_dir": plan.state_dir, "command": _server_command(plan, port), "env": env,
+        "idle_seconds": plan.idle_seconds, "port": port, "token": token, "fingerprint": mine,
+        "warehouse": plan.warehouse, "launch": launch,
+        "poll_seconds": float(os.environ.get("DBT_PAIMON_DAEMON_POLL_SECONDS", "5")),
+    })
+    with open(plan.path(LOG_NAME), "ab") as log:
+        watchdog = subprocess.Popen(
+            [sys.executable, os.path.abspath(daemon_process.__file__), spec_path],
+            cwd=plan.state_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # not in the terminal's process group: Ctrl-C spares it
+            close_fds=True)
+    deadline = time.monotonic() + 30
+    while True:
+        info = read_json(plan.path(INFO_NAME))
+        if info is not None and info.get("launch") == launch:
+            watchdog.wait()  # it forked the watchdog and exited
+            return info
+        if watchdog.poll() not in (None, 0):
+            raise DaemonUnavailable(f"its watchdog exited ({watchdog.returncode}).{_tail(plan)}")
+        if time.monotonic() > deadline:
+            raise DaemonUnavailable(f"its watchdog did not start within 30 s.{_tail(plan)}")
+        time.sleep(0.05)
+
+
+def _wait_ready(plan: DaemonPlan, info: Dict) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not _listening(info["port"]):
+        if not _alive(info.get("server_pid")) or not _alive(info.get("pid")):
+            raise DaemonUnavailable(f"the Spark Connect server exited while starting."
+                                    f"{_tail(plan)}")
+        if time.monotonic() > deadline:
+            _terminate(info)
+            raise DaemonUnavailable(f"the Spark Connect server did not accept connections "
+                                    f"within {START_TIMEOUT_S} s and was stopped.{_tail(plan)}")
+        time.sleep(0.2)
+
+
+def _retire(plan: DaemonPlan, info: Dict) -> None:
+    """Stop a daemon of another installation once no command uses it."""
+    descriptor = os.open(plan.path(CLIENTS_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + RETIRE_TIMEOUT_S
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise DaemonUnavailable(
+                        "the running background Spark belongs to another dbt-paimon or "
+                        f"pyspark installation and still serves commands after "
+                        f"{RETIRE_TIMEOUT_S} s") from None
+                time.sleep(0.5)
+        _terminate(info)
+    finally:
+        os.close(descriptor)
+
+
+def _terminate(info: Dict) -> None:
+    """SIGTERM the watchdog (it stops the server) and wait for both to end."""
+    for key in ("pid", "server_pid"):
+        if _alive(info.get(key)):
+            try:
+                os.kill(int(info[key]), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            break
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while _alive(info.get("pid")) or _alive(info.get("server_pid")):
+        if time.monotonic() > deadline:
+            for key in ("server_pid", "pid"):
+                if _alive(info.get(key)):
+                    os.kill(int(info[key]), signal.SIGKILL)
+            break
+        time.sleep(0.1)
+
+
+def running(state_dir: str) -> Optional[Dict]:
+    """daemon.json of the daemon running in this state folder, if one does."""
+    return _live_info(DaemonPlan("", state_dir, "", 0))
+
+
+def stop(state_dir: str) -> bool:
+    """Stop the warehouse's daemon (``dbt-paimon server stop``); False if none ran."""
+    info = running(state_dir)
+    if info is None:
+        return False
+    _terminate(info)
+    return True
+
+
+def stop_if_idle(state_dir: str) -> Optional[Dict]:
+    """Before an in-process Spark opens the warehouse's metastore: stop its daemon unless a
+    command uses it; the daemon's daemon.json if it is busy (the caller says so)."""
+    info = running(state_dir)
+    if info is None:
+        return None
+    descriptor = os.open(os.path.join(state_dir, CLIENTS_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return info
+        _terminate(info)
+        return None
+    finally:
+        os.close(descriptor)
+
+
+def _tail(plan: DaemonPlan, lines: int = 20) -> str:
+    for name in (SPARK_OUT_NAME, LOG_NAME):
+        try:
+            with open(plan.path(name), errors="replace") as handle:
+                tail = handle.readlines()[-lines:]
+        except OSError:
+            continue
+        if tail:
+            return f" {plan.path(name)} ends with:\n" + "".join(tail)
+    return ""

@@ -18,6 +18,7 @@ from typing import Any, Dict, Optional, Tuple
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.paimon.branch_config import branch_name
 from dbt.adapters.paimon.environments import connect_client
 from dbt.adapters.paimon.format.catalog_config import (WAREHOUSE_KEY, CatalogConfigError,
                                                        PaimonCatalog, parse_catalog)
@@ -63,6 +64,10 @@ class PaimonCredentials(SparkCredentials):
     # jdbc:sqlite:<file> | jdbc:postgresql://..., jdbc.user, jdbc.password, catalog-key,
     # lock.enabled, warehouse, ...}. Its `warehouse` is the profile's warehouse.
     catalog: Optional[Dict[str, Any]] = None
+    # The Paimon branch every table of an invocation reads and writes (write-audit-publish,
+    # docs/tags_and_rollback.md); `--vars '{paimon_branch: ...}'` and a node's paimon_branch
+    # config take precedence (branch_config.py). Unset or `main`: main.
+    branch: Optional[str] = None
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -93,6 +98,10 @@ class PaimonCredentials(SparkCredentials):
             self.spark_master = check_master_url(self.spark_master, self.spark_conf)
         self.catalog_options = {str(k): str(v) for k, v in (self.catalog_options or {}).items()}
         self._check_catalog()
+        try:
+            self.branch = branch_name(self.branch)
+        except ValueError as exc:
+            raise DbtRuntimeError(f"Profile field branch: {exc}") from None
 
     def _check_catalog(self) -> None:
         try:
@@ -152,8 +161,8 @@ class PaimonCredentials(SparkCredentials):
 
     def _connection_keys(self) -> Tuple[str, ...]:
         if self.is_connect:
-            return ("method", "host", "schema", "warehouse", "catalog_type")
-        return ("schema", "warehouse", "catalog_type", "spark_master", "spark_state_dir")
+            return ("method", "host", "schema", "warehouse", "catalog_type", "branch")
+        return ("schema", "warehouse", "catalog_type", "branch", "spark_master", "spark_state_dir")
 
     def resolve_paths(self, project_root: Optional[str]) -> None:
         """Make ``warehouse`` and ``spark_state_dir`` absolute, relative to the dbt project."""

@@ -24,6 +24,7 @@ from dbt_common.contracts.constraints import ConstraintType
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.paimon import environments, error_messages
+from dbt.adapters.paimon.branch_config import table_branches
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
 from dbt.adapters.paimon.relation import PaimonRelation
@@ -57,6 +58,9 @@ class PaimonConfig(SparkConfig):
     # which executor writes a primary-key run (docs/write_paths.md)
     write_path: Optional[str] = None
     in_process_max_bytes: Optional[int] = None
+    # the branch of the table this model, seed or snapshot writes, for every node that
+    # writes or reads it; 'main' for main (branch_config.py)
+    paimon_branch: Optional[str] = None
 
 
 class PaimonAdapter(SparkAdapter):
@@ -123,9 +127,12 @@ class PaimonAdapter(SparkAdapter):
         - a node reading through source() a table that a seed of the project loads runs after
           that seed (order_sources_after_seeds);
         - the relations its seeds, models and snapshots build name the node when a query cannot
-          find one (error_messages)."""
+          find one (error_messages);
+        - the tables whose node config names a branch (paimon_branch) are read and written on
+          it by every node (branch_config.py); a bad name fails here, before anything runs."""
         super().set_macro_resolver(macro_resolver)
         nodes = getattr(macro_resolver, "nodes", None) or {}
+        self.connections.paimon_table_branches = table_branches(nodes.values())
         relations = {}
         for node in nodes.values():
             kind = str(getattr(node, "resource_type", ""))
@@ -138,7 +145,7 @@ class PaimonAdapter(SparkAdapter):
     @property
     def _registry(self):
         self.connections.get_thread_connection().handle  # the lazy handle opens the session
-        self.connections.use_branch()  # --vars paimon_branch (connections.py)
+        self.connections.use_branch()  # paimon_branch config, var, profile (branch_config.py)
         return environments.current_registry()
 
     @available

@@ -131,21 +131,59 @@ CHECK_TOTAL = """
 select * from {{ ref('totals') }} where total > {{ var('limit', 1000) }}
 """
 
+# a model kept on branch 'stage' by its config, whatever the invocation's branch
+STAGED = """
+{{ config(materialized='paimon_pk', primary_key='id', buckets=1, paimon_branch='stage') }}
+select id, v from {{ ref('orders') }}
+"""
+
+STAGED_TOTAL = """
+{{ config(materialized='paimon_pk', primary_key='k', buckets=1) }}
+select 1 as k, sum(v) as total from {{ ref('staged') }}
+"""
+
+CHECK_STAGED = """
+select * from {{ ref('staged') }} where v > {{ var('staged_limit', 1000) }}
+"""
+
 
 class TestWriteAuditPublish:
     """Build and test on a branch, publish to main only what passed."""
 
     @pytest.fixture(scope="class")
     def models(self):
-        return {"orders.sql": ORDERS, "totals.sql": TOTALS}
+        return {"orders.sql": ORDERS, "totals.sql": TOTALS, "staged.sql": STAGED,
+                "staged_total.sql": STAGED_TOTAL}
 
     @pytest.fixture(scope="class")
     def tests(self):
-        return {"check_total.sql": CHECK_TOTAL}
+        return {"check_total.sql": CHECK_TOTAL, "check_staged.sql": CHECK_STAGED}
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"codes.csv": "code,label\n1,a\n2,b\n"}
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return {"seeds": {"test": {"codes": {"+paimon_branch": "stage"}}}}
+
+    @pytest.fixture(scope="class")
+    def profiles_config_update(self, dbt_profile_target, unique_schema):
+        """A second target whose profile puts every table on branch 'nightly'."""
+        target = {**dbt_profile_target, "schema": unique_schema}
+        return {"test": {"target": "default", "outputs": {
+            "default": target, "nightly": {**target, "branch": "nightly"}}}}
 
     def test_write_audit_publish(self, project):
         run_dbt(["build", "--vars", "{batch: 1}"])
         assert stored_total(project, "orders") == 10
+        # paimon_branch config: the model and the seed are written on branch 'stage' (their
+        # tables created on main, empty), and a model on main reads that branch through ref()
+        assert open_table(project, "staged").snapshot_manager().get_latest_snapshot() is None
+        assert stored_total(project, "staged", branch="stage") == 10
+        assert stored_total(project, "codes", "code", branch="stage") == 3
+        assert open_table(project, "codes").snapshot_manager().get_latest_snapshot() is None
+        assert stored_total(project, "staged_total", "total") == 10
 
         # write + audit on branch 'audit': main is untouched
         run_dbt(["build", "--vars", "{batch: 2, paimon_branch: audit}"])
@@ -153,6 +191,10 @@ class TestWriteAuditPublish:
         on_branch = open_table(project, "orders$branch_audit")
         assert [s.id for s in on_branch.snapshot_manager().list_snapshots()] == [1, 2]
         assert stored_total(project, "orders", branch="audit") == 20
+        # the config wins over the var: 'staged' stays on 'stage', reading orders on 'audit'
+        assert sorted(open_table(project, "staged").branch_manager().branches()) == ["stage"]
+        assert stored_total(project, "staged", branch="stage") == 20
+        assert stored_total(project, "staged_total", "total", branch="audit") == 20
         # the branch's system tables, from a command on main
         _, out = run_dbt_and_capture([
             "show", "--inline", "select count(*) as snapshots_on_audit from "
@@ -175,3 +217,23 @@ class TestWriteAuditPublish:
         _, out = operation("delete_branch", "{model: orders, branch: bad}")
         _, out = operation("publish_branch", "{branch: audit}", expect_pass=False)
         assert "no table of warehouse" in out
+
+    def test_profile_branch_model_config_and_tests_on_a_branch(self, project):
+        """After test_write_audit_publish (main: orders 20, staged only on 'stage')."""
+        # the profile's branch for every table, the model's config over it; the test of a
+        # model configured on a branch reads that branch (main of 'staged' holds no row)
+        results = run_dbt(["build", "--target", "nightly", "--select", "orders staged "
+                           "check_staged", "--vars", "{batch: 5, staged_limit: 15}"],
+                          expect_pass=False)
+        assert {r.node.name: r.status for r in results} == {
+            "orders": "success", "staged": "success", "check_staged": "fail"}
+        assert stored_total(project, "orders") == 20
+        assert stored_total(project, "orders", branch="nightly") == 50
+        assert stored_total(project, "staged", branch="stage") == 50
+        assert open_table(project, "staged").snapshot_manager().get_latest_snapshot() is None
+
+        # a rebuild cannot happen on the branch the config names
+        _, out = run_dbt_and_capture(["run", "--select", "staged", "--full-refresh",
+                                      "--vars", "{batch: 6}"], expect_pass=False)
+        assert "would rebuild" in out and "on branch 'stage'" in out
+        assert stored_total(project, "staged", branch="stage") == 50

@@ -9,7 +9,8 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from dbt.adapters.paimon.ops.invocations import INVOCATION_PROPERTY, NODE_PROPERTY
-from tests.functional.paimon_tables import open_table, snapshots
+from dbt.adapters.paimon.ops.tags import create_tag
+from tests.functional.paimon_tables import location, open_table, snapshots
 
 ORDERS = """
 {{ config(materialized='paimon_pk', primary_key='id', buckets=1) }}
@@ -21,11 +22,22 @@ TOTALS = """
 select 1 as k, sum(v) as total from {{ ref('orders') }}
 """
 
+EVENTS = """
+{{ config(materialized='paimon_append') }}
+select cast(id + 100 * {{ var('batch') }} as bigint) as id from range(0, 3)
+"""
+
 CHANGED = """
 {{ config(materialized='table') }}
 select id, v, _row_kind from {{ paimon_changes_between(ref('orders'), 'v1', 'second') }}
 union all
 select id, v, concat('commit ', _row_kind) from {{ paimon_changes_between(ref('orders'), 1, 2) }}
+union all
+select id, v, concat('time ', _row_kind) from {{ paimon_changes_between(ref('orders'),
+    start_timestamp=0, end_timestamp='2100-01-01 00:00:00') }}
+union all
+select id, -1 as v, concat('append ', _row_kind) from {{
+    paimon_changes_between(ref('events'), 'e1', 'e2') }}
 """
 
 ON_BRANCH = """
@@ -61,16 +73,18 @@ class TestTagsAndRollback:
     @pytest.fixture(scope="class")
     def models(self):
         return {"orders.sql": ORDERS, "totals.sql": TOTALS, "as_of.sql": AS_OF,
-                "on_branch.sql": ON_BRANCH, "changed.sql": CHANGED}
+                "on_branch.sql": ON_BRANCH, "changed.sql": CHANGED, "events.sql": EVENTS}
 
     def test_tags_time_travel_and_rollbacks(self, project):
-        run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 1}"])  # sum 10
+        run_dbt(["run", "--select", "orders totals events", "--vars", "{batch: 1}"])  # sum 10
+        create_tag(location(project, "events"), "e1")
         _, out = operation("create_tag", "{model: orders, tag: v1}")
         assert "created tag 'v1' of snapshot 1" in out
         _, out = operation("create_tag", "{model: orders, tag: v1}", expect_pass=False)
         assert "Tag 'v1' already exists" in out
-        run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 2}"])  # sum 20
+        run_dbt(["run", "--select", "orders totals events", "--vars", "{batch: 2}"])  # sum 20
         assert total(project, "orders") == 20
+        create_tag(location(project, "events"), "e2")
 
         # time travel by tag, and a branch made from it, in models
         _, out = operation("create_branch", "{model: orders, branch: audit, tag: v1}")
@@ -82,14 +96,17 @@ class TestTagsAndRollback:
         run_dbt(["run", "--select", "as_of", "--vars", "{batch: 2, tag: nope}"],
                 expect_pass=False)
 
-        # what changed between two tags (by key: id 0 kept v = 0) and two snapshot ids (the
-        # rows commit 2 wrote)
+        # what changed between two tags (by key: id 0 kept v = 0), two snapshot ids (the rows
+        # commit 2 wrote), two times (every commit so far) and two tags of an append table (the
+        # files the second tag has and the first has not: Paimon's readIncrementalDiff)
         operation("create_tag", "{model: orders, tag: second}")
         run_dbt(["run", "--select", "changed", "--vars", "{batch: 2}"])
         rows = sorted(tuple(r) for r in project.run_sql(
             f"select id, v, _row_kind from {project.test_schema}.changed", fetch="all"))
         assert rows == sorted([(i, 2 * i, "+U") for i in range(1, 5)] +
-                              [(i, 2 * i, "commit +I") for i in range(5)])
+                              [(i, 2 * i, "commit +I") for i in range(5)] +
+                              [(i, b * i, "time +I") for i in range(5) for b in (1, 2)] +
+                              [(i, -1, "append +I") for i in (200, 201, 202)])
 
         # undo the latest invocation that wrote: both of its tables
         run_dbt(["run", "--select", "orders totals", "--vars", "{batch: 3}"])  # sum 30

@@ -134,8 +134,7 @@ class PaimonConnectionManager(SparkConnectionManager):
             registry = environments.current_registry()
         except RuntimeError:  # not started yet: nothing to set
             return
-        registry.branch = self.paimon_branch
-        registry.table_branches = self.paimon_table_branches
+        registry.use_branches(self.paimon_branch, self.paimon_table_branches)
 
     @contextmanager
     def exception_handler(self, sql: str) -> Generator[None, None, None]:

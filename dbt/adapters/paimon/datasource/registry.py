@@ -148,6 +148,7 @@ class PaimonTableRegistry:
         # else the default `branch`) when t has it, main otherwise (paimon_name)
         self.branch: Optional[str] = None
         self.table_branches: Dict[Tuple[str, str], Optional[str]] = {}
+        self._branches_applied: Tuple[Optional[str], Dict] = (None, {})
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -225,6 +226,29 @@ class PaimonTableRegistry:
 
         return wh.open_table(self.warehouse, database, self.paimon_name(database, table),
                              self.catalog_options)
+
+    def use_branches(self, default: Optional[str],
+                     tables: Dict[Tuple[str, str], Optional[str]]) -> None:
+        """Read and write on these branches from now on (branch_of); when they differ from the
+        ones in use, every entry whose table is read on another branch now is made again at
+        once (refresh_stale does so only for local warehouses, and the session's first sync
+        may have run under another invocation's branches)."""
+        wanted = (default, dict(tables))
+        if self._branches_applied == wanted:
+            return
+        with self._sync_lock:
+            if self._branches_applied == wanted:
+                return
+            self.branch, self.table_branches = default, wanted[1]
+            for (database, table), entry in list(self._entries.items()):
+                source = self.paimon_name(database, table)
+                if entry.branch != source.partition(listing.BRANCH_SEPARATOR)[2]:
+                    try:
+                        self.expose(database, table, entry)
+                    except TableNotFoundError:
+                        self._exposed.pop((database, table), None)
+                        self._entries.pop((database, table), None)
+            self._branches_applied = wanted
 
     def branch_of(self, database: str, table: str) -> Optional[str]:
         """The branch ``database.table`` is read and written on; None for main."""

@@ -244,7 +244,12 @@ class PaimonTableRegistry:
                 source = self.paimon_name(database, table)
                 if entry.branch != source.partition(listing.BRANCH_SEPARATOR)[2]:
                     try:
-                        self.expose(database, table, entry)
+                        try:
+                            self.expose(database, table, entry)
+                        except TableNotFoundError:
+                            raise
+                        except Exception:  # noqa: BLE001 - another process changed the entry
+                            self.expose(database, table)
                     except TableNotFoundError:
                         self._exposed.pop((database, table), None)
                         self._entries.pop((database, table), None)

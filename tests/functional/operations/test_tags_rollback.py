@@ -159,6 +159,17 @@ STAGED_TOTAL = """
 select 1 as k, sum(v) as total from {{ ref('staged') }}
 """
 
+ORDERS_HISTORY = """
+snapshots:
+  - name: orders_history
+    relation: ref('orders')
+    config:
+      unique_key: id
+      strategy: check
+      check_cols: all
+      paimon_branch: stage
+"""
+
 CHECK_STAGED = """
 select * from {{ ref('staged') }} where v > {{ var('staged_limit', 1000) }}
 """
@@ -181,6 +192,10 @@ class TestWriteAuditPublish:
         return {"codes.csv": "code,label\n1,a\n2,b\n"}
 
     @pytest.fixture(scope="class")
+    def snapshots(self):
+        return {"orders_history.yml": ORDERS_HISTORY}
+
+    @pytest.fixture(scope="class")
     def project_config_update(self):
         return {"seeds": {"test": {"codes": {"+paimon_branch": "stage"}}}}
 
@@ -201,9 +216,14 @@ class TestWriteAuditPublish:
         assert stored_total(project, "codes", "code", branch="stage") == 3
         assert open_table(project, "codes").snapshot_manager().get_latest_snapshot() is None
         assert stored_total(project, "staged_total", "total") == 10
+        assert stored_total(project, "orders_history", branch="stage") == 10
+        assert open_table(project, "orders_history").snapshot_manager() \
+            .get_latest_snapshot() is None
 
         # write + audit on branch 'audit': main is untouched
-        run_dbt(["build", "--vars", "{batch: 2, paimon_branch: audit}"])
+        # (the seed and the snapshot on 'stage' were checked above: not built again)
+        run_dbt(["build", "--vars", "{batch: 2, paimon_branch: audit}", "--exclude",
+                 "codes orders_history"])
         assert stored_total(project, "orders") == 10
         on_branch = open_table(project, "orders$branch_audit")
         assert [s.id for s in on_branch.snapshot_manager().list_snapshots()] == [1, 2]
@@ -218,7 +238,8 @@ class TestWriteAuditPublish:
             "{{ paimon_system(ref('orders'), 'snapshots', branch='audit') }}"])
         assert "snapshots_on_audit" in out and re.search(r"\|\s+2\s+\|", out)
         # an audit that fails: its branch holds the bad rows, main still does not
-        results = run_dbt(["build", "--vars", "{batch: 9, paimon_branch: bad, limit: 50}"],
+        results = run_dbt(["build", "--vars", "{batch: 9, paimon_branch: bad, limit: 50}",
+                           "--exclude", "codes orders_history"],
                           expect_pass=False)
         assert [r.node.name for r in results if r.status == "fail"] == ["check_total"]
         assert stored_total(project, "orders") == 10

@@ -241,7 +241,10 @@ class PaimonTableRegistry:
                 return
             self.branch, self.table_branches = default, wanted[1]
             for (database, table), entry in list(self._entries.items()):
-                source = self.paimon_name(database, table)
+                try:
+                    source = self.paimon_name(database, table)
+                except Exception:  # noqa: BLE001 - dropped meanwhile: its next read says so
+                    continue
                 if entry.branch != source.partition(listing.BRANCH_SEPARATOR)[2]:
                     try:
                         try:

@@ -147,6 +147,13 @@ class PaimonJava:
         return [json.loads(line) for line in self.run("readtag", warehouse, table, tag)
                 .splitlines() if line.strip()]
 
+    def read_with(self, warehouse, table: str, **options: str) -> List[Dict]:
+        """A batch read with dynamic options (``incremental_between='t1,t2'`` for
+        ``incremental-between``), each row with its ``_row_kind``."""
+        args = [f"{k.replace('_', '-')}={v}" for k, v in options.items()]
+        return [json.loads(line) for line in self.run("readopts", warehouse, table, *args)
+                .splitlines() if line.strip()]
+
     def create_tag(self, warehouse, table: str, tag: str, snapshot: int) -> None:
         self.run("tag", warehouse, table, tag, str(snapshot))
 

@@ -3,6 +3,7 @@ and a rollback made by either leaves the same table (snapshots, tags, rows) that
 reads, also after the next commit reuses the removed snapshot ids."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import numpy as np
@@ -104,3 +105,65 @@ def test_branches_shared_with_paimon_java(spark, tmp_path, paimon_java):
     assert _sorted(ours(javas)) == _sorted(paimon_java.read(wh, "db.t$branch_javas"))
     # main untouched by either
     assert _sorted(ours(location)) == _sorted(paimon_java.read(wh, name, 4))
+
+
+def test_changes_between_tags_and_times_of_an_append_table_match_java(spark, tmp_path,
+                                                                      paimon_java):
+    """paimon_changes_between of an append table reads what Paimon 1.0 Java's
+    ``incremental-between`` and ``incremental-between-timestamp`` read. Between tags
+    (IncrementalTagStartingScanner -> readIncrementalDiff, RawFileSplitRead ignoring the before
+    files): the rows of the files the end tag has and the start tag has not, so a compaction in
+    between returns the compacted rows again. Between times: the APPEND commits of the snapshots
+    Java selects (IncrementalTimeStampStartingScanner)."""
+    from dbt.adapters.paimon.datasource.changes import change_range, read_changes
+    from dbt.adapters.paimon.datasource.source import commit_append_files, write_append_files
+    from dbt.adapters.paimon.ops.compact import compact_table
+    from test_java_reads_our_tables import render
+
+    location = make_table(tmp_path, "log", pa.schema([("id", pa.int64()), ("v", pa.string())]),
+                          options={"bucket": "1", "bucket-key": "id"})
+
+    def append(ids):
+        table = location.open()
+        commit_append_files(table, write_append_files(table, [pa.table({
+            "id": pa.array(list(ids), pa.int64()), "v": [f"v{i}" for i in ids]})]))
+
+    append(range(0, 3))
+    create_tag(location, "a", snapshot_id=1)
+    append(range(3, 6))
+    append(range(6, 9))
+    create_tag(location, "b", snapshot_id=3)
+    assert compact_table(spark, location, full=True).snapshot_id == 4   # COMPACT
+    append(range(9, 12))
+    create_tag(location, "c", snapshot_id=5)
+    table = location.open()
+    times = {s.id: s.time_millis for s in list_snapshots(table)}
+
+    def ours(**options):
+        rows = read_changes(table, change_range(table, {k: str(v) for k, v in options.items()}))
+        return sorted((render(r["id"]), render(r["v"]), r["_row_kind"]) for r in rows.to_pylist())
+
+    by_tags = {("a", "b"): (1, 3), ("b", "c"): (3, 5), ("a", "c"): (1, 5)}
+    by_times = [(times[1], times[3]), (times[1] - 10_000, times[2]),
+                (times[3], times[5] + 10_000), (times[5] + 1, times[5] + 100)]
+    commands = [["readopts", location.warehouse, "db.log", f"incremental-between={s},{e}"]
+                for s, e in by_tags] + \
+               [["readopts", location.warehouse, "db.log", f"incremental-between-timestamp={s},{e}"]
+                for s, e in by_times]
+    outputs = paimon_java.batch(commands, tmp_path / "commands.jsonl")
+    java = [sorted((r["id"], r["v"], r["_row_kind"]) for r in
+                   (json.loads(line) for line in out.splitlines() if line.strip()))
+            for out in outputs]
+
+    expected_tags = [ours(changes_from=s, changes_to=e, changes_mode="diff")
+                     for s, e in by_tags.values()]
+    assert java[:3] == expected_tags
+    assert [r[0] for r in expected_tags[0]] == list(range(3, 9))
+    assert [r[0] for r in expected_tags[1]] == list(range(0, 12))  # compacted: all again
+    expected_times = []
+    for start, end in by_times:
+        first, last = time_travel.incremental_between_timestamps(table, start, end)
+        expected_times.append(ours(changes_from=first, changes_to=last))
+    assert java[3:] == expected_times
+    assert [[r[0] for r in rows] for rows in expected_times] == [
+        list(range(3, 9)), list(range(0, 6)), list(range(9, 12)), []]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from contextlib import contextmanager
-from typing import Any, Generator, List, Optional
+from typing import Any, Dict, Generator, List, Optional, Tuple
 
 from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.events.logging import AdapterLogger
@@ -18,6 +18,7 @@ from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon import environments, error_messages
+from dbt.adapters.paimon.branch_config import default_branch
 from dbt.adapters.paimon.environments import connect_client, spark_logs
 
 logger = AdapterLogger("Paimon")
@@ -59,23 +60,6 @@ class SessionCursor(Cursor):
         else:
             self._df = self._spark.sql(sql)
         self._rows = None
-
-
-BRANCH_VAR = "paimon_branch"
-
-
-def branch_of(config) -> Optional[str]:
-    """``--vars '{paimon_branch: <name>}'`` of a dbt config; None for main."""
-    branch = (getattr(config, "cli_vars", None) or {}).get(BRANCH_VAR)
-    if branch in (None, ""):
-        return None
-    from dbt.adapters.paimon.ops.branches import check_branch_name
-
-    try:
-        return check_branch_name(branch)
-    except ValueError as exc:
-        raise DbtRuntimeError(f"--vars {BRANCH_VAR}: {exc}") from None
-
 
 
 def spark_parameter(value: Any) -> Any:
@@ -137,16 +121,20 @@ class PaimonConnectionManager(SparkConnectionManager):
 
     def __init__(self, profile, mp_context) -> None:
         super().__init__(profile, mp_context)
-        # the branch this invocation reads and writes (`--vars '{paimon_branch: audit}'`): the
-        # process's registry may serve several invocations (dbt's programmatic runner), so
-        # each one's connection manager sets it before each statement
-        self.paimon_branch = branch_of(profile)
+        # the branches this invocation reads and writes (branch_config.py): the default
+        # (`--vars '{paimon_branch: audit}'` or the profile's `branch`) and the tables whose
+        # node config names one (set by the adapter from the manifest). The process's registry
+        # may serve several invocations (dbt's programmatic runner), so each one's connection
+        # manager sets them before each statement
+        self.paimon_branch = default_branch(profile)
+        self.paimon_table_branches: Dict[Tuple[str, str], Optional[str]] = {}
 
     def use_branch(self) -> None:
         try:
-            environments.current_registry().branch = self.paimon_branch
+            registry = environments.current_registry()
         except RuntimeError:  # not started yet: nothing to set
-            pass
+            return
+        registry.use_branches(self.paimon_branch, self.paimon_table_branches)
 
     @contextmanager
     def exception_handler(self, sql: str) -> Generator[None, None, None]:

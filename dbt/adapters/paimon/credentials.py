@@ -18,6 +18,7 @@ from typing import Any, Dict, Optional, Tuple
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.paimon.branch_config import branch_name
 from dbt.adapters.paimon.environments import connect_client
 from dbt.adapters.paimon.format.catalog_config import (WAREHOUSE_KEY, CatalogConfigError,
                                                        PaimonCatalog, parse_catalog)
@@ -70,6 +71,10 @@ class PaimonCredentials(SparkCredentials):
     daemon: Optional[bool] = None
     # Minutes without a dbt command after which the daemon stops (default 60).
     daemon_idle_minutes: Optional[float] = None
+    # The Paimon branch every table of an invocation reads and writes (write-audit-publish,
+    # docs/tags_and_rollback.md); `--vars '{paimon_branch: ...}'` and a node's paimon_branch
+    # config take precedence (branch_config.py). Unset or `main`: main.
+    branch: Optional[str] = None
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -111,6 +116,10 @@ class PaimonCredentials(SparkCredentials):
                 f"daemon_idle_minutes must be a number of minutes above 0, got "
                 f"{self.daemon_idle_minutes}.")
         self._check_catalog()
+        try:
+            self.branch = branch_name(self.branch)
+        except ValueError as exc:
+            raise DbtRuntimeError(f"Profile field branch: {exc}") from None
 
     def _check_catalog(self) -> None:
         try:
@@ -170,8 +179,8 @@ class PaimonCredentials(SparkCredentials):
 
     def _connection_keys(self) -> Tuple[str, ...]:
         if self.is_connect:
-            return ("method", "host", "schema", "warehouse", "catalog_type")
-        return ("schema", "warehouse", "catalog_type", "spark_master", "spark_state_dir")
+            return ("method", "host", "schema", "warehouse", "catalog_type", "branch")
+        return ("schema", "warehouse", "catalog_type", "branch", "spark_master", "spark_state_dir")
 
     def resolve_paths(self, project_root: Optional[str]) -> None:
         """Make ``warehouse`` and ``spark_state_dir`` absolute, relative to the dbt project."""

@@ -24,6 +24,7 @@ from dbt_common.contracts.constraints import ConstraintType
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.paimon import environments, error_messages
+from dbt.adapters.paimon.branch_config import table_branches
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
 from dbt.adapters.paimon.relation import PaimonRelation
@@ -57,6 +58,9 @@ class PaimonConfig(SparkConfig):
     # which executor writes a primary-key run (docs/write_paths.md)
     write_path: Optional[str] = None
     in_process_max_bytes: Optional[int] = None
+    # the branch of the table this model, seed or snapshot writes, for every node that
+    # writes or reads it; 'main' for main (branch_config.py)
+    paimon_branch: Optional[str] = None
 
 
 class PaimonAdapter(SparkAdapter):
@@ -123,9 +127,12 @@ class PaimonAdapter(SparkAdapter):
         - a node reading through source() a table that a seed of the project loads runs after
           that seed (order_sources_after_seeds);
         - the relations its seeds, models and snapshots build name the node when a query cannot
-          find one (error_messages)."""
+          find one (error_messages);
+        - the tables whose node config names a branch (paimon_branch) are read and written on
+          it by every node (branch_config.py); a bad name fails here, before anything runs."""
         super().set_macro_resolver(macro_resolver)
         nodes = getattr(macro_resolver, "nodes", None) or {}
+        self.connections.paimon_table_branches = table_branches(nodes.values())
         relations = {}
         for node in nodes.values():
             kind = str(getattr(node, "resource_type", ""))
@@ -138,7 +145,7 @@ class PaimonAdapter(SparkAdapter):
     @property
     def _registry(self):
         self.connections.get_thread_connection().handle  # the lazy handle opens the session
-        self.connections.use_branch()  # --vars paimon_branch (connections.py)
+        self.connections.use_branch()  # paimon_branch config, var, profile (branch_config.py)
         return environments.current_registry()
 
     @available
@@ -297,44 +304,73 @@ class PaimonAdapter(SparkAdapter):
         return self._paimon_source_view(view, relation, planned.options)
 
     @available
-    def paimon_changes_between_view(self, relation: BaseRelation, start, end,
-                                    mode: Optional[str] = None) -> str:
-        """A temporary view of what changed in ``relation`` between two snapshots or two tags,
-        with ``_row_kind``, as Paimon's ``incremental-between`` reads it: snapshot ids give the
-        commits (start, end] (delta or changelog files: datasource/changes.py); tag names
-        give the difference of the two tagged versions of a primary-key table (Java's
-        IncrementalDiffSplitRead: a key new since ``start`` is +I, a key whose row changed
-        is +U, both with the ``end`` row; a key deleted since is not returned, as in Java's
-        batch read)."""
+    def paimon_changes_between_view(self, relation: BaseRelation, start=None, end=None,
+                                    mode: Optional[str] = None, start_timestamp=None,
+                                    end_timestamp=None) -> str:
+        """A temporary view of what changed in ``relation`` between two snapshots, two tags or
+        two times, with ``_row_kind``, as Paimon's ``incremental-between`` and
+        ``incremental-between-timestamp`` read it:
+        - snapshot ids give the commits (start, end] (delta or changelog files:
+          datasource/changes.py);
+        - times select those snapshot ids as Java does (time_travel.incremental_between_timestamps);
+        - tag names give the difference of the two tagged versions: of a primary-key table by
+          key (Java's IncrementalDiffSplitRead: a key new since ``start`` is +I, a key whose row
+          changed is +U, both with the ``end`` row; a key deleted since is not returned, as in
+          Java's batch read), of an append table the files the end tag has and the start tag
+          has not, as +I (changes.py ``diff``).
+        Of the branch the invocation reads the table on (registry.paimon_name)."""
         relation = _paimon_names(relation)
         from dbt.adapters.paimon.datasource.registry import check_name
         from dbt.adapters.paimon.format import time_travel
 
+        macro = f"paimon_changes_between({relation})"
         if not self.is_paimon_relation(relation):
             raise CompilationError(f"paimon_changes_between: {relation} is not a Paimon table.")
-        view = check_name("view", re.sub(r"\W", "_", f"{relation.schema}__{relation.identifier}"
-                                         f"__changes_{start}_{end}", flags=re.ASCII).lower())
-        ids = [str(v).strip() for v in (start, end)]
-        if all(v.isdigit() for v in ids):  # Java: both parse as numbers, else both are tags
+        by_time = start_timestamp is not None or end_timestamp is not None
+        given = (start_timestamp, end_timestamp) if by_time else (start, end)
+        if None in given or (by_time and (start is not None or end is not None)):
+            raise CompilationError(
+                f"{macro}: pass start and end (two snapshot ids or two tags), or "
+                f"start_timestamp and end_timestamp; got start={start!r}, end={end!r}, "
+                f"start_timestamp={start_timestamp!r}, end_timestamp={end_timestamp!r}")
+        registry = self._registry
+        name = registry.paimon_name(relation.schema, relation.identifier)
+        if by_time:
+            table = registry.open_table(relation.schema, relation.identifier)
+            try:
+                millis = [time_travel.timestamp_millis(v) for v in (start_timestamp,
+                                                                     end_timestamp)]
+                ids = [str(i) for i in time_travel.incremental_between_timestamps(table,
+                                                                                  *millis)]
+            except ValueError as exc:
+                raise CompilationError(f"{macro}: {exc}") from None
+            label = f"t{millis[0]}_{millis[1]}"
+        else:
+            ids = [str(v).strip() for v in (start, end)]
+            label = f"{start}_{end}"
+        view = check_name("view", re.sub(r"\W", "_", f"{relation.schema}__{name}__changes_"
+                                         f"{label}", flags=re.ASCII).lower())
+        if by_time or all(v.isdigit() for v in ids):  # Java: both numbers, else both tags
             options = {"changes_from": ids[0], "changes_to": ids[1], "changes_mode": mode or "auto"}
-            return self._paimon_source_view(view, relation, options)
-        table = self._registry.open_table(relation.schema, relation.identifier)
+            return self._paimon_source_view(view, relation, options, table=name)
+        table = registry.open_table(relation.schema, relation.identifier)
         try:
             first, last = (time_travel.snapshot_by_tag(table, v) for v in ids)
         except ValueError as exc:
-            raise CompilationError(f"paimon_changes_between({relation}): {exc}") from None
+            raise CompilationError(f"{macro}: {exc}") from None
         if last.id <= first.id:
             raise CompilationError(
-                f"paimon_changes_between({relation}): tag end {ids[1]} with snapshot id "
-                f"{last.id} should be later than tag start {ids[0]} with snapshot id {first.id}")
+                f"{macro}: tag end {ids[1]} with snapshot id {last.id} should be later than tag "
+                f"start {ids[0]} with snapshot id {first.id}")
         if not table.primary_keys:
-            raise CompilationError(
-                f"paimon_changes_between({relation}): between tags reads the difference of two "
-                f"versions by primary key, and {relation} is an append table; pass the tags' "
-                f"snapshot ids ({first.id}, {last.id}) to read the commits between them")
+            # Java 1.0 IncrementalTagStartingScanner -> SnapshotReaderImpl.readIncrementalDiff;
+            # an append table reads the end tag's files the start tag lacks (changes.py)
+            options = {"changes_from": str(first.id), "changes_to": str(last.id),
+                       "changes_mode": "diff"}
+            return self._paimon_source_view(view, relation, options, table=name)
         from pyspark.sql import functions as F
 
-        spark = self._registry.activate()
+        spark = registry.activate()
         before = spark.table(self.paimon_snapshot_view(relation, tag=ids[0]).strip("`"))
         after = spark.table(self.paimon_snapshot_view(relation, tag=ids[1]).strip("`"))
         keys = list(table.primary_keys)

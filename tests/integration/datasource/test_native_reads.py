@@ -322,3 +322,30 @@ def test_orc_dates_and_timestamps_keep_the_python_path(spark, warehouse, registr
         assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
     assert read_way(spark, "db.orc_plain") == "native"
     assert entry_rows(spark, "db.orc_plain") == python_rows(spark, warehouse, "db.orc_plain")
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python-source"])
+def test_entries_follow_the_branches_in_use_at_once(spark, warehouse, registry, native):
+    """Setting the branches (a node's paimon_branch config, the invocation's default) re-points
+    the entries of tables read on another branch now, for both read ways: a remote warehouse
+    (no native reads) never refreshes entries before a statement, and the session's first sync
+    ran before the invocation's branches were known."""
+    from dbt.adapters.paimon.ops.branches import create_branch
+
+    if not native:
+        registry._reads_root = None  # as for a remote warehouse: the Python source reads
+    table = wh.create_table(warehouse, "db", "t", SCHEMA)
+    commit(table, [(1, "main", "d")])
+    create_branch(TableLocation(warehouse, "db", "t", {}), "b")
+    commit(wh.open_table(warehouse, "db", "t$branch_b"), [(2, "branch", "d")])
+    wh.create_table(warehouse, "db", "other", SCHEMA)
+    registry.sync()
+    assert entry_rows(spark, "db.t") == [(1, "main", "d")]
+
+    registry.use_branches(None, {("db", "t"): "b"})
+    assert entry_rows(spark, "db.t") == [(2, "branch", "d")]
+    registry.use_branches("b", {("db", "t"): None})  # 'main' in the config over the default
+    assert entry_rows(spark, "db.t") == [(1, "main", "d")]
+    registry.use_branches("b", {})
+    assert entry_rows(spark, "db.t") == [(2, "branch", "d")]
+    assert registry.paimon_name("db", "other") == "other"  # no branch b: main

@@ -257,3 +257,55 @@ def test_branches_write_apart_keep_their_files_and_fast_forward(history, spark):
     assert any(p.startswith("bucket-0/") for p in
                remove_orphan_files(location, older_than=0).deleted)
     assert _rows(location) == on_branch
+
+
+def test_changes_between_tags_of_an_append_table_and_between_times(spark, tmp_path):
+    """The diff read of an append table between two tags whose snapshots expired, and the
+    snapshots incremental-between-timestamp selects (Java's rules: interop test_tags_java)."""
+    from dbt.adapters.paimon.datasource.changes import change_range, read_changes
+    from dbt.adapters.paimon.datasource.source import commit_append_files, write_append_files
+
+    location = make_table(tmp_path, "log", SCHEMA, [], [], {"bucket": "-1"})
+
+    def append(ids):
+        table = location.open()
+        commit_append_files(table, write_append_files(table, [pa.table({
+            "id": pa.array(list(ids), pa.int64()), "v": pa.array(list(ids), pa.int64())})]))
+
+    def ids(table, **options):
+        rows = read_changes(table, change_range(table, {k: str(v) for k, v in options.items()}))
+        assert set(rows.column("_row_kind").to_pylist()) <= {"+I"}
+        return sorted(rows.column("id").to_pylist())
+
+    for start in (0, 10, 20, 30):
+        append(range(start, start + 10))
+    create_tag(location, "one", snapshot_id=1)
+    create_tag(location, "three", snapshot_id=3)
+    expire_snapshots(location, retain_last=1, older_than="0 ms")
+    table = location.open()
+    assert [s.id for s in list_snapshots(table)] == [4]
+    assert ids(table, changes_from=1, changes_to=3, changes_mode="diff") == list(range(10, 30))
+    assert ids(table, changes_from=3, changes_to=4, changes_mode="diff") == list(range(30, 40))
+    with pytest.raises(ValueError, match="has no snapshot 2 .neither retained nor tagged"):
+        change_range(table, {"changes_from": "2", "changes_to": "4", "changes_mode": "diff"})
+    with pytest.raises(ValueError, match="needs a start snapshot before the end snapshot 3"):
+        change_range(table, {"changes_from": "3", "changes_to": "3", "changes_mode": "diff"})
+    keyed = make_table(tmp_path, "keyed", SCHEMA, ["id"], [], {"bucket": "1"})
+    write_run(spark, keyed, _run(1))
+    write_run(spark, keyed, _run(2))
+    with pytest.raises(ValueError, match="primary-key table: the difference .* by key"):
+        change_range(keyed.open(), {"changes_from": "1", "changes_to": "2",
+                                    "changes_mode": "diff"})
+
+    # times: (start, end] between the retained snapshots at or before each time
+    t1, t2 = (s.time_millis for s in list_snapshots(keyed.open()))
+    select = time_travel.incremental_between_timestamps
+    assert select(keyed.open(), t1, t2) == (1, 2)
+    assert select(keyed.open(), t1 - 1, t2 + 1) == (0, 2)     # before the first: it counts
+    assert select(keyed.open(), t2 + 1, t2 + 5) == (2, 2)     # after the latest: nothing
+    assert select(keyed.open(), t1 - 9, t1 - 1) == (2, 2)     # before the earliest: nothing
+    assert select(keyed.open(), t1, t1) == (2, 2)
+    with pytest.raises(ValueError, match="Ending timestamp .* should be >= starting"):
+        select(keyed.open(), t2, t1)
+    assert select(make_table(tmp_path, "empty", SCHEMA, ["id"], [], {"bucket": "1"}).open(),
+                  0, 10) == (0, 0)

@@ -178,6 +178,16 @@ public class PaimonPeer {
                     read(table.copy(Collections.singletonMap("scan.tag-name", args[3])), out,
                             false);
                     break;
+                case "readopts":
+                    // a batch read with dynamic options (key=value ...), rows with their kind:
+                    // e.g. incremental-between=t1,t2
+                    Map<String, String> dynamic = new HashMap<>();
+                    for (int i = 3; i < args.length; i++) {
+                        int eq = args[i].indexOf('=');
+                        dynamic.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+                    }
+                    read(table.copy(dynamic), out, false, true);
+                    break;
                 case "tag":
                     table.createTag(args[3], Long.parseLong(args[4]));
                     break;
@@ -238,6 +248,7 @@ public class PaimonPeer {
         System.err.println("usage: PaimonPeer read <warehouse> <db.table> [snapshotId]\n"
                 + "       PaimonPeer bucket <warehouse> <db.table>\n"
                 + "       PaimonPeer readtag <warehouse> <db.table> <tag>\n"
+                + "       PaimonPeer readopts <warehouse> <db.table> <key=value>...\n"
                 + "       PaimonPeer tag <warehouse> <db.table> <tag> <snapshotId>\n"
                 + "       PaimonPeer tags <warehouse> <db.table>\n"
                 + "       PaimonPeer rollback <warehouse> <db.table> <snapshotId|tag>\n"

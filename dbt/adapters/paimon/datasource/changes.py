@@ -15,12 +15,25 @@ record of every file, with its row kind, files in snapshot order. A start snapsh
 means "everything so far": the merged rows of the end snapshot, all as +I (Paimon's default
 ``latest-full`` startup of a new streaming consumer).
 
+``diff`` mode (``incremental-between`` of two tags of an append table; the adapter asks for
+it, no user mode names it): the files of the end snapshot that the start snapshot does not
+have, every row +I. Java 1.0's IncrementalTagStartingScanner (master's
+IncrementalDiffStartingScanner.betweenTags) plans ``readIncrementalDiff``: per (partition,
+bucket) the end snapshot's files as ``dataFiles``, the start's as ``beforeFiles``, the files
+both have removed from both (SnapshotReaderImpl.toChangesPlan, master's toIncrementalPlan:
+``before.removeIf(data::remove)``); an append table's RawFileSplitRead.createReader then logs
+"Ignore split before files" and reads ``dataFiles`` alone, with the end snapshot's deletion
+vectors. So rows deleted in between are not returned, and a compaction in between returns the
+compacted files' rows again, as in Java. Both snapshots may have expired if tags keep them.
+
 Data source options (``spark.read.format("paimon")`` or a temporary view): ``changes_to`` (end
 snapshot, inclusive; this option makes the read a change read), ``changes_from`` (start,
-exclusive; absent = the full end snapshot as +I), ``changes_mode`` (auto | delta | changelog).
+exclusive; absent = the full end snapshot as +I), ``changes_mode`` (auto | delta | changelog,
+or diff).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -28,7 +41,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader
 
 ROW_KIND = "_row_kind"
-AUTO, DELTA, CHANGELOG = "auto", "delta", "changelog"
+AUTO, DELTA, CHANGELOG, DIFF = "auto", "delta", "changelog", "diff"
 CHANGE_OPTIONS = ("changes_to", "changes_from", "changes_mode")
 
 
@@ -38,7 +51,7 @@ class ChangeRange:
 
     start: Optional[int]
     end: int
-    mode: str  # DELTA or CHANGELOG (resolved)
+    mode: str  # DELTA, CHANGELOG (resolved) or DIFF
 
     @property
     def full(self) -> bool:
@@ -64,6 +77,8 @@ def change_range(table, options: Dict[str, str]) -> ChangeRange:
     end = int(options["changes_to"])
     start = options.get("changes_from")
     start = int(start) if start not in (None, "") else None
+    if str(options.get("changes_mode", "")).lower() == DIFF:
+        return diff_range(table, start, end)
     retained = [s.id for s in list_snapshots(table)]
     name = table.identifier
     if not retained:
@@ -85,7 +100,45 @@ def change_range(table, options: Dict[str, str]) -> ChangeRange:
     return ChangeRange(start, end, scan_mode(table, options.get("changes_mode", AUTO)))
 
 
+def diff_range(table, start: Optional[int], end: int) -> ChangeRange:
+    """The ``diff`` read of an append table from snapshot ``start`` to ``end``, which tags may
+    keep after they expired."""
+    from dbt.adapters.paimon.format.time_travel import snapshot_by_id
+
+    if table.primary_keys:
+        raise ValueError(f"{table.identifier} is a primary-key table: the difference of two of "
+                         f"its versions is read by key")
+    if start is None or end <= start:
+        raise ValueError(f"a diff read needs a start snapshot before the end snapshot {end}, "
+                         f"got {start}")
+    for snapshot_id in (start, end):
+        if snapshot_by_id(table, snapshot_id) is None:
+            raise ValueError(f"Paimon table {table.identifier} has no snapshot {snapshot_id} "
+                             f"(neither retained nor tagged)")
+    return ChangeRange(start, end, DIFF)
+
+
 # --------------------------------------------------------------------------- planning
+
+def plan_diff_splits(table, changes: ChangeRange) -> List:
+    """Per (partition, bucket), the files of snapshot ``end`` that snapshot ``start`` does not
+    have (Java's readIncrementalDiff for an append table: module doc), with the end snapshot's
+    deletion vectors."""
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    before = {(split.partition_values, split.bucket): {f.file_name for f in split.files}
+              for split in plan_splits(table, changes.start)}
+    splits = []
+    for split in plan_splits(table, changes.end):
+        common = before.get((split.partition_values, split.bucket), set())
+        files = [f for f in split.files if f.file_name not in common]
+        if files:
+            splits.append(dataclasses.replace(
+                split, files=files, levels=[f.level for f in files],
+                deletion_files={name: file for name, file in split.deletion_files.items()
+                                if name not in common}))
+    return splits
+
 
 def plan_change_splits(table, changes: ChangeRange) -> List:
     """One Split per (partition, bucket) holding the range's change files in snapshot order
@@ -98,6 +151,8 @@ def plan_change_splits(table, changes: ChangeRange) -> List:
 
     if changes.full:
         return plan_splits(table, changes.end)
+    if changes.mode == DIFF:
+        return plan_diff_splits(table, changes)
     lists, manifests = ManifestListManager(table), ManifestFileManager(table)
     manager = table.snapshot_manager()
     keys = list(table.partition_keys)

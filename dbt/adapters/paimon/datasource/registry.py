@@ -143,9 +143,12 @@ class PaimonTableRegistry:
         self._entries: Dict[Tuple[str, str], CatalogEntry] = {}
         # tables SQL has inserted into: (database, table) -> the write table's name
         self._write_targets: Dict[Tuple[str, str], str] = {}
-        # the branch this process reads and writes (write-audit-publish): an entry db.t reads
-        # branch `branch` of t when t has it, main otherwise (paimon_name)
+        # the branches this process reads and writes (write-audit-publish): an entry db.t
+        # reads t's branch (branch_of: its own in `table_branches`, None there meaning main,
+        # else the default `branch`) when t has it, main otherwise (paimon_name)
         self.branch: Optional[str] = None
+        self.table_branches: Dict[Tuple[str, str], Optional[str]] = {}
+        self._branches_applied: Tuple[Optional[str], Dict] = (None, {})
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -224,19 +227,57 @@ class PaimonTableRegistry:
         return wh.open_table(self.warehouse, database, self.paimon_name(database, table),
                              self.catalog_options)
 
+    def use_branches(self, default: Optional[str],
+                     tables: Dict[Tuple[str, str], Optional[str]]) -> None:
+        """Read and write on these branches from now on (branch_of); when they differ from the
+        ones in use, every entry whose table is read on another branch now is made again at
+        once (refresh_stale does so only for local warehouses, and the session's first sync
+        may have run under another invocation's branches)."""
+        wanted = (default, dict(tables))
+        if self._branches_applied == wanted:
+            return
+        with self._sync_lock:
+            if self._branches_applied == wanted:
+                return
+            self.branch, self.table_branches = default, wanted[1]
+            for (database, table), entry in list(self._entries.items()):
+                try:
+                    source = self.paimon_name(database, table)
+                except Exception:  # noqa: BLE001 - dropped meanwhile: its next read says so
+                    continue
+                if entry.branch != source.partition(listing.BRANCH_SEPARATOR)[2]:
+                    try:
+                        try:
+                            self.expose(database, table, entry)
+                        except TableNotFoundError:
+                            raise
+                        except Exception:  # noqa: BLE001 - another process changed the entry
+                            self.expose(database, table)
+                    except TableNotFoundError:
+                        self._exposed.pop((database, table), None)
+                        self._entries.pop((database, table), None)
+            self._branches_applied = wanted
+
+    def branch_of(self, database: str, table: str) -> Optional[str]:
+        """The branch ``database.table`` is read and written on; None for main."""
+        return self.table_branches.get((database, table), self.branch)
+
     def paimon_name(self, database: str, table: str) -> str:
         """The Paimon table an entry ``database.table`` stands for: ``table``, or pypaimon's
-        name of its branch ``table$branch_<self.branch>`` when it has that branch."""
-        if not self.branch or listing.BRANCH_SEPARATOR in table:
+        name of its branch ``table$branch_<branch>`` (branch_of) when it has that branch."""
+        if listing.BRANCH_SEPARATOR in table:
+            return table
+        branch = self.branch_of(database, table)
+        if not branch:
             return table
         if listing.local_folder(self.warehouse) is not None:
-            present = listing.has_branch(self.warehouse, database, table, self.branch)
+            present = listing.has_branch(self.warehouse, database, table, branch)
         else:
             from dbt.adapters.paimon.format import warehouse as wh
 
             present = wh.open_table(self.warehouse, database, table, self.catalog_options) \
-                .branch_manager().branch_exists(self.branch)
-        return f"{table}{listing.BRANCH_SEPARATOR}{self.branch}" if present else table
+                .branch_manager().branch_exists(branch)
+        return f"{table}{listing.BRANCH_SEPARATOR}{branch}" if present else table
 
     def location(self, database: str, table: str):
         """Where a write of ``database.table`` goes (its branch in a branch invocation)."""

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 
@@ -143,6 +143,41 @@ def travel(table, snapshot_id=None, tag=None, timestamp=None, watermark=None, ve
     if timestamp is not None:
         return snapshot_at_time(table, timestamp_millis(timestamp))
     return snapshot_at_watermark(table, whole_number(watermark, "watermark"))
+
+
+def incremental_between_timestamps(table, start_ms: int, end_ms: int) -> Tuple[int, int]:
+    """The snapshot ids (start exclusive, end inclusive) whose commits Paimon's
+    ``incremental-between-timestamp`` = 'start,end' reads; equal ids when it reads nothing.
+
+    As master's AbstractDataTableScan.createIncrementalStartingScanner with
+    IncrementalDeltaStartingScanner.betweenTimestamps (Java 1.0's
+    IncrementalTimeStampStartingScanner selects the same ids, with no check of the order):
+    nothing when the table has no snapshot, when start equals end, when start is after the
+    latest snapshot's time or end before the earliest's; otherwise the start is the latest
+    retained snapshot committed at or before ``start_ms`` (the one before the earliest when
+    the earliest is later: its commit is read too), the end the latest committed at or before
+    ``end_ms``. Only retained snapshots count (SnapshotManager.earlierOrEqualTimeMills)."""
+    if end_ms < start_ms:
+        raise ValueError(f"Ending timestamp {end_ms} should be >= starting timestamp "
+                         f"{start_ms}.")
+    snapshots = sorted(table.snapshot_manager().list_snapshots(), key=lambda s: s.id)
+    if not snapshots:
+        return 0, 0
+    earliest, latest = snapshots[0], snapshots[-1]
+    if start_ms == end_ms or start_ms > latest.time_millis or end_ms < earliest.time_millis:
+        return latest.id, latest.id
+
+    def at_or_before(ms: int):
+        found = None
+        for snapshot in snapshots:
+            if snapshot.time_millis > ms:
+                break
+            found = snapshot
+        return found
+
+    start = at_or_before(start_ms)
+    start_id = earliest.id - 1 if start is None else start.id
+    return start_id, at_or_before(end_ms).id
 
 
 def timestamp_millis(value) -> int:

@@ -266,7 +266,7 @@ class ModelBuilder:
         keeps exactly its columns (OVERWRITE). None otherwise: the query's path writes it."""
         if (definition.has_primary_key or definition.merge_keys or definition.not_null
                 or definition.target or request is None or request.strategy != "replace"
-                or self.registry.branch):
+                or self.registry.branch_of(database, table)):
             return None
         schema = stored_schema(rows.schema, definition)
         location = self.registry.location(database, table)
@@ -319,23 +319,26 @@ class ModelBuilder:
         )
 
     def _on_branch(self, database: str, table: str) -> None:
-        """In a branch invocation, the table's branch exists before anything is written to
-        it: a new one starts from main's latest snapshot (ops/branches.py)."""
-        if self.registry.branch:
+        """A table written on a branch has it before anything is written to it: a new one
+        starts from main's latest snapshot (ops/branches.py)."""
+        branch = self.registry.branch_of(database, table)
+        if branch:
             from dbt.adapters.paimon.ops.branches import ensure_branch
 
             main = TableLocation(self.registry.warehouse, database, table,
                                  self.registry.catalog_options)
-            if ensure_branch(main, self.registry.branch):
+            if ensure_branch(main, branch):
                 self.registry.expose(database, table)
 
     def _rebuild(self, definition, database, table, schema, df) -> BuildResult:
-        if self.registry.branch:
+        branch = self.registry.branch_of(database, table)
+        if branch:
             raise PaimonConfigError(
                 f"Model '{definition.model}' would rebuild {database}.{table} (a new table: "
-                f"--full-refresh, or a change of keys, partitions or column types), which a "
-                f"branch cannot hold: only main can be rebuilt. Run it without "
-                f"paimon_branch, or drop the branch's change.")
+                f"--full-refresh, or a change of keys, partitions or column types) on branch "
+                f"'{branch}', which a branch cannot hold: only main can be rebuilt. Build it "
+                f"on main (paimon_branch config 'main', or no paimon_branch var or profile "
+                f"branch), or drop the branch's change.")
         staging = f"{table}__dbt_rebuild_{uuid.uuid4().hex[:8]}"
         self._create(definition, database, staging, schema)
         options = self.registry.catalog_options

@@ -1,7 +1,13 @@
 """Shared pytest setup. Nothing here starts Spark: the session starts when a functional test's
 ``project`` fixture opens the first dbt connection, so tests/unit stays Spark-free."""
 
+import os
+
 import pytest
+
+# No background Spark daemon (environments/daemon.py) for the suite's dbt commands: each test
+# process owns its Spark; tests/reliability/test_daemon_dbt.py turns it on for its commands.
+os.environ["DBT_PAIMON_DAEMON"] = "off"
 
 # dbt's functional-test fixtures (project, run_sql, unique_schema...); all are lazy.
 pytest_plugins = ["dbt.tests.fixtures.project"]

@@ -1,0 +1,163 @@
+"""The background daemon of the default profile under real dbt commands (environments/daemon.py;
+the protocol alone, with a stand-in server, is tests/unit/connect/test_daemon.py): concurrent
+commands on one warehouse start one daemon and both land (an in-process Spark's Derby admits
+one), later commands reuse it, it answers only on loopback and only with its token, a command
+killed mid-run leaves it serving, `dbt-paimon server stop` stops it, and a broken daemon makes
+a command fall back to Spark in its own process instead of failing.
+
+The suite turns the daemon off (tests/conftest.py); these tests turn it on for their commands.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.environments import daemon
+from dbt.adapters.paimon.environments.daemon_process import CLIENTS_NAME, INFO_NAME, LOG_NAME
+
+from reliability_helpers import DbtProcess, read_merged, run_dbt
+
+ON = {"DBT_PAIMON_DAEMON": "on"}
+MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1) }}
+select cast(id as bigint) as id, cast({{ env_var('RUN', '1') }} as int) as run
+from range(0, 50)
+"""
+
+
+def write_project(root, warehouse):
+    """Default profile, local master, only runtime Spark settings: the daemon's case."""
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(
+        "name: daemon_project\nversion: '1.0'\nprofile: daemon_project\nconfig-version: 2\n")
+    (root / "profiles.yml").write_text(
+        "daemon_project:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
+        f"      schema: bg\n      warehouse: {warehouse}\n      spark_master: 'local[2]'\n"
+        "      spark_conf:\n        spark.sql.shuffle.partitions: '2'\n")
+    for name in ("a", "b"):
+        (root / "models" / f"{name}.sql").write_text(MODEL)
+    return root
+
+
+@pytest.fixture
+def project(process_tmp):
+    warehouse = process_tmp / "warehouse"
+    state = str(warehouse / ".spark")
+    yield write_project(process_tmp / "project", warehouse), warehouse, state
+    daemon.stop(state)
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def info(state):
+    with open(os.path.join(state, INFO_NAME)) as handle:
+        return json.load(handle)
+
+
+def rows(warehouse, name):
+    return read_merged(TableLocation(str(warehouse), "bg", name, {})).column("run").to_pylist()
+
+
+def loopback_only(port: int) -> bool:
+    """Every listening socket on ``port`` is bound to 127.0.0.1 (IPv4 or IPv4-mapped IPv6)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as handle:
+            for line in handle.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                address, port_hex = local.rsplit(":", 1)
+                if int(port_hex, 16) == port and state == "0A":  # LISTEN
+                    found.append(address.upper())
+    return bool(found) and all(a in ("0100007F", "0000000000000000FFFF00000100007F")
+                               for a in found)
+
+
+def test_commands_share_one_daemon_that_only_its_user_reaches(project):
+    root, warehouse, state = project
+    # two commands at once on one warehouse: one daemon, both land
+    first, second = (DbtProcess(root, "run", "-s", name, env=ON) for name in ("a", "b"))
+    assert first.finish() == 0, first.output()
+    assert second.finish() == 0, second.output()
+    assert rows(warehouse, "a") == [1] * 50 and rows(warehouse, "b") == [1] * 50
+    with open(os.path.join(state, LOG_NAME)) as handle:
+        assert handle.read().count("started the Spark Connect server") == 1
+    running = info(state)
+    assert "Starting a background Spark" in first.output() + second.output()
+
+    # a later command joins it: no new server
+    shown = run_dbt(root, "show", "--inline", "select count(*) as n from {{ ref('a') }}",
+                    env=ON)
+    assert "| 50 |" in shown and "Starting a background Spark" not in shown
+    assert info(state)["server_pid"] == running["server_pid"]
+
+    # loopback only, and the token is required
+    assert loopback_only(running["port"])
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "from pyspark.sql import SparkSession\n"
+         f"SparkSession.builder.remote('sc://localhost:{running['port']}').create()"
+         ".range(1).count()"],
+        capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if not k.startswith("SPARK_CONNECT")})
+    assert probe.returncode != 0
+    assert "UNAUTHENTICATED" in probe.stderr or "authentication" in probe.stderr.lower(), \
+        probe.stderr[-2000:]
+
+    # a command killed mid-run (SIGKILL, after it joined) leaves the daemon serving the next
+    pauses = root / "pauses"
+    pauses.mkdir()
+    killed = DbtProcess(root, "run", "-s", "a", env={**ON, "RUN": "2"},
+                        pause_at="before-commit", pause_dir=pauses)
+    killed.wait_for("before-commit")
+    killed.kill()
+    assert rows(warehouse, "a") == [1] * 50
+    assert alive(running["server_pid"])
+    with open(os.path.join(state, CLIENTS_NAME)) as handle:  # its client lock went with it
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    run_dbt(root, "run", "-s", "a", env={**ON, "RUN": "3"})
+    assert rows(warehouse, "a") == [3] * 50
+    assert info(state)["server_pid"] == running["server_pid"]
+
+    # `dbt-paimon server stop` stops it: no JVM, no watchdog left
+    stopped = subprocess.run([sys.executable, "-m", "dbt.adapters.paimon.environments.cli",
+                              "server", "stop", "--warehouse", str(warehouse)],
+                             capture_output=True, text=True, timeout=120)
+    assert stopped.returncode == 0 and "stopped the background daemon" in stopped.stdout
+    assert not alive(running["server_pid"]) and not alive(running["pid"])
+    assert not os.path.exists(os.path.join(state, INFO_NAME))
+
+
+def test_a_broken_daemon_falls_back_to_spark_in_the_process(project):
+    root, warehouse, state = project
+    os.makedirs(state)
+    # a watchdog whose server is gone and whose port answers nothing
+    watchdog = subprocess.Popen(["sleep", "600"])
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    with open(os.path.join(state, INFO_NAME), "w") as out:
+        json.dump({"pid": watchdog.pid, "server_pid": dead.pid, "port": 1, "token": "t",
+                   "fingerprint": daemon.fingerprint("local[2]"), "warehouse": str(warehouse),
+                   "idle_seconds": 60, "launch": "x"}, out)
+    output = run_dbt(root, "run", "-s", "b", env=ON)
+    assert "The background Spark is not available" in output
+    assert "running Spark in this dbt process" in output
+    assert rows(warehouse, "b") == [1] * 50
+    deadline = time.monotonic() + 10
+    while watchdog.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert watchdog.poll() is not None, "the broken daemon's watchdog was not stopped"
+    assert not os.path.exists(os.path.join(state, INFO_NAME))

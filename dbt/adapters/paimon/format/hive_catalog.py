@@ -299,11 +299,11 @@ class HiveCatalog(Catalog):
                 return
             raise
         external = hms.tableType == EXTERNAL_TABLE
+        location = self._checked_location(identifier, hms.sd.location)
         self.client.drop_table(identifier.get_database_name(), identifier.get_table_name(),
                                not external)
         if not external:
             # dropTableImpl: the metastore may not reach the files (deleteData is best effort)
-            location = hms.sd.location
             if self.file_io.exists(location):
                 self.file_io.delete_directory_quietly(location)
 
@@ -322,7 +322,7 @@ class HiveCatalog(Catalog):
             raise TableAlreadyExistException(target)
         except self.ttypes.NoSuchObjectException:
             pass
-        from_path = hms.sd.location
+        from_path = self._checked_location(source, hms.sd.location)
         # renameHiveTable: the same entry under the new name (a metastore moves a managed
         # table's folder when it sits at its default place)
         hms.dbName, hms.tableName = target.get_database_name(), target.get_table_name()
@@ -330,7 +330,7 @@ class HiveCatalog(Catalog):
         renamed = self.client.get_table(target.get_database_name(), target.get_table_name())
         to_path = self.get_table_path(target)
         if renamed.tableType != EXTERNAL_TABLE and not _same_location(from_path, to_path) \
-                and SchemaManager(self.file_io, from_path).list_all_ids():
+                and SchemaManager(self.file_io, from_path)._list_versioned_files():
             self.file_io.rename(from_path, to_path)
         if not _same_location(renamed.sd.location, to_path):
             renamed.sd.location = to_path

@@ -65,6 +65,35 @@ def pyspark_jars() -> str:
     return os.path.join(os.path.dirname(pyspark.__file__), "jars")
 
 
+# What Paimon Java's HiveCatalog needs besides Paimon's bundled jar (tests/interop): the
+# metastore client of Hive 2.3 and its dependencies, from pyspark's jars. Hadoop 3.5's client
+# goes ahead of the bundled jar, whose Hadoop 2 classes lack what Hive's client calls
+# (org.apache.hadoop.mapred, and htrace for its FileSystem).
+HIVE_CLIENT_JARS = (
+    "hive-metastore-2.3.*.jar", "hive-exec-2.3.*-core.jar", "hive-common-2.3.*.jar",
+    "hive-serde-2.3.*.jar", "hive-shims-2.3.*.jar", "hive-shims-common-2.3.*.jar",
+    "hive-shims-0.23-2.3.*.jar", "hive-storage-api-*.jar", "libthrift-*.jar",
+    "libfb303-*.jar", "guava-*.jar", "failureaccess-*.jar", "commons-lang-2.*.jar",
+    "commons-lang3-*.jar", "slf4j-api-*.jar")
+HADOOP_JARS = ("hadoop-client-api-*.jar", "hadoop-client-runtime-*.jar")
+
+
+def java_hive_client_classpath():
+    """(jars ahead of Paimon's bundled jar, jars after it) for Paimon Java's HiveCatalog."""
+    jars = pyspark_jars()
+
+    def find(patterns):
+        found = []
+        for pattern in patterns:
+            matches = sorted(glob.glob(os.path.join(jars, pattern)))
+            if not matches:
+                _fail(f"no {pattern} in {jars}: Paimon Java's Hive catalog needs it")
+            found.append(matches[0])
+        return found
+
+    return find(HADOOP_JARS), find(HIVE_CLIENT_JARS)
+
+
 @dataclass
 class HiveMetastore:
     root: str  # the server's own folder: Derby's database, its warehouse, the log

@@ -292,6 +292,16 @@ def test_names_and_places_dbt_paimon_cannot_keep_are_refused_before_writing(hive
                                                 f"file:{hive.warehouse}-other/{other}.db, not "
                                                 f"at {hive.warehouse}/{other}.db"):
         wh.create_table(hive.warehouse, other, "t", SCHEMA, catalog_options=options)
+    # neither it nor Hive's default database (under Hive's own warehouse) is listed: their
+    # tables are not this warehouse's
+    listed = listing.list_databases(hive.warehouse, options)
+    assert other not in listed and "default" not in listed
+    # a Paimon entry of this database pointing elsewhere: not listed, named when opened
+    register_as_paimon_java(hive, "moved", f"file:{hive.warehouse}-other/moved")
+    assert listing.list_tables(hive.warehouse, db, options) == []
+    with pytest.raises(PaimonFormatError, match=f"table {db}.moved is at "
+                                                f"file:{hive.warehouse}-other/moved"):
+        wh.open_table(hive.warehouse, db, "moved", options)
     # (the metastore made the database's folder itself; no table folder anywhere)
     assert not os.path.exists(f"{hive.warehouse}-other/{other}.db/t")
     assert not os.path.exists(f"{hive.warehouse}/{other}.db")

@@ -29,8 +29,9 @@ finds theirs:
   the metastore's table lock (format/hive_metastore.py).
 
 What dbt-paimon does not do that Java can: tables outside ``<warehouse>/<db>.db/<table>`` (a
-database at another location, a table ``path`` option) are refused with a message, because
-the rest of dbt-paimon finds a table's files by that layout; ``metastore.partitioned-table``
+database at another location, a table ``path`` option) are not listed, and opening, creating
+or renaming one is refused with a message, because the rest of dbt-paimon finds a table's
+files by that layout (a metastore shared with other warehouses keeps working); ``metastore.partitioned-table``
 (partitions registered on every commit) is refused; names with upper-case letters are refused
 (the metastore stores names lower-case, so the entry and the folder would differ).
 """
@@ -133,7 +134,19 @@ class HiveCatalog(Catalog):
     # -- databases ---------------------------------------------------------------------------
 
     def list_databases(self) -> List[str]:
-        return sorted(self.client.get_all_databases())
+        """The metastore's databases at their place in this warehouse (``<warehouse>/<db>.db``).
+        Java lists every database; a shared metastore also holds databases of other
+        warehouses (and Hive's ``default``) whose tables dbt-paimon cannot read, and listing
+        them would make every dbt command walk them."""
+        names = []
+        for name in self.client.get_all_databases():
+            try:
+                location = self._hms_database(name).locationUri
+            except DatabaseNotExistException:  # dropped meanwhile
+                continue
+            if location is not None and _same_location(location, self.get_database_path(name)):
+                names.append(name)
+        return sorted(names)
 
     def get_database(self, name: str) -> Database:
         hms = self._hms_database(name)
@@ -213,6 +226,9 @@ class HiveCatalog(Catalog):
     # -- tables ------------------------------------------------------------------------------
 
     def list_tables(self, database_name: str) -> List[str]:
+        """The database's Paimon tables (listTablesImpl) at their place in this warehouse; one
+        elsewhere is left out, as in ``list_databases`` (``get_table`` names it with a
+        message)."""
         self._hms_database(database_name)
         names = self.client.get_all_tables(database_name)
         paimon = []
@@ -220,7 +236,9 @@ class HiveCatalog(Catalog):
             batch = names[start:start + DEFAULT_TABLE_BATCH_SIZE]
             paimon += [t.tableName for t in
                        self.client.get_table_objects_by_name(database_name, batch)
-                       if is_paimon_table(t)]
+                       if is_paimon_table(t) and _same_location(
+                           t.sd.location or "",
+                           self.get_table_path(Identifier.create(database_name, t.tableName)))]
         return sorted(paimon)
 
     def get_table(self, identifier: Union[str, Identifier]):

@@ -11,7 +11,6 @@ import pytest
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.format.catalog_config import parse_catalog
-from dbt.adapters.paimon.write import write_primary_key_run
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalogs.test_hive_catalog import (PAIMON_INPUT_FORMAT,
                                                           PAIMON_OUTPUT_FORMAT,
@@ -38,7 +37,7 @@ def profile(uri: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory, hive_metastore, spark) -> Path:
+def project(tmp_path_factory, hive_metastore) -> Path:
     from hmsclient.genthrift.hive_metastore import ttypes
 
     root = write_project(tmp_path_factory.mktemp("hive"), SCHEMA, profile(hive_metastore.uri),
@@ -48,12 +47,15 @@ def project(tmp_path_factory, hive_metastore, spark) -> Path:
     # the shop's table: its files, and the entry Paimon Java's HiveCatalog writes for it
     hive.call("create_database", ttypes.Database(
         name=SCHEMA, locationUri=f"file:{warehouse}/{SCHEMA}.db", parameters={}))
-    wh.create_table(warehouse, SCHEMA, "events",
-                    pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())]),
-                    primary_keys=["id"])
-    write_primary_key_run(spark, spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")],
-                                                       "id long, name string"),
-                          TableLocation(warehouse, SCHEMA, "events", {}), write_path="in_process")
+    arrow = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
+    events = wh.create_table(warehouse, SCHEMA, "events", arrow, primary_keys=["id"],
+                             options={"bucket": "1"})
+    # written with pypaimon's own writer: this process's Spark session is the adapter's
+    builder = events.new_batch_write_builder()
+    write = builder.new_write()
+    write.write_arrow(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}, schema=arrow))
+    builder.new_commit().commit(write.prepare_commit())
+    write.close()
     register_as_paimon_java(hive, "events", f"file:{warehouse}/{SCHEMA}.db/events")
     return root
 

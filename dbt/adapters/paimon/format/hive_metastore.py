@@ -1,11 +1,14 @@
 """A Hive Metastore over Thrift: the connection and the table lock Paimon's Hive catalog uses.
 
 The client is ``hmsclient`` (PyPI, the ``[hive]`` extra): the metastore's Thrift interface
-generated for Hive 2.x, on the ``thrift`` runtime. It is old (2018) but the interface it was
-generated from is what Hive 2.3 and 3.x metastores still answer (the calls used here,
-``get_table``, ``create_table``, ``alter_table_with_environment_context``, ``lock``,
-``check_lock``, ``unlock``, are unchanged since Hive 2.0; fields later versions added are
-optional and skipped on both sides). Tested against a Hive Metastore 2.3.10 server.
+generated for Hive 2.x by Thrift 0.11, on the ``thrift`` runtime (here 0.25 on Python 3.11).
+Only its generated code is used (``ThriftHiveMetastore.Client`` and the types), not its
+``HMSClient`` wrapper, which reads host and port from environment variables. It is old (2018),
+but the calls used here (``get_database``, ``get_table``, ``get_table_objects_by_name``,
+``create_table``, ``alter_table_with_environment_context``, ``drop_table``, ``lock``,
+``check_lock``, ``unlock``) are in the interface of Hive 2.3 and 3.x metastores alike, and
+fields a later interface added are optional: each side skips what it does not know. Tested
+against a Hive Metastore 2.3.10 server.
 
 The lock is Paimon's ``HiveCatalogLock`` (paimon-hive-catalog org/apache/paimon/hive/
 HiveCatalogLock.java, release 1.0): an EXCLUSIVE, TABLE-level lock on ``<db>.<table>`` without

@@ -129,9 +129,10 @@ class HiveMetastore:
 
 def start() -> HiveMetastore:
     """A metastore on a free port of 127.0.0.1, answering; the caller stops it."""
-    if shutil.which("java") is None:
-        _fail("`java` is missing: the Hive catalog tests run a Hive Metastore on Java 17 "
-              "(Debian: apt-get install openjdk-17-jre-headless)")
+    if shutil.which("java") is None or shutil.which("javac") is None:
+        # (the launcher runs in Java's source-file mode, which needs the JDK's compiler)
+        _fail("`java` or `javac` is missing: the Hive catalog tests run a Hive Metastore on a "
+              "Java 17 JDK (Debian: apt-get install openjdk-17-jdk-headless)")
     jars = pyspark_jars()
     if not glob.glob(os.path.join(jars, "hive-metastore-2.3.*.jar")):
         _fail(f"no hive-metastore-2.3.*.jar in {jars}: the tests start the metastore pyspark "

@@ -210,6 +210,13 @@ def test_alter_rename_and_drop_go_through_the_metastore(hive):
     assert [c.name for c in entry.sd.cols] == ["id", "name", "qty"]
     assert entry.parameters["stage"] == "gold"
 
+    # a change the entry cannot take (a type Hive cannot name): the new schema file goes again
+    with pytest.raises(ValueError, match="no Hive type for the Paimon type 'VARIANT'"):
+        wh.open_catalog(warehouse, options).alter_table(
+            f"{db}.t", [SchemaChange.add_column("v", DataTypeParser.parse_data_type("VARIANT"))])
+    assert listing.latest_schema_id(warehouse, db, "t", options) == 1
+    assert [c.name for c in hive.entry("t").sd.cols] == ["id", "name", "qty"]
+
     wh.rename_table(warehouse, db, "t", "t2", catalog_options=options)
     assert listing.list_tables(warehouse, db, options) == ["t2"]
     assert hive.entry("t2").sd.location == f"file:{warehouse}/{db}.db/t2"

@@ -6,20 +6,11 @@ so Spark, Flink, Hive and Trino with Paimon's connectors find dbt's tables by na
 finds theirs:
 
 - **database**: a metastore database whose location is ``<warehouse>/<db>.db``
-  (``newDatabasePath``; ``StorageLocationHelper`` keeps it in ``locationUri``); its comment is
-  the description, its other properties the parameters (``convertToHiveDatabase``).
-- **table** (``createHiveTable``, ``newHmsTable``, ``updateHmsTable``): the schema is written
-  to ``<database location>/<table>/schema`` first, then the entry: table type MANAGED_TABLE
-  (EXTERNAL_TABLE with the table option ``external``/``EXTERNAL`` = true, plus the parameter
-  ``EXTERNAL=TRUE``), the parameters ``table_type=PAIMON`` and ``storage_handler=
-  org.apache.paimon.hive.PaimonStorageHandler``, the table options starting with ``hive.``
-  (prefix removed), ``partition.expiration-time`` and ``data-file.path-directory``, the
-  comment; a storage descriptor with Paimon's input/output formats and SerDe, the location,
-  and every column with its Hive type (format/hive_types.py). Partition keys stay columns:
-  the metastore lists no partitions (``metastore.partitioned-table`` is refused, see below).
-  A failed registration deletes the folder again (not for external tables).
-- **a Paimon table** is an entry whose input and output formats are Paimon's
-  (``isPaimonTable``); other entries of the database are not listed and not opened.
+  (``newDatabasePath``; ``StorageLocationHelper`` keeps it in ``locationUri``).
+- **table** (``createTableImpl``): the schema is written to ``<database location>/<table>/
+  schema`` first, then the entry (format/hive_entries.py); a failed registration deletes the
+  folder again (not for external tables). Only entries that are Paimon tables are listed and
+  opened.
 - **drop** (``dropTableImpl``): the entry, then a managed table's folder. **rename**
   (``renameTableImpl``): the entry, then the folder if the metastore did not move it.
   **alter** (``alterTableImpl``): the schema file first, then the entry (columns, ``hive.``
@@ -31,15 +22,14 @@ finds theirs:
 What dbt-paimon does not do that Java can: tables outside ``<warehouse>/<db>.db/<table>`` (a
 database at another location, a table ``path`` option) are not listed, and opening, creating
 or renaming one is refused with a message, because the rest of dbt-paimon finds a table's
-files by that layout (a metastore shared with other warehouses keeps working); ``metastore.partitioned-table``
-(partitions registered on every commit) is refused; names with upper-case letters are refused
+files by that layout (a metastore shared with other warehouses keeps working);
+``metastore.partitioned-table`` (partitions registered on every commit) is refused; names with upper-case letters are refused
 (the metastore stores names lower-case, so the entry and the folder would differ).
 """
 
 from __future__ import annotations
 
 import os
-import time
 from contextlib import nullcontext
 from typing import ContextManager, Dict, List, Optional, Union
 from urllib.parse import urlparse
@@ -63,25 +53,14 @@ from pypaimon.table.file_store_table import FileStoreTable
 
 from dbt.adapters.paimon.format.catalog_config import URI_KEY
 from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.format.hive_entries import (DB_LOCATION_PROP, EXTERNAL_TABLE, describe,
+                                                     database_entry, database_properties,
+                                                     hive_parameters, is_external,
+                                                     is_paimon_table, table_entry)
 from dbt.adapters.paimon.format.hive_metastore import (MetastoreConnection, MetastoreLock,
-                                                       metastore_user, thrift_api)
-from dbt.adapters.paimon.format.hive_types import hive_type
+                                                       thrift_api)
 
-# HiveCatalog.java's constants
-TABLE_TYPE_PROP = "table_type"
-PAIMON_TABLE_IDENTIFIER = "PAIMON"
-INPUT_FORMAT_CLASS_NAME = "org.apache.paimon.hive.mapred.PaimonInputFormat"
-OUTPUT_FORMAT_CLASS_NAME = "org.apache.paimon.hive.mapred.PaimonOutputFormat"
-SERDE_CLASS_NAME = "org.apache.paimon.hive.PaimonSerDe"
-STORAGE_HANDLER_CLASS_NAME = "org.apache.paimon.hive.PaimonStorageHandler"
-META_TABLE_STORAGE = "storage_handler"  # hive_metastoreConstants.META_TABLE_STORAGE
-HIVE_PREFIX = "hive."
-HIVE_EXTERNAL_TABLE_PROP = "EXTERNAL"
-MANAGED_TABLE, EXTERNAL_TABLE = "MANAGED_TABLE", "EXTERNAL_TABLE"
-# options Java copies into the entry's parameters besides the hive.* ones
-COPIED_OPTIONS = ("partition.expiration-time", "data-file.path-directory")
 DEFAULT_TABLE_BATCH_SIZE = 300  # getTableObjectsByName per call, as Java
-INT_MAX = 2**31 - 1  # Java's retention value
 # table options whose tables dbt-paimon cannot register as Java would (see the docstring)
 REFUSED_TABLE_OPTIONS = {
     "metastore.partitioned-table": "partitions registered in the metastore on every commit",
@@ -150,14 +129,7 @@ class HiveCatalog(Catalog):
 
     def get_database(self, name: str) -> Database:
         hms = self._hms_database(name)
-        properties = dict(hms.parameters or {})
-        if hms.description is not None:
-            properties[Catalog.COMMENT_PROP] = hms.description
-        if hms.ownerName is not None:
-            properties[Catalog.OWNER_PROP] = hms.ownerName
-        if hms.locationUri is not None:
-            properties[Catalog.DB_LOCATION_PROP] = hms.locationUri
-        return Database(name, properties, hms.description)
+        return Database(name, database_properties(hms), hms.description)
 
     def create_database(self, name: str, ignore_if_exists: bool,
                         properties: Optional[Dict[str, str]] = None) -> None:
@@ -169,7 +141,7 @@ class HiveCatalog(Catalog):
             return
         except DatabaseNotExistException:
             pass
-        database = self._to_hms_database(name, properties or {})
+        database = database_entry(self.ttypes, name, properties or {})
         if database.locationUri is None:
             database.locationUri = self.get_database_path(name)
         try:
@@ -201,27 +173,13 @@ class HiveCatalog(Catalog):
         current = self.get_database(name).options
         set_properties, remove_keys = PropertyChange.get_set_properties_to_remove_keys(changes)
         merged = {k: v for k, v in {**current, **set_properties}.items() if k not in remove_keys}
-        self.client.alter_database(name, self._to_hms_database(name, merged))
+        self.client.alter_database(name, database_entry(self.ttypes, name, merged))
 
     def _hms_database(self, name: str):
         try:
             return self.client.get_database(name)
         except self.ttypes.NoSuchObjectException:
             raise DatabaseNotExistException(name) from None
-
-    def _to_hms_database(self, name: str, properties: Dict[str, str]):
-        # convertToHiveDatabase
-        database = self.ttypes.Database(name=name, parameters={})
-        for key, value in properties.items():
-            if key == Catalog.COMMENT_PROP:
-                database.description = value
-            elif key == Catalog.OWNER_PROP:
-                database.ownerName = value
-            elif key == Catalog.DB_LOCATION_PROP:
-                database.locationUri = value
-            elif value is not None:
-                database.parameters[key] = value
-        return database
 
     # -- tables ------------------------------------------------------------------------------
 
@@ -286,7 +244,7 @@ class HiveCatalog(Catalog):
                 raise PaimonFormatError(
                     f"cannot create Paimon table {database}.{name} in the Hive catalog with the "
                     f"table option {key}: dbt-paimon does not support {what}. Remove the option.")
-        db_location = self.get_database(database).options.get(Catalog.DB_LOCATION_PROP)
+        db_location = self.get_database(database).options.get(DB_LOCATION_PROP)
         self._check_database_location(database, db_location)
         try:
             self.client.get_table(database, name)
@@ -295,13 +253,13 @@ class HiveCatalog(Catalog):
             raise TableAlreadyExistException(identifier)
         except self.ttypes.NoSuchObjectException:
             pass
-        external = _external(options)
+        external = is_external(options)
         location = self.get_table_path(identifier)
         with self.lock(identifier):
             table_schema = SchemaManager(self.file_io, location).create_table(schema)
         try:
-            self.client.create_table(self._new_hms_table(identifier, table_schema, location,
-                                                         external))
+            self.client.create_table(table_entry(self.ttypes, database, name, table_schema,
+                                                 location, external))
         except BaseException:
             if not external:  # createTableImpl: the folder goes with the failed entry
                 self.file_io.delete_directory_quietly(location)
@@ -334,7 +292,7 @@ class HiveCatalog(Catalog):
         hms = self._paimon_hms_table(source)
         target_db = self.get_database(target.get_database_name())
         self._check_database_location(target.get_database_name(),
-                                      target_db.options.get(Catalog.DB_LOCATION_PROP))
+                                      target_db.options.get(DB_LOCATION_PROP))
         try:
             self.client.get_table(target.get_database_name(), target.get_table_name())
             raise TableAlreadyExistException(target)
@@ -371,8 +329,8 @@ class HiveCatalog(Catalog):
         if identifier.get_branch_name_or_default() != "main":
             return  # only the main branch's schema is in the metastore
         try:
-            hms.parameters.update(_hive_parameters(new_schema.options))
-            self._describe(hms, new_schema, location)
+            hms.parameters.update(hive_parameters(new_schema.options))
+            describe(self.ttypes, hms, new_schema, location)
             context = self.ttypes.EnvironmentContext(
                 properties={"CASCADE": "true", "DO_NOT_UPDATE_STATS": "false"})
             self.client.alter_table_with_environment_context(
@@ -381,8 +339,6 @@ class HiveCatalog(Catalog):
             # alterTableImpl: schemaManager.deleteSchema(schema.id())
             self.file_io.delete_quietly(manager._to_schema_path(new_schema.id))
             raise
-
-    # -- what tables look like in the metastore ----------------------------------------------
 
     def _paimon_hms_table(self, identifier: Identifier):
         try:
@@ -393,40 +349,6 @@ class HiveCatalog(Catalog):
         if not is_paimon_table(hms):
             raise TableNotExistException(identifier)
         return hms
-
-    def _new_hms_table(self, identifier: Identifier, table_schema, location: str,
-                       external: bool):
-        ttypes = self.ttypes
-        now = int(time.time())
-        parameters = _hive_parameters(table_schema.options)
-        parameters[TABLE_TYPE_PROP] = PAIMON_TABLE_IDENTIFIER
-        parameters[META_TABLE_STORAGE] = STORAGE_HANDLER_CLASS_NAME
-        if external:
-            parameters[HIVE_EXTERNAL_TABLE_PROP] = "TRUE"
-        table = ttypes.Table(tableName=identifier.get_table_name(),
-                             dbName=identifier.get_database_name(), owner=metastore_user(),
-                             createTime=now, lastAccessTime=now, retention=INT_MAX,
-                             partitionKeys=[], parameters=parameters,
-                             tableType=EXTERNAL_TABLE if external else MANAGED_TABLE)
-        self._describe(table, table_schema, location)
-        return table
-
-    def _describe(self, table, table_schema, location: str) -> None:
-        """updateHmsTable: formats, SerDe, columns, comment and location of the entry."""
-        ttypes = self.ttypes
-        sd = table.sd if table.sd is not None else ttypes.StorageDescriptor()
-        sd.inputFormat = INPUT_FORMAT_CLASS_NAME
-        sd.outputFormat = OUTPUT_FORMAT_CLASS_NAME
-        serde = sd.serdeInfo if sd.serdeInfo is not None else ttypes.SerDeInfo()
-        serde.parameters = {}
-        serde.serializationLib = SERDE_CLASS_NAME
-        sd.serdeInfo = serde
-        sd.cols = [ttypes.FieldSchema(name=f.name, type=hive_type(f.type),
-                                      comment=f.description) for f in table_schema.fields]
-        sd.location = location
-        table.sd = sd
-        if table_schema.comment is not None:
-            table.parameters[Catalog.COMMENT_PROP] = table_schema.comment
 
     # -- paths and locks ---------------------------------------------------------------------
 
@@ -473,30 +395,6 @@ class HiveCatalog(Catalog):
 
     def commit_snapshot(self, identifier, table_uuid, base_snapshot_uuid, snapshot, statistics):
         raise NotImplementedError("the Hive catalog does not commit snapshots")
-
-
-def is_paimon_table(hms_table) -> bool:
-    """HiveCatalog.isPaimonTable: Paimon's input and output formats."""
-    sd = hms_table.sd
-    return sd is not None and sd.inputFormat == INPUT_FORMAT_CLASS_NAME and \
-        sd.outputFormat == OUTPUT_FORMAT_CLASS_NAME
-
-
-def _hive_parameters(options: Dict[str, str]) -> Dict[str, str]:
-    """convertToPropertiesPrefixKey(options, "hive.") and the options Java copies as they are
-    (sync-all-properties is off, Java's default)."""
-    parameters = {k[len(HIVE_PREFIX):]: v for k, v in (options or {}).items()
-                  if k.startswith(HIVE_PREFIX)}
-    for key in COPIED_OPTIONS:
-        if key in (options or {}):
-            parameters[key] = options[key]
-    return parameters
-
-
-def _external(options: Dict[str, str]) -> bool:
-    """usingExternalTable, with the catalog's table.type at its default (managed)."""
-    value = options.get(HIVE_EXTERNAL_TABLE_PROP.lower(), options.get(HIVE_EXTERNAL_TABLE_PROP))
-    return str(value).upper() == "TRUE"
 
 
 def _same_location(a: str, b: str) -> bool:

@@ -23,8 +23,9 @@ What dbt-paimon does not do that Java can: tables outside ``<warehouse>/<db>.db/
 database at another location, a table ``path`` option) are not listed, and opening, creating
 or renaming one is refused with a message, because the rest of dbt-paimon finds a table's
 files by that layout (a metastore shared with other warehouses keeps working);
-``metastore.partitioned-table`` (partitions registered on every commit) is refused; names with upper-case letters are refused
-(the metastore stores names lower-case, so the entry and the folder would differ).
+``metastore.partitioned-table`` (partitions registered on every commit) is refused; names
+with upper-case letters are refused (the metastore stores names lower-case, so the entry and
+the folder would differ).
 """
 
 from __future__ import annotations

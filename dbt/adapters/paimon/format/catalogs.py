@@ -108,16 +108,16 @@ def _is_database_error(exc: BaseException) -> bool:
 
 
 class FileSnapshotsEnvironment(CatalogEnvironment):
-    """A JDBC table's catalog environment, reading snapshots from the table's files (see the
-    module docstring)."""
+    """A JDBC or Hive table's catalog environment, reading snapshots from the table's files (see
+    the module docstring: neither catalog keeps snapshots)."""
 
     def snapshot_loader(self):
         return None
 
     def copy(self, identifier):
         return FileSnapshotsEnvironment(identifier, self.uuid, self.catalog_loader,
-                                         self.supports_version_management,
-                                         getattr(self, "rest_table_response", None))
+                                        self.supports_version_management,
+                                        getattr(self, "rest_table_response", None))
 
 
 class LockingJdbcCatalog(JdbcCatalog):

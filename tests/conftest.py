@@ -151,3 +151,16 @@ def postgres_server():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def hive_metastore():
+    """A throwaway Hive Metastore 2.3 for this test process (tests/hive_metastore_server.py),
+    stopped when the session ends, also after failures."""
+    from tests import hive_metastore_server
+
+    server = hive_metastore_server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -111,14 +111,17 @@ class JavaError(RuntimeError):
 class PaimonJava:
     """Runs PaimonPeer (one JVM per call)."""
 
-    def __init__(self, jar: Path, classes: Path, log_config: Path, extra_classpath=()):
+    def __init__(self, jar: Path, classes: Path, log_config: Path, extra_classpath=(),
+                 before_jar=()):
         self.jar, self.classes = jar, classes
-        self.classpath = os.pathsep.join([str(classes), str(jar), *map(str, extra_classpath)])
+        self.classpath = os.pathsep.join([str(classes), *map(str, before_jar), str(jar),
+                                          *map(str, extra_classpath)])
         self.log_config = log_config
 
-    def with_classpath(self, *jars) -> "PaimonJava":
-        """The same peer with more jars (a JDBC driver) on its class path."""
-        return PaimonJava(self.jar, self.classes, self.log_config, jars)
+    def with_classpath(self, *jars, before_jar=()) -> "PaimonJava":
+        """The same peer with more jars (a JDBC driver) on its class path; ``before_jar`` ones
+        ahead of Paimon's jar, whose own classes they replace (a newer Hadoop)."""
+        return PaimonJava(self.jar, self.classes, self.log_config, jars, before_jar)
 
     def run(self, *args: str) -> str:
         cmd = ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",

@@ -4,8 +4,9 @@ A minimal profile is ``{type: paimon, schema: analytics}``: the warehouse defaul
 ``paimon_warehouse/`` inside the dbt project and Spark runs embedded (``local[*]``).
 ``method: connect`` with ``host: sc://host:port`` runs Spark in a Spark Connect server instead
 (see environments/connect_client.py and docs/connect.md). ``catalog: {type: jdbc, uri: ...}``
-keeps the list of tables in Paimon's JDBC catalog instead of the warehouse's folders
-(format/catalog_config.py, docs/catalogs.md).
+or ``catalog: {type: hive, uri: thrift://...}`` keeps the list of tables in Paimon's JDBC
+catalog or a Hive Metastore instead of the warehouse's folders (format/catalog_config.py,
+docs/catalogs.md).
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class PaimonCredentials(SparkCredentials):
     # The Paimon catalog that says which tables exist, with Paimon's option names:
     # {type: filesystem} (the default: the warehouse's folders) or {type: jdbc, uri:
     # jdbc:sqlite:<file> | jdbc:postgresql://..., jdbc.user, jdbc.password, catalog-key,
-    # lock.enabled, warehouse, ...}. Its `warehouse` is the profile's warehouse.
+    # lock.enabled, warehouse, ...} or {type: hive, uri: thrift://host:9083, lock.enabled, ...}.
+    # Its `warehouse` is the profile's warehouse.
     catalog: Optional[Dict[str, Any]] = None
     # The default profile (no `method`) runs Spark in a background daemon that the first
     # interactive command starts and later commands join (environments/daemon.py,

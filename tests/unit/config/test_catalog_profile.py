@@ -43,10 +43,27 @@ def test_relative_paths_resolve_against_the_project(tmp_path):
     assert again.pypaimon_catalog_options == creds.pypaimon_catalog_options
 
 
+def test_hive_catalog_options_keep_paimons_names():
+    creds = credentials(catalog={"type": "hive", "uri": " thrift://a:9083,thrift://b:9083 ",
+                                 "lock.enabled": True, "lock-acquire-timeout": "1 min"})
+    assert creds.catalog_type == "hive"
+    assert creds.pypaimon_catalog_options == {
+        "metastore": "hive", "uri": "thrift://a:9083,thrift://b:9083", "lock.enabled": "true",
+        "lock-acquire-timeout": "1 min"}
+
+
 @pytest.mark.parametrize("catalog, message", [
-    ({"type": "hive"}, "Hive Metastore catalog is not supported yet"),
+    ({"type": "hive"}, "needs `uri`, the Hive Metastore's Thrift URI"),
+    ({"type": "hive", "uri": "http://metastore:9083"}, "is not a Hive Metastore address"),
+    ({"type": "hive", "uri": "thrift://metastore"}, "is not a Hive Metastore address"),
+    ({"type": "hive", "uri": "thrift://a:9083,b"}, "'b' is not a Hive Metastore address"),
+    ({"type": "hive", "uri": "thrift://a:9083", "hive-conf-dir": "/etc/hive"},
+     "does not read hive-site.xml"),
+    ({"type": "hive", "uri": "thrift://a:9083", "jdbc.user": "x"},
+     "does not take option.s. jdbc.user"),
+    ({"type": "hive", "uri": "thrift://a:9083", "lock.enabled": "on"}, "true or false"),
     ({"type": "rest", "uri": "http://x"}, "REST catalog is not supported"),
-    ({"type": "glue"}, "Expected one of: filesystem, jdbc"),
+    ({"type": "glue"}, "Expected one of: filesystem, jdbc, hive"),
     ({"metastore": "jdbc"}, "with `type`"),
     ({"type": "jdbc"}, "needs `uri`"),
     ({"type": "jdbc", "uri": "sqlite:catalog.db"}, "must start with one of jdbc:sqlite:"),

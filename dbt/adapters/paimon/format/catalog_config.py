@@ -9,20 +9,23 @@ their files stay under ``warehouse``. Options carry Paimon's own names, so a Fli
 catalog definition can be copied over (``uri``, ``jdbc.user``, ``jdbc.password``,
 ``catalog-key``, ``lock.enabled``, ...). ``parse_catalog`` checks them before anything
 connects; ``PaimonCatalog.pypaimon_options`` is what pypaimon's ``CatalogFactory`` takes.
+
+``catalog: {type: hive, uri: thrift://host:9083}`` is Paimon's Hive catalog (Java:
+paimon-hive-catalog org/apache/paimon/hive/HiveCatalog.java; Python: format/hive_catalog.py, as
+pypaimon has none): a Hive Metastore's table entries say which tables exist.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import parse_qs, urlparse
 
-FILESYSTEM, JDBC = "filesystem", "jdbc"
-CATALOG_TYPES = (FILESYSTEM, JDBC)
-# kinds Paimon has that dbt-paimon does not offer yet: why, for the error
+FILESYSTEM, JDBC, HIVE = "filesystem", "jdbc", "hive"
+CATALOG_TYPES = (FILESYSTEM, JDBC, HIVE)
+# kinds Paimon has that dbt-paimon does not offer: why, for the error
 NOT_YET = {
-    "hive": "the Hive Metastore catalog is not supported yet (issue 29, part 3)",
     "rest": "the REST catalog is not supported: it needs a Paimon REST catalog server "
             "(see docs/catalogs.md)",
 }
@@ -59,6 +62,23 @@ JDBC_OPTIONS = {
                                 "jdbc.password",
 }
 FILESYSTEM_OPTIONS = {WAREHOUSE_KEY: "folder or URI of the warehouse"}
+HIVE_OPTIONS = {
+    URI_KEY: "the metastore's Thrift URI, thrift://host:9083 (several, comma-separated, are "
+             "tried in turn)",
+    WAREHOUSE_KEY: "folder or URI under which new databases' folders (<warehouse>/<db>.db) live",
+    LOCK_ENABLED_KEY: "commit under the metastore's table lock, as Paimon's HiveCatalogLock does",
+    LOCK_CHECK_MAX_SLEEP_KEY: "longest wait between two checks of a waiting lock (default 8 s)",
+    LOCK_ACQUIRE_TIMEOUT_KEY: "give up taking the lock after this long (default 8 min)",
+}
+# Paimon's Hive catalog options dbt-paimon cannot honour: why, for the error
+HIVE_REFUSED = {
+    "hive-conf-dir": "dbt-paimon does not read hive-site.xml: give the metastore as `uri`",
+    "hadoop-conf-dir": "dbt-paimon does not read Hadoop configuration folders; file-system "
+                       "options go in `catalog_options`",
+    "location-in-properties": "table locations are kept in the storage descriptor, as by "
+                              "Paimon's default",
+    "metastore.client.class": "dbt-paimon talks to the metastore over Thrift itself",
+}
 # the driver each JDBC URL form needs in Python (pypaimon's jdbc_catalog._DbApiConnection)
 JDBC_URL_FORMS = ("jdbc:sqlite:", "jdbc:postgresql:", "jdbc:mysql:")
 _DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$")
@@ -88,6 +108,10 @@ class PaimonCatalog:
         return self.type == JDBC
 
     @property
+    def is_hive(self) -> bool:
+        return self.type == HIVE
+
+    @property
     def warehouse(self) -> Optional[str]:
         return self.options.get(WAREHOUSE_KEY)
 
@@ -98,10 +122,10 @@ class PaimonCatalog:
     def pypaimon_options(self) -> Dict[str, str]:
         """The options pypaimon's ``CatalogFactory.create`` takes (``metastore`` names the
         kind), without ``warehouse``: the caller adds the resolved one."""
-        if not self.is_jdbc:
+        if self.type == FILESYSTEM:
             return {}
         options = {k: v for k, v in self.options.items() if k != WAREHOUSE_KEY}
-        options[METASTORE_KEY] = JDBC
+        options[METASTORE_KEY] = self.type
         return options
 
     def with_sqlite_path_under(self, base: str) -> "PaimonCatalog":
@@ -141,7 +165,13 @@ def parse_catalog(value: Any) -> PaimonCatalog:
         raise CatalogConfigError(
             f"catalog type '{kind}' is not a Paimon catalog dbt-paimon supports. Expected one "
             f"of: {', '.join(CATALOG_TYPES)}.")
-    accepted = JDBC_OPTIONS if kind == JDBC else FILESYSTEM_OPTIONS
+    if kind == HIVE:
+        refused = sorted(k for k in options if k in HIVE_REFUSED)
+        if refused:
+            raise CatalogConfigError(
+                f"catalog type 'hive' option {refused[0]} is not supported: "
+                f"{HIVE_REFUSED[refused[0]]}")
+    accepted = {JDBC: JDBC_OPTIONS, HIVE: HIVE_OPTIONS}.get(kind, FILESYSTEM_OPTIONS)
     unknown = sorted(k for k in options if k not in accepted and not (
         kind == JDBC and k.startswith(JDBC_PROPERTY_PREFIX) and len(k) > len(JDBC_PROPERTY_PREFIX)))
     if unknown:
@@ -159,6 +189,8 @@ def parse_catalog(value: Any) -> PaimonCatalog:
                                  "leave it out (the profile's warehouse is used)")
     if kind == JDBC:
         _check_jdbc(strings)
+    if kind == HIVE:
+        _check_hive(strings)
     return PaimonCatalog(kind, strings)
 
 
@@ -184,6 +216,13 @@ def _check_jdbc(options: Dict[str, str]) -> None:
     options[URI_KEY] = uri
     if options.get(CATALOG_KEY_KEY, DEFAULT_CATALOG_KEY).strip() == "":
         raise CatalogConfigError("catalog option catalog-key is empty (default: 'jdbc')")
+    _check_lock_options(options)
+    if LOCK_KEY_MAX_LENGTH_KEY in options and not options[LOCK_KEY_MAX_LENGTH_KEY].isdigit():
+        raise CatalogConfigError(f"catalog option {LOCK_KEY_MAX_LENGTH_KEY} must be a whole "
+                                 f"number, got '{options[LOCK_KEY_MAX_LENGTH_KEY]}'")
+
+
+def _check_lock_options(options: Dict[str, str]) -> None:
     if LOCK_ENABLED_KEY in options:
         value = options[LOCK_ENABLED_KEY].strip().lower()
         if value not in ("true", "false"):
@@ -194,9 +233,37 @@ def _check_jdbc(options: Dict[str, str]) -> None:
     for key in (LOCK_CHECK_MAX_SLEEP_KEY, LOCK_ACQUIRE_TIMEOUT_KEY):
         if key in options:
             duration_millis(options[key], key)
-    if LOCK_KEY_MAX_LENGTH_KEY in options and not options[LOCK_KEY_MAX_LENGTH_KEY].isdigit():
-        raise CatalogConfigError(f"catalog option {LOCK_KEY_MAX_LENGTH_KEY} must be a whole "
-                                 f"number, got '{options[LOCK_KEY_MAX_LENGTH_KEY]}'")
+
+
+def _check_hive(options: Dict[str, str]) -> None:
+    """``uri`` as Hive's ``hive.metastore.uris``: thrift://host:port, comma-separated."""
+    uri = options.get(URI_KEY, "").strip()
+    if not uri:
+        raise CatalogConfigError(
+            "catalog type 'hive' needs `uri`, the Hive Metastore's Thrift URI, e.g. "
+            "thrift://metastore.example.com:9083")
+    hive_metastore_addresses(uri)
+    options[URI_KEY] = uri
+    _check_lock_options(options)
+
+
+def hive_metastore_addresses(uri: str) -> List[Tuple[str, int]]:
+    """(host, port) of each ``thrift://host:port`` of a Hive ``uri``, in order."""
+    addresses = []
+    for part in (p.strip() for p in uri.split(",")):
+        parsed = urlparse(part)
+        try:
+            port = parsed.port
+        except ValueError:
+            port = None
+        if parsed.scheme != "thrift" or not parsed.hostname or port is None or \
+                parsed.path not in ("", "/") or parsed.query or "@" in parsed.netloc:
+            raise CatalogConfigError(
+                f"catalog uri '{uri}': '{part}' is not a Hive Metastore address; write "
+                "thrift://host:port (e.g. thrift://metastore.example.com:9083), several "
+                "separated by commas")
+        addresses.append((parsed.hostname, port))
+    return addresses
 
 
 def _check_postgresql(uri: str, options: Dict[str, str]) -> None:

@@ -1,4 +1,8 @@
-"""Paimon's JDBC catalog through pypaimon, with what pypaimon 2.1 leaves out of it.
+"""Opening the profile's Paimon catalog (JDBC, Hive) and the lock its commits take.
+
+The Hive catalog is format/hive_catalog.py (pypaimon has none) with the metastore's lock in
+format/hive_metastore.py. The JDBC catalog is pypaimon's, with what pypaimon 2.1 leaves out of
+it:
 
 pypaimon's ``JdbcCatalog`` (pypaimon/catalog/jdbc_catalog.py) keeps the same three tables as
 Paimon Java's (``paimon_tables``, ``paimon_database_properties``, and its own
@@ -38,12 +42,13 @@ from pypaimon.common.options import Options
 from dbt.adapters.paimon.format.catalog_config import (DEFAULT_CATALOG_KEY,
                                                 DEFAULT_LOCK_ACQUIRE_TIMEOUT_MS,
                                                 DEFAULT_LOCK_CHECK_MAX_SLEEP_MS,
-                                                DEFAULT_LOCK_KEY_MAX_LENGTH, JDBC,
+                                                DEFAULT_LOCK_KEY_MAX_LENGTH, HIVE, JDBC,
                                                 LOCK_ACQUIRE_TIMEOUT_KEY,
                                                 LOCK_CHECK_MAX_SLEEP_KEY, LOCK_ENABLED_KEY,
                                                 LOCK_KEY_MAX_LENGTH_KEY, METASTORE_KEY, URI_KEY,
                                                 CATALOG_KEY_KEY, duration_millis, redact_uri)
-from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.format.errors import (CatalogLockTimeout,  # noqa: F401  (re-exported)
+                                               CatalogUnreachableError, PaimonFormatError)
 
 LOCKS_TABLE = "paimon_distributed_locks"
 # schemes of object stores, where Java's catalogs lock by default (FileIO.isObjectStore)
@@ -56,6 +61,19 @@ def is_jdbc(catalog_options: Optional[Mapping[str, str]]) -> bool:
     return (catalog_options or {}).get(METASTORE_KEY) == JDBC
 
 
+def is_hive(catalog_options: Optional[Mapping[str, str]]) -> bool:
+    """Whether these catalog options name Paimon's Hive catalog."""
+    return (catalog_options or {}).get(METASTORE_KEY) == HIVE
+
+
+def open_hive_catalog(options: Dict[str, str]):
+    """The Hive catalog over ``options`` (``warehouse`` and ``uri`` set); a metastore that does
+    not answer is a CatalogUnreachableError naming the URI."""
+    from dbt.adapters.paimon.format.hive_catalog import HiveCatalog
+
+    return HiveCatalog(CatalogContext.create_from_options(Options(options)))
+
+
 def lock_enabled(options: Mapping[str, str], warehouse: str) -> bool:
     """Java's ``AbstractCatalog.lockEnabled``: ``lock.enabled``, else whether the warehouse is
     an object store."""
@@ -63,14 +81,6 @@ def lock_enabled(options: Mapping[str, str], warehouse: str) -> bool:
     if value is not None:
         return str(value).strip().lower() == "true"
     return urlparse(str(warehouse)).scheme.lower() in OBJECT_STORE_SCHEMES
-
-
-class CatalogLockTimeout(PaimonFormatError):
-    """The catalog's lock of a table stayed taken longer than ``lock-acquire-timeout``."""
-
-
-class CatalogUnreachableError(PaimonFormatError):
-    """The catalog's database cannot be opened; the message names the URI and the fix."""
 
 
 def open_jdbc_catalog(options: Dict[str, str]) -> "LockingJdbcCatalog":
@@ -97,17 +107,17 @@ def _is_database_error(exc: BaseException) -> bool:
                for cls in type(exc).__mro__)
 
 
-class _FileSnapshotsEnvironment(CatalogEnvironment):
-    """A JDBC table's catalog environment, reading snapshots from the table's files (see the
-    module docstring)."""
+class FileSnapshotsEnvironment(CatalogEnvironment):
+    """A JDBC or Hive table's catalog environment, reading snapshots from the table's files (see
+    the module docstring: neither catalog keeps snapshots)."""
 
     def snapshot_loader(self):
         return None
 
     def copy(self, identifier):
-        return _FileSnapshotsEnvironment(identifier, self.uuid, self.catalog_loader,
-                                         self.supports_version_management,
-                                         getattr(self, "rest_table_response", None))
+        return FileSnapshotsEnvironment(identifier, self.uuid, self.catalog_loader,
+                                        self.supports_version_management,
+                                        getattr(self, "rest_table_response", None))
 
 
 class LockingJdbcCatalog(JdbcCatalog):
@@ -118,7 +128,7 @@ class LockingJdbcCatalog(JdbcCatalog):
     def get_table(self, identifier):
         table = super().get_table(identifier)
         env = table.catalog_environment
-        table.catalog_environment = _FileSnapshotsEnvironment(
+        table.catalog_environment = FileSnapshotsEnvironment(
             env.identifier, env.uuid, env.catalog_loader, env.supports_version_management,
             getattr(env, "rest_table_response", None))
         return table
@@ -146,18 +156,24 @@ def _as_identifier(identifier) -> Identifier:
 
 
 def commit_lock(table) -> ContextManager[None]:
-    """The lock a commit of ``table`` publishes its snapshot under: the JDBC catalog's when the
-    table came from a locking JDBC catalog, else none (the snapshot file's atomic creation is
-    the commit)."""
+    """The lock a commit of ``table`` publishes its snapshot under: the JDBC catalog's or the
+    Hive Metastore's when the table came from such a catalog that locks, else none (the
+    snapshot file's atomic creation is the commit)."""
     env = getattr(table, "catalog_environment", None)
     loader = getattr(env, "catalog_loader", None)
     context = loader.context() if loader is not None and hasattr(loader, "context") else None
     if context is None:
         return nullcontext()
     options = context.options.to_map()
-    if not is_jdbc(options) or not lock_enabled(options, options.get("warehouse", "")):
+    if not (is_jdbc(options) or is_hive(options)) or \
+            not lock_enabled(options, options.get("warehouse", "")):
         return nullcontext()
     identifier = table.identifier
+    if is_hive(options):  # HiveCatalogLock: the metastore's lock of <db>.<table>
+        from dbt.adapters.paimon.format.hive_metastore import MetastoreLock
+
+        return MetastoreLock(options[URI_KEY], options).hold(identifier.get_database_name(),
+                                                             identifier.get_table_name())
     return CatalogLock(options).hold(identifier.get_database_name(),
                                      identifier.get_object_name())
 

@@ -127,8 +127,8 @@ def _non_empty(messages: Sequence[CommitMessage]) -> List[CommitMessage]:
 
 
 def _run(table, kind: str, action) -> Optional[int]:
-    """``action`` (one commit, with pypaimon's retries) under the JDBC catalog's lock when the
-    table's catalog locks (format/catalogs.py). Paimon Java holds that lock only while it
+    """``action`` (one commit, with pypaimon's retries) under the JDBC catalog's or the Hive
+    Metastore's lock when the table's catalog locks (format/catalogs.py ``commit_lock``). Paimon Java holds that lock only while it
     publishes the snapshot file; held around the whole commit here, so that a lock not taken
     in time fails the commit at once instead of being retried by pypaimon's commit loop (it
     retries any error of the publishing step). Java writers and this one still exclude each

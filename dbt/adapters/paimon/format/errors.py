@@ -15,3 +15,12 @@ class TableAlreadyExistsError(PaimonFormatError):
 
 class CommitConflictError(PaimonFormatError):
     """Another writer committed conflicting changes; nothing of this commit is visible."""
+
+
+class CatalogUnreachableError(PaimonFormatError):
+    """The Paimon catalog (its database or metastore) cannot be reached; the message names its
+    URI and the fix."""
+
+
+class CatalogLockTimeout(PaimonFormatError):
+    """The catalog's lock of a table stayed taken longer than ``lock-acquire-timeout``."""

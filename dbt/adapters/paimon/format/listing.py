@@ -9,9 +9,9 @@ Importing pypaimon's catalog costs ~0.3 s (it imports polars and pyarrow.dataset
 of a `dbt show` over Spark Connect, which otherwise never needs pypaimon. Any other URI
 (s3://, oss://, hdfs://...) goes through pypaimon's catalog and its FileIO.
 
-With a JDBC catalog (``catalog_options`` with ``metastore: jdbc``) the catalog's database says
-which databases and tables exist, local warehouse or not: a table folder it does not list is
-not a table. Snapshots are still read from the table's folder (``latest_snapshot_id``).
+With a JDBC or Hive catalog (``catalog_options`` with ``metastore: jdbc`` or ``hive``) the
+catalog's database or metastore says which databases and tables exist, local warehouse or not:
+a table folder it does not list is not a table. Snapshots are still read from the table's folder (``latest_snapshot_id``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ SCHEMA_PREFIX = "schema-"
 
 
 def _listed_by_catalog(catalog_options: Optional[Dict[str, str]]) -> bool:
-    """Whether the catalog, not the folder layout, lists the tables (a JDBC catalog)."""
+    """Whether the catalog, not the folder layout, lists the tables (JDBC, Hive)."""
     return (catalog_options or {}).get(METASTORE_KEY, FILESYSTEM) != FILESYSTEM
 
 

@@ -4,7 +4,8 @@ A warehouse is a folder path or any URI pypaimon's FileIO accepts (file://, s3:/
 hdfs://...). Databases are ``<warehouse>/<db>.db`` folders, tables their sub-folders. Which of
 them exist is the catalog's to say: the filesystem catalog (the default) reads the folders,
 the JDBC catalog (``catalog_options`` with ``metastore: jdbc``, format/catalogs.py) its
-database's ``paimon_tables``; a folder it does not list is not a table.
+database's ``paimon_tables``, the Hive catalog (``metastore: hive``, format/hive_catalog.py)
+a Hive Metastore's entries; a folder the catalog does not list is not a table.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ CatalogOptions = Optional[Dict[str, str]]
 
 
 def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
-    """pypaimon's catalog over ``warehouse``: the filesystem catalog, or the JDBC catalog when
-    ``catalog_options`` say ``metastore: jdbc``.
+    """pypaimon's catalog over ``warehouse``: the filesystem catalog, or the JDBC or Hive
+    catalog when ``catalog_options`` say ``metastore: jdbc`` or ``metastore: hive``.
 
     ``catalog_options`` are the profile's catalog/FileIO options (``fs.s3.accessKeyId``,
     ``fs.oss.endpoint``, ..., and the JDBC catalog's ``uri``, ``jdbc.*``): every function of
@@ -45,7 +46,14 @@ def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
     options["warehouse"] = str(warehouse)
     if catalogs.is_jdbc(options):
         return catalogs.open_jdbc_catalog(options)
+    if catalogs.is_hive(options):
+        return catalogs.open_hive_catalog(options)
     return CatalogFactory.create(options)
+
+
+def _catalog_lists_tables(catalog_options: CatalogOptions) -> bool:
+    """A JDBC or Hive catalog: its entries, not the folders, say which tables exist."""
+    return catalogs.is_jdbc(catalog_options) or catalogs.is_hive(catalog_options)
 
 
 def _table_reference(database: str, table: str) -> str:
@@ -127,7 +135,8 @@ def table_exists(warehouse: str, database: str, table: str,
 def list_databases(warehouse: str, catalog_options: CatalogOptions = None) -> List[str]:
     """Database names, sorted; [] for a warehouse folder that does not exist yet."""
     catalog = open_catalog(warehouse, catalog_options)
-    if not catalogs.is_jdbc(catalog_options) and not catalog.file_io.exists(catalog.warehouse):
+    if not _catalog_lists_tables(catalog_options) and \
+            not catalog.file_io.exists(catalog.warehouse):
         return []
     return sorted(catalog.list_databases())
 
@@ -200,11 +209,12 @@ def create_table(warehouse: str, database: str, table: str, schema: TableSchemaS
             f"Paimon table {database}.{table} already exists in warehouse {warehouse}") from exc
     except RuntimeError as exc:
         # SchemaManager.create_table, in pypaimon as in Java: the folder holds a schema
-        if catalogs.is_jdbc(catalog_options) and "Schema in filesystem exists" in str(exc):
+        if _catalog_lists_tables(catalog_options) and "Schema in filesystem exists" in str(exc):
+            kind = "JDBC" if catalogs.is_jdbc(catalog_options) else "Hive"
             raise PaimonFormatError(
                 f"cannot create Paimon table {database}.{table}: its folder "
                 f"{catalog.get_table_path(catalog_identifier(database, table))} holds a table "
-                f"that the JDBC catalog does not list (left by another catalog, or by a drop "
+                f"that the {kind} catalog does not list (left by another catalog, or by a drop "
                 f"that removed only the catalog's entry). Remove that folder, or register the "
                 f"table in the catalog, then run again.") from exc
         raise

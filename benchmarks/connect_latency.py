@@ -12,6 +12,10 @@ Every measurement is the wall time of a new `dbt` process, as a user types it, s
   installed;
 * 4 fresh `dbt run`s each merging --rows rows into a 4-bucket paimon_pk table vs the same 4 runs
   of a parquet `table` model, both over connect (goal: paimon_pk <= 1.5x parquet);
+* the default profile's background daemon (environments/daemon.py): the first command of the
+  day (no daemon running: it starts one), then the same show and run as above once it runs
+  (goals: within 1.1x of session mode for the first, 1.3x of dbt-duckdb for the others), and
+  the daemon's idle memory (its JVM, Python workers and watchdog);
 * `dbt build` of sample_project (seeds, models, snapshot, tests) over connect vs session mode, with
   the project's own profile (targets connect and dev): its first build (an empty warehouse, dbt's
   full parse) and its second (dbt's partial parse; every table merges the same rows again). Its
@@ -37,15 +41,17 @@ from typing import Dict, Optional
 
 from plots import BASELINE, FLOOR, PAIMON, RESULTS, save_bars  # same folder: run as a script
 
-from dbt.adapters.paimon.environments import connect_server, jvm_cds
+from dbt.adapters.paimon.environments import connect_server, daemon, jvm_cds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE_PROJECT = os.path.join(os.path.dirname(HERE), "sample_project")
 # what a build leaves in the project folder: not copied
 SAMPLE_PROJECT_OUTPUTS = ("paimon_warehouse", "target", "logs", "dbt_packages")
-SECTIONS = ("show", "run", "merge", "build")
+SECTIONS = ("show", "run", "daemon", "merge", "build")
 SHOW_WHAT, RUN_WHAT = 'show --inline "select 1"', "run: one 10-row paimon_pk"
 FLOOR_RUN_WHAT = "run: one 10-row table (dbt-duckdb)"
+FIRST_WHAT = 'show "select 1": first of the day'
+DAEMON_ENV = {"DBT_PAIMON_DAEMON": "on"}  # the benchmark runs without a terminal
 BUILD_WHATS = ("build sample_project: 1st (empty)", "build sample_project: 2nd")
 DBT = [sys.executable, "-m", "dbt.cli.main"]
 PK_ROWS = """{{{{ config(materialized='{materialized}'{extra}) }}}}
@@ -64,6 +70,10 @@ def profiles(url: str, warehouse: str, root: str) -> str:
         f"      host: '{url}'\n"
         f"    session:\n      type: paimon\n      schema: bench\n      warehouse: {root}/session_wh\n"
         + session +
+        # the default profile, as a user writes it: the daemon's case
+        f"    daemon:\n      type: paimon\n      schema: bench\n      warehouse: {root}/daemon_wh\n"
+        "      spark_master: 'local[2]'\n      spark_conf:\n"
+        "        spark.sql.shuffle.partitions: '4'\n"
         "    spark:\n      type: spark\n      method: session\n      host: NA\n      schema: bench\n"
         "      server_side_parameters:\n        spark.master: 'local[2]'\n"
         "        spark.sql.shuffle.partitions: '4'\n        spark.ui.showConsoleProgress: 'false'\n"
@@ -137,6 +147,49 @@ def measure_builds(project: str, url: str, rows: list) -> None:
             rows.append((what, label, seconds, [seconds]))
 
 
+def measure_daemon(root: str, repeat: int, rows: list) -> float:
+    """The daemon's rows; returns its idle memory in MiB."""
+    state = os.path.join(root, "daemon_wh", ".spark")
+    firsts = []
+    for _ in range(repeat):
+        daemon.stop(state)
+        firsts.append(dbt_seconds(root, "show", "--inline", "select 1", "--target", "daemon",
+                                  env=DAEMON_ENV))
+    rows.append((FIRST_WHAT, "daemon", statistics.median(firsts), firsts))
+    dbt_seconds(root, "run", "-s", "one_pk", "--target", "daemon", env=DAEMON_ENV)  # 1st model
+    for what, dbt_args in ((SHOW_WHAT, ("show", "--inline", "select 1")),
+                           (RUN_WHAT, ("run", "-s", "one_pk"))):
+        times = [dbt_seconds(root, *dbt_args, "--target", "daemon", env=DAEMON_ENV)
+                 for _ in range(repeat)]
+        rows.append((what, "daemon", statistics.median(times), times))
+    time.sleep(5)
+    mib = tree_rss_mib([daemon.running(state)["pid"]])
+    daemon.stop(state)
+    return mib
+
+
+def tree_rss_mib(roots: list) -> float:
+    """Resident memory of processes and all their descendants (Linux /proc)."""
+    children: Dict[int, list] = {}
+    rss: Dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+        rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    total, todo = 0, list(roots)
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += children.get(pid, [])
+    return total / 2**20
+
+
 def has_dbt_duckdb() -> bool:
     """dbt-duckdb (the `bench` extra) measures what a dbt command costs with no engine to reach."""
     import importlib.util
@@ -197,6 +250,9 @@ def main() -> int:
                 measure(RUN_WHAT, target, "run", "-s", "one_pk")
             if floor:
                 measure(FLOOR_RUN_WHAT, "duckdb", "run", "-s", "one_table")
+        daemon_mib = None
+        if "daemon" in sections:
+            daemon_mib = measure_daemon(root, args.repeat, rows)
         if "merge" in sections:
             for model in ("pk_model", "parquet_model"):
                 times = [dbt_seconds(root, "run", "-s", model, "--vars", f"{{batch: {i}}}",
@@ -221,6 +277,9 @@ def main() -> int:
         lines.append(f"{what:44}{target:10}{seconds:>9.1f}   "
                      + " ".join(f"{t:.1f}" for t in times))
     lines += summary(rows, args.runs, args.rows)
+    if daemon_mib is not None:
+        lines.append(f"daemon idle memory (JVM, its Python workers, watchdog): "
+                     f"{daemon_mib:.0f} MiB resident")
     text = "\n".join(lines)
     print(text)
     os.makedirs(RESULTS, exist_ok=True)
@@ -231,7 +290,10 @@ def main() -> int:
             ("show\nsession", (SHOW_WHAT, "session"), BASELINE),
             ("show\ndbt-spark", (SHOW_WHAT, "spark"), BASELINE),
             ("show\ndbt-duckdb", (SHOW_WHAT, "duckdb"), FLOOR),
+            ("show\ndaemon", (SHOW_WHAT, "daemon"), PAIMON),
+            ("show, 1st\nof the day", (FIRST_WHAT, "daemon"), PAIMON),
             ("run 10 rows\nconnect", (RUN_WHAT, "connect"), PAIMON),
+            ("run 10 rows\ndaemon", (RUN_WHAT, "daemon"), PAIMON),
             ("run 10 rows\nsession", (RUN_WHAT, "session"), BASELINE),
             ("run 10 rows\ndbt-duckdb", (FLOOR_RUN_WHAT, "duckdb"), FLOOR),
             ("2nd build of\nsample, connect", (BUILD_WHATS[1], "connect"), PAIMON),
@@ -257,6 +319,17 @@ def summary(rows: list, runs: int, rows_per_run: int) -> list:
         lines.append(f"run of a 10-row paimon_pk over connect: {by[(RUN_WHAT, 'connect')]:.1f} s "
                      f"(goal <= 5 s); session mode {by[(RUN_WHAT, 'session')]:.1f} s"
                      + _floor(by, (FLOOR_RUN_WHAT, "duckdb")))
+    if (SHOW_WHAT, "daemon") in by:
+        duck_show, duck_run = by.get((SHOW_WHAT, "duckdb")), by.get((FLOOR_RUN_WHAT, "duckdb"))
+        lines.append(
+            f"default profile with its daemon: show {by[(SHOW_WHAT, 'daemon')]:.1f} s"
+            + (f" ({by[(SHOW_WHAT, 'daemon')] / duck_show:.2f}x dbt-duckdb)" if duck_show else "")
+            + f", run {by[(RUN_WHAT, 'daemon')]:.1f} s"
+            + (f" ({by[(RUN_WHAT, 'daemon')] / duck_run:.2f}x dbt-duckdb)" if duck_run else "")
+            + " (goal <= 1.3x); first command of the day "
+            f"{by[(FIRST_WHAT, 'daemon')]:.1f} s"
+            + (f" ({by[(FIRST_WHAT, 'daemon')] / by[(SHOW_WHAT, 'session')]:.2f}x session mode,"
+               f" goal <= 1.1x)" if (SHOW_WHAT, "session") in by else ""))
     pk = by.get((f"{runs} runs x {rows_per_run:,} rows: pk_model", "connect"))
     parquet = by.get((f"{runs} runs x {rows_per_run:,} rows: parquet_model", "connect"))
     if pk is not None and parquet is not None:

@@ -24,19 +24,18 @@ import glob
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Dict, Optional
 
 import pytest
 
+from tests import server_folders
+
 START_TIMEOUT = 90
 START_ATTEMPTS = 3
 FOLDER_PREFIX = "dbt-paimon-hms-"
-OWNER_FILE = "owner.pid"  # the test process a server folder belongs to
 LAUNCHER = os.path.join(os.path.dirname(__file__), "java", "HiveMetastoreLauncher.java")
 LOG4J = """\
 rootLogger.level = warn
@@ -51,12 +50,6 @@ appender.file.layout.pattern = %d %p %c{{1}}: %m%n
 
 def _fail(message: str):
     pytest.fail(f"Hive Metastore test server: {message}", pytrace=False)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def pyspark_jars() -> str:
@@ -137,37 +130,19 @@ def start() -> HiveMetastore:
     if not glob.glob(os.path.join(jars, "hive-metastore-2.3.*.jar")):
         _fail(f"no hive-metastore-2.3.*.jar in {jars}: the tests start the metastore pyspark "
               f"ships (pip install pyspark, as the dev install does)")
-    _remove_folders_of_dead_processes()
-    root = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
+    root = server_folders.new_folder(FOLDER_PREFIX)
     try:
-        with open(os.path.join(root, OWNER_FILE), "w") as f:
-            f.write(str(os.getpid()))
         with open(os.path.join(root, "log4j2.properties"), "w") as f:
             f.write(LOG4J.format(log=os.path.join(root, "metastore.log")))
         for _ in range(START_ATTEMPTS):
-            server = _start_server(root, _free_port(), jars)
+            server = _start_server(root, server_folders.free_port(), jars)
             if server is not None:
                 return server
         _fail(f"the metastore did not start on a free port in {START_ATTEMPTS} tries; its "
-              f"log ({root}/metastore.log):\n{_tail(os.path.join(root, 'metastore.log'))}")
+              f"log ({root}/metastore.log):\n{server_folders.tail(os.path.join(root, 'metastore.log'))}")
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
-
-
-def _remove_folders_of_dead_processes() -> None:
-    parent = tempfile.gettempdir()
-    for name in os.listdir(parent):
-        if not name.startswith(FOLDER_PREFIX):
-            continue
-        folder = os.path.join(parent, name)
-        try:
-            with open(os.path.join(folder, OWNER_FILE)) as f:
-                os.kill(int(f.read().strip()), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except (OSError, ValueError):
-            continue  # being created, or not ours
 
 
 def _start_server(root: str, port: int, jars: str) -> Optional[HiveMetastore]:
@@ -199,7 +174,7 @@ def _start_server(root: str, port: int, jars: str) -> Optional[HiveMetastore]:
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            text = _tail(log_path) + _tail(os.path.join(root, "stdout.log"))
+            text = server_folders.tail(log_path) + server_folders.tail(os.path.join(root, "stdout.log"))
             if "Address already in use" in text:
                 return None
             _fail(f"the metastore exited ({process.returncode}) on start; its log:\n{text}")
@@ -214,12 +189,5 @@ def _start_server(root: str, port: int, jars: str) -> Optional[HiveMetastore]:
         finally:
             connection.close()
     server.stop()
-    _fail(f"the metastore did not answer within {START_TIMEOUT} s; its log:\n{_tail(log_path)}")
-
-
-def _tail(path: str, size: int = 3000) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()[-size:]
-    except OSError:
-        return "(no log)"
+    _fail(f"the metastore did not answer within {START_TIMEOUT} s; its log:\n"
+          f"{server_folders.tail(log_path)}")

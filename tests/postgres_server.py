@@ -22,14 +22,14 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import pytest
+
+from tests import server_folders
 
 PG_BIN = os.environ.get("DBT_PAIMON_PG_BIN", "/usr/lib/postgresql/15/bin")
 SERVER_USER = "postgres"  # the OS user the server runs as when the tests run as root
@@ -37,17 +37,10 @@ USER, PASSWORD = "paimon", "paimon-test-pw"  # the database superuser the tests 
 START_TIMEOUT = 60
 START_ATTEMPTS = 3
 FOLDER_PREFIX = "dbt-paimon-pg-"
-OWNER_FILE = "owner.pid"  # the test process a server folder belongs to  # another process may take the free port between probing and binding it
 
 
 def _fail(message: str):
     pytest.fail(f"PostgreSQL test server: {message}", pytrace=False)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -134,11 +127,8 @@ def start() -> PostgresServer:
                   f"PostgreSQL as the `{SERVER_USER}` user")
         as_server_user = ["setpriv", "--reuid", SERVER_USER, "--regid", SERVER_USER,
                           "--clear-groups", "--"]
-    _remove_folders_of_dead_processes()
-    root = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
+    root = server_folders.new_folder(FOLDER_PREFIX)
     try:
-        with open(os.path.join(root, OWNER_FILE), "w") as f:
-            f.write(str(os.getpid()))
         if owner is not None:
             os.chown(root, owner.pw_uid, owner.pw_gid)
         password_file = os.path.join(root, "password")
@@ -156,31 +146,14 @@ def start() -> PostgresServer:
                   f"writable by `{SERVER_USER}` and its parents enterable (set TMPDIR to "
                   f"such a folder):\n{init.stderr[-2000:]}")
         for _ in range(START_ATTEMPTS):
-            server = _start_server(root, _free_port(), as_server_user)
+            server = _start_server(root, server_folders.free_port(), as_server_user)
             if server is not None:
                 return server
         _fail(f"the server did not start on a free port in {START_ATTEMPTS} tries; its log "
-              f"({root}/server.log):\n{_tail(os.path.join(root, 'server.log'))}")
+              f"({root}/server.log):\n{server_folders.tail(os.path.join(root, 'server.log'))}")
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
-
-
-def _remove_folders_of_dead_processes() -> None:
-    """Server folders left by test processes killed before their finalizers ran (their servers
-    died with them: the parent-death signal); a folder whose process lives is kept."""
-    parent = tempfile.gettempdir()
-    for name in os.listdir(parent):
-        folder = os.path.join(parent, name)
-        if not name.startswith(FOLDER_PREFIX):
-            continue
-        try:
-            with open(os.path.join(folder, OWNER_FILE)) as f:
-                os.kill(int(f.read().strip()), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except (OSError, ValueError):
-            continue  # being created, or not ours
 
 
 def _start_server(root: str, port: int, as_server_user: List[str]) -> Optional[PostgresServer]:
@@ -204,10 +177,10 @@ def _start_server(root: str, port: int, as_server_user: List[str]) -> Optional[P
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            if "could not bind" in _tail(log_path) or "already in use" in _tail(log_path):
+            if "could not bind" in server_folders.tail(log_path) or "already in use" in server_folders.tail(log_path):
                 return None
             _fail(f"the server exited ({process.returncode}) on start; its log:\n"
-                  f"{_tail(log_path)}")
+                  f"{server_folders.tail(log_path)}")
         try:
             server.connect().close()
             return server
@@ -215,12 +188,4 @@ def _start_server(root: str, port: int, as_server_user: List[str]) -> Optional[P
             time.sleep(0.2)
     server.stop()
     _fail(f"the server did not accept connections within {START_TIMEOUT} s; its log:\n"
-          f"{_tail(log_path)}")
-
-
-def _tail(path: str, size: int = 3000) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()[-size:]
-    except OSError:
-        return "(no log)"
+          f"{server_folders.tail(log_path)}")

@@ -205,15 +205,22 @@ class PaimonTableRegistry:
                 if listing.latest_snapshot_stamp(
                         self.warehouse, database, self.paimon_name(database, table)) == snapshot:
                     continue
-                try:
-                    try:
-                        self.expose(database, table, self._entries.get((database, table)))
-                    except TableNotFoundError:
-                        raise
-                    except Exception:  # noqa: BLE001 - another process changed the entry
-                        self.expose(database, table)
-                except TableNotFoundError:
-                    self._exposed.pop((database, table), None)
+                self._expose_again(database, table, self._entries.get((database, table)))
+
+    def _expose_again(self, database: str, table: str, entry) -> bool:
+        """Make a table's catalog entry again from its current snapshot (from scratch if another
+        process changed the entry); False if the table is gone."""
+        try:
+            try:
+                self.expose(database, table, entry)
+            except TableNotFoundError:
+                raise
+            except Exception:  # noqa: BLE001 - another process changed the entry
+                self.expose(database, table)
+            return True
+        except TableNotFoundError:
+            self._exposed.pop((database, table), None)
+            return False
 
     # -- queries -------------------------------------------------------------------------
     def is_paimon_table(self, database: str, table: str) -> bool:
@@ -246,15 +253,7 @@ class PaimonTableRegistry:
                 except Exception:  # noqa: BLE001 - dropped meanwhile: its next read says so
                     continue
                 if entry.branch != source.partition(listing.BRANCH_SEPARATOR)[2]:
-                    try:
-                        try:
-                            self.expose(database, table, entry)
-                        except TableNotFoundError:
-                            raise
-                        except Exception:  # noqa: BLE001 - another process changed the entry
-                            self.expose(database, table)
-                    except TableNotFoundError:
-                        self._exposed.pop((database, table), None)
+                    if not self._expose_again(database, table, entry):
                         self._entries.pop((database, table), None)
             self._branches_applied = wanted
 

@@ -266,15 +266,21 @@ class HiveCatalog(Catalog):
                 self.file_io.delete_directory_quietly(location)
             raise
 
+    def _hms_table_unless_missing(self, identifier: Identifier, ignore_if_not_exists: bool):
+        """The table's metastore entry; None for a missing table the caller may ignore."""
+        try:
+            return self._paimon_hms_table(identifier)
+        except TableNotExistException:
+            if ignore_if_not_exists:
+                return None
+            raise
+
     def drop_table(self, identifier: Union[str, Identifier],
                    ignore_if_not_exists: bool = False) -> None:
         identifier = _as_identifier(identifier)
-        try:
-            hms = self._paimon_hms_table(identifier)
-        except TableNotExistException:
-            if ignore_if_not_exists:
-                return
-            raise
+        hms = self._hms_table_unless_missing(identifier, ignore_if_not_exists)
+        if hms is None:
+            return
         external = hms.tableType == EXTERNAL_TABLE
         location = self._checked_location(identifier, hms.sd.location)
         self.client.drop_table(identifier.get_database_name(), identifier.get_table_name(),
@@ -316,12 +322,9 @@ class HiveCatalog(Catalog):
     def alter_table(self, identifier: Union[str, Identifier], changes,
                     ignore_if_not_exists: bool = False) -> None:
         identifier = _as_identifier(identifier)
-        try:
-            hms = self._paimon_hms_table(identifier)
-        except TableNotExistException:
-            if ignore_if_not_exists:
-                return
-            raise
+        hms = self._hms_table_unless_missing(identifier, ignore_if_not_exists)
+        if hms is None:
+            return
         location = self._checked_location(identifier, hms.sd.location)
         manager = SchemaManager(self.file_io, location,
                                 branch=identifier.get_branch_name_or_default())

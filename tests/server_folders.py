@@ -1,0 +1,54 @@
+"""The folders, ports and logs of the throwaway database servers the tests start (tests/postgres_server.py,
+tests/hive_metastore_server.py): one ``mkdtemp`` folder per server under the system temp
+folder, marked with the pid of the test process it belongs to."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+
+OWNER_FILE = "owner.pid"  # the test process a server folder belongs to
+
+
+def new_folder(prefix: str) -> str:
+    """A folder for a server of this test process; the folders of dead test processes go."""
+    remove_folders_of_dead_processes(prefix)
+    root = tempfile.mkdtemp(prefix=prefix)
+    with open(os.path.join(root, OWNER_FILE), "w") as f:
+        f.write(str(os.getpid()))
+    return root
+
+
+def remove_folders_of_dead_processes(prefix: str) -> None:
+    """Server folders left by test processes killed before their finalizers ran (their servers
+    died with them: the parent-death signal); a folder whose process lives is kept."""
+    parent = tempfile.gettempdir()
+    for name in os.listdir(parent):
+        if not name.startswith(prefix):
+            continue
+        folder = os.path.join(parent, name)
+        try:
+            with open(os.path.join(folder, OWNER_FILE)) as f:
+                os.kill(int(f.read().strip()), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (OSError, ValueError):
+            continue  # being created, or not ours
+
+
+def free_port() -> int:
+    """A free port of 127.0.0.1 (another process may take it before the server binds it: the
+    servers' starts retry on another one)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def tail(path: str, size: int = 3000) -> str:
+    """The end of a server's log, for a failure message."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()[-size:]
+    except OSError:
+        return "(no log)"

@@ -169,6 +169,13 @@ def start(warehouse: str, port: int = connect_client.DEFAULT_PORT, master: str =
     if server.accepts_connections():
         raise ServerError(f"port {port} is in use by another process: choose another --port")
     os.makedirs(server.state_dir, exist_ok=True)
+    # the warehouse's background daemon (daemon.py) holds the Derby metastore this server needs
+    from dbt.adapters.paimon.environments import daemon
+
+    if daemon.stop_if_idle(server.state_dir) is not None:
+        raise ServerError(f"the background daemon of {server.warehouse} is serving a dbt "
+                          "command and holds the warehouse's metastore: start the server when "
+                          "it is idle (`dbt-paimon server stop --warehouse ...` stops it)")
     command: List[str] = [os.path.join(spark_home(), "sbin", "start-connect-server.sh"),
                           "--master", master]
     for key, value in server_conf(server, master, conf).items():

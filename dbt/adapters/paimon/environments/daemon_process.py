@@ -2,7 +2,7 @@
 server JVM as its child and stops it after an idle period (``daemon.py`` starts it; the
 protocol of the files it shares with dbt processes is described there).
 
-Standard library only, so the process that stays alive for hours holds a few MiB, not pyspark.
+Standard library only, so the process that stays alive for hours holds about 10 MiB, not pyspark.
 
 - The JVM is this process's child with Linux's parent-death signal (``prctl(PR_SET_PDEATHSIG)``):
   if the watchdog dies, even by SIGKILL, the kernel sends the JVM SIGTERM, so no orphan JVM is

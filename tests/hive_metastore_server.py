@@ -130,19 +130,16 @@ def start() -> HiveMetastore:
     if not glob.glob(os.path.join(jars, "hive-metastore-2.3.*.jar")):
         _fail(f"no hive-metastore-2.3.*.jar in {jars}: the tests start the metastore pyspark "
               f"ships (pip install pyspark, as the dev install does)")
-    root = server_folders.new_folder(FOLDER_PREFIX)
-    try:
+    with server_folders.server_folder(FOLDER_PREFIX) as root:
+        log = os.path.join(root, "metastore.log")
         with open(os.path.join(root, "log4j2.properties"), "w") as f:
-            f.write(LOG4J.format(log=os.path.join(root, "metastore.log")))
-        for _ in range(START_ATTEMPTS):
-            server = _start_server(root, server_folders.free_port(), jars)
-            if server is not None:
-                return server
-        _fail(f"the metastore did not start on a free port in {START_ATTEMPTS} tries; its "
-              f"log ({root}/metastore.log):\n{server_folders.tail(os.path.join(root, 'metastore.log'))}")
-    except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
-        raise
+            f.write(LOG4J.format(log=log))
+        server = server_folders.start_on_a_free_port(
+            lambda port: _start_server(root, port, jars), START_ATTEMPTS)
+        if server is None:
+            _fail(f"the metastore did not start on a free port in {START_ATTEMPTS} tries; its "
+                  f"log ({log}):\n{server_folders.tail(log)}")
+        return server
 
 
 def _start_server(root: str, port: int, jars: str) -> Optional[HiveMetastore]:

@@ -127,8 +127,7 @@ def start() -> PostgresServer:
                   f"PostgreSQL as the `{SERVER_USER}` user")
         as_server_user = ["setpriv", "--reuid", SERVER_USER, "--regid", SERVER_USER,
                           "--clear-groups", "--"]
-    root = server_folders.new_folder(FOLDER_PREFIX)
-    try:
+    with server_folders.server_folder(FOLDER_PREFIX) as root:
         if owner is not None:
             os.chown(root, owner.pw_uid, owner.pw_gid)
         password_file = os.path.join(root, "password")
@@ -145,15 +144,13 @@ def start() -> PostgresServer:
             _fail(f"initdb in {root} failed ({init.returncode}); the folder must be "
                   f"writable by `{SERVER_USER}` and its parents enterable (set TMPDIR to "
                   f"such a folder):\n{init.stderr[-2000:]}")
-        for _ in range(START_ATTEMPTS):
-            server = _start_server(root, server_folders.free_port(), as_server_user)
-            if server is not None:
-                return server
-        _fail(f"the server did not start on a free port in {START_ATTEMPTS} tries; its log "
-              f"({root}/server.log):\n{server_folders.tail(os.path.join(root, 'server.log'))}")
-    except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
-        raise
+        server = server_folders.start_on_a_free_port(
+            lambda port: _start_server(root, port, as_server_user), START_ATTEMPTS)
+        if server is None:
+            _fail(f"the server did not start on a free port in {START_ATTEMPTS} tries; its "
+                  f"log ({root}/server.log):\n"
+                  f"{server_folders.tail(os.path.join(root, 'server.log'))}")
+        return server
 
 
 def _start_server(root: str, port: int, as_server_user: List[str]) -> Optional[PostgresServer]:

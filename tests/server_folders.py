@@ -7,17 +7,38 @@ import os
 import shutil
 import socket
 import tempfile
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional, TypeVar
+
+Server = TypeVar("Server")
 
 OWNER_FILE = "owner.pid"  # the test process a server folder belongs to
 
 
-def new_folder(prefix: str) -> str:
-    """A folder for a server of this test process; the folders of dead test processes go."""
+@contextmanager
+def server_folder(prefix: str) -> Iterator[str]:
+    """A folder for a server of this test process (the folders of dead test processes go
+    first), removed again if the server does not start."""
     remove_folders_of_dead_processes(prefix)
     root = tempfile.mkdtemp(prefix=prefix)
-    with open(os.path.join(root, OWNER_FILE), "w") as f:
-        f.write(str(os.getpid()))
-    return root
+    try:
+        with open(os.path.join(root, OWNER_FILE), "w") as f:
+            f.write(str(os.getpid()))
+        yield root
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+
+
+def start_on_a_free_port(start: Callable[[int], Optional[Server]],
+                         attempts: int) -> Optional[Server]:
+    """``start(port)`` on free ports until it returns a server (None: another process took the
+    port between probing and binding it), at most ``attempts`` times."""
+    for _ in range(attempts):
+        server = start(free_port())
+        if server is not None:
+            return server
+    return None
 
 
 def remove_folders_of_dead_processes(prefix: str) -> None:

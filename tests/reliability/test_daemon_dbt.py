@@ -20,6 +20,7 @@ import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.environments import daemon
+from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.daemon_process import CLIENTS_NAME, INFO_NAME, LOG_NAME
 
 from reliability_helpers import DbtProcess, read_merged, run_dbt
@@ -51,15 +52,6 @@ def project(process_tmp):
     state = str(warehouse / ".spark")
     yield write_project(process_tmp / "project", warehouse), warehouse, state
     daemon.stop(state)
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as handle:
-        return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def info(state):

@@ -15,6 +15,7 @@ import pytest
 
 from dbt.adapters.paimon.credentials import PaimonCredentials
 from dbt.adapters.paimon.environments import daemon, daemon_policy
+from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.daemon_process import INFO_NAME, LOG_NAME
 
 FAKE_SERVER = ("import socket, sys, time\n"
@@ -36,16 +37,6 @@ def plan(tmp_path, monkeypatch):
     yield made
     daemon.release()
     daemon.stop(str(state))
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie (exited, not yet reaped by its parent) counts as gone
-    with open(f"/proc/{pid}/stat") as handle:
-        return handle.read().split(")")[-1].split()[0] != "Z"
 
 
 def wait_until(condition, timeout=20.0):

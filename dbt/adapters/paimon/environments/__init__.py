@@ -34,7 +34,7 @@ def create(credentials) -> Environment:
                                    {**credentials.server_side_parameters,
                                     **credentials.spark_conf},
                                    credentials.pypaimon_catalog_options)
-    plan = daemon_plan(credentials)
+    plan = daemon_plan(credentials, embedded.spark_conf)
     if plan is None:
         return embedded
     from dbt.adapters.paimon.environments.daemon_environment import DaemonEnvironment
@@ -42,7 +42,7 @@ def create(credentials) -> Environment:
     return DaemonEnvironment(plan, embedded)
 
 
-def daemon_plan(credentials):
+def daemon_plan(credentials, spark_conf):
     """The background daemon the default profile runs Spark in (daemon_policy), or None."""
     import os
     import sys
@@ -54,8 +54,7 @@ def daemon_plan(credentials):
         daemon=credentials.daemon, master=credentials.spark_master,
         warehouse_is_local=is_local_path(credentials.warehouse),
         catalog_type=credentials.catalog_type,
-        spark_conf={**credentials.server_side_parameters, **credentials.spark_conf},
-        environ=os.environ, interactive=_interactive(sys))
+        spark_conf=spark_conf, environ=os.environ, interactive=_interactive(sys))
     from dbt.adapters.paimon.environments import base
     from dbt.adapters.paimon.environments.spark_logs import _DbtDebug
 

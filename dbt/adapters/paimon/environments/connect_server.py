@@ -23,6 +23,7 @@ from typing import Dict, List, Optional
 
 from dbt.adapters.paimon.environments import connect_client
 from dbt.adapters.paimon.environments.connect import join_shared_session
+from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_local_path, local_path
 from dbt.adapters.paimon.environments.spark_conf import default_spark_conf, is_loopback_master
 from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF
@@ -68,13 +69,7 @@ class Server:
                 pid = int(handle.read().strip())
         except (OSError, ValueError):
             return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass
-        return pid
+        return pid if alive(pid) else None
 
     def accepts_connections(self) -> bool:
         try:

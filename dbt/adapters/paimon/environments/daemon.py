@@ -40,6 +40,7 @@ from importlib import metadata
 from typing import Callable, Dict, Iterator, List, Optional
 
 from dbt.adapters.paimon.environments import connect_client, daemon_process, jvm_cds
+from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.daemon_process import (CLIENTS_NAME, INFO_NAME,
                                                              LAST_USED_NAME, LOG_NAME,
                                                              SPARK_OUT_NAME, read_json, touch,
@@ -96,7 +97,7 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client
     mine = fingerprint(plan.master)
     for _attempt in range(3):
         with _locked(plan.path(LOCK_NAME)):
-            info = _live_info(plan)
+            info = _live_info(plan.state_dir)
             if info is not None and info.get("fingerprint") != mine:
                 announce("The background Spark of this warehouse runs another dbt-paimon or "
                          "pyspark installation: restarting it.")
@@ -116,7 +117,7 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client
                 _started_here = True
             _wait_ready(plan, info)
             _join(plan)
-            if _live_info(plan) == info:  # not stopped for idleness while we waited to join
+            if _live_info(plan.state_dir) == info:  # not stopped for idleness while we waited to join
                 # "localhost": pyspark sends a token without TLS only to that host name
                 # (ChannelBuilder.toChannel: gRPC local credentials); the server binds 127.0.0.1
                 return connect_client.parse_connect_url(
@@ -166,31 +167,15 @@ def _locked(path: str) -> Iterator[None]:
         os.close(descriptor)
 
 
-def _alive(pid: Optional[int]) -> bool:
-    """The process runs (a zombie, exited but not yet reaped, does not)."""
-    if not pid:
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{int(pid)}/stat") as handle:
-            return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True  # no /proc (macOS): kill(0) is all there is
-
-
-def _live_info(plan: DaemonPlan) -> Optional[Dict]:
+def _live_info(state_dir: str) -> Optional[Dict]:
     """daemon.json while its watchdog lives (a stale file is removed)."""
-    info = read_json(plan.path(INFO_NAME))
+    path = os.path.join(state_dir, INFO_NAME)
+    info = read_json(path)
     if info is None:
         return None
-    if not _alive(info.get("pid")):
+    if not alive(info.get("pid")):
         try:
-            os.remove(plan.path(INFO_NAME))
+            os.remove(path)
         except FileNotFoundError:
             pass
         return None
@@ -208,18 +193,16 @@ def _listening(port: int) -> bool:
 def explicit_server_url(plan: DaemonPlan) -> Optional[connect_client.ConnectUrl]:
     """A server that `dbt-paimon server start` runs on this warehouse: the default profile uses
     it (its Derby metastore admits no second Spark anyway)."""
-    from dbt.adapters.paimon.environments.connect_server import SERVER_CLASS
+    from dbt.adapters.paimon.environments.connect_server import SERVER_CLASS, Server
 
     for pid_file in glob.glob(os.path.join(plan.state_dir,
                                            f"spark-dbt-paimon-*-{SERVER_CLASS}-1.pid")):
         port = os.path.basename(pid_file)[len("spark-dbt-paimon-"):].split("-", 1)[0]
-        try:
-            with open(pid_file) as handle:
-                pid = int(handle.read().strip())
-        except (OSError, ValueError):
+        if not port.isdigit():
             continue
-        if port.isdigit() and _alive(pid) and _listening(int(port)):
-            return connect_client.parse_connect_url(f"{connect_client.SCHEME}127.0.0.1:{port}")
+        server = Server(plan.warehouse, int(port), plan.state_dir)
+        if server.pid() is not None and server.accepts_connections():
+            return connect_client.parse_connect_url(server.url)
     return None
 
 
@@ -290,11 +273,11 @@ def _start(plan: DaemonPlan, mine: str) -> Dict:
 def _wait_ready(plan: DaemonPlan, info: Dict) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     while not _listening(info["port"]):
-        if not _alive(info.get("server_pid")) or not _alive(info.get("pid")):
+        if not alive(info.get("server_pid")) or not alive(info.get("pid")):
             raise DaemonUnavailable(f"the Spark Connect server exited while starting."
                                     f"{_tail(plan)}")
         if time.monotonic() > deadline:
-            _terminate(info)
+            _terminate(plan.state_dir, info)
             raise DaemonUnavailable(f"the Spark Connect server did not accept connections "
                                     f"within {START_TIMEOUT_S} s and was stopped.{_tail(plan)}")
         time.sleep(0.2)
@@ -316,33 +299,35 @@ def _retire(plan: DaemonPlan, info: Dict) -> None:
                         f"pyspark installation and still serves commands after "
                         f"{RETIRE_TIMEOUT_S} s") from None
                 time.sleep(0.5)
-        _terminate(info)
+        _terminate(plan.state_dir, info)
     finally:
         os.close(descriptor)
 
 
-def _terminate(info: Dict) -> None:
-    """SIGTERM the watchdog (it stops the server) and wait for both to end."""
+def _terminate(state_dir: str, info: Dict) -> None:
+    """SIGTERM the watchdog (it stops the server) and wait for both to end; then daemon.json
+    goes, unless a new daemon wrote it (a watchdog removes it itself, a killed one cannot)."""
     for key in ("pid", "server_pid"):
-        if _alive(info.get(key)):
+        if alive(info.get(key)):
             try:
                 os.kill(int(info[key]), signal.SIGTERM)
             except ProcessLookupError:
                 pass
             break
     deadline = time.monotonic() + STOP_TIMEOUT_S
-    while _alive(info.get("pid")) or _alive(info.get("server_pid")):
+    while alive(info.get("pid")) or alive(info.get("server_pid")):
         if time.monotonic() > deadline:
             for key in ("server_pid", "pid"):
-                if _alive(info.get(key)):
+                if alive(info.get(key)):
                     os.kill(int(info[key]), signal.SIGKILL)
             break
         time.sleep(0.1)
+    _live_info(state_dir)  # removes the file of a watchdog that is gone
 
 
 def running(state_dir: str) -> Optional[Dict]:
     """daemon.json of the daemon running in this state folder, if one does."""
-    return _live_info(DaemonPlan("", state_dir, "", 0))
+    return _live_info(state_dir)
 
 
 def stop(state_dir: str) -> bool:
@@ -350,7 +335,7 @@ def stop(state_dir: str) -> bool:
     info = running(state_dir)
     if info is None:
         return False
-    _terminate(info)
+    _terminate(state_dir, info)
     return True
 
 
@@ -366,7 +351,7 @@ def stop_if_idle(state_dir: str) -> Optional[Dict]:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return info
-        _terminate(info)
+        _terminate(state_dir, info)
         return None
     finally:
         os.close(descriptor)

@@ -48,8 +48,7 @@ class DaemonEnvironment(Environment):
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             logger.warning(f"The background Spark is not available ({reason}); running Spark "
                            f"in this dbt process. Its log: {self.plan.path(daemon.LOG_NAME)}")
-            daemon.release()
-            daemon.stop_if_idle(self.plan.state_dir)  # its metastore must be free for ours
+            daemon.release()  # the in-process Spark stops the daemon if idle (embedded.py)
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)

@@ -31,6 +31,8 @@ import shutil
 import time
 from typing import Optional
 
+from dbt.adapters.paimon.environments.processes import alive
+
 DIR_ENV = "DBT_PAIMON_JVM_CDS_DIR"
 LOCK_NAME = "dump.lock"
 # A dump lock older than this is taken over (its JVM hung or its pid was reused).
@@ -138,16 +140,6 @@ def is_archive(path: str) -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _lock_holder(directory: str) -> Optional[int]:
     """The pid in the dump lock while it is held; None when there is no lock or it is stale."""
     path = os.path.join(directory, LOCK_NAME)
@@ -157,7 +149,7 @@ def _lock_holder(directory: str) -> Optional[int]:
             pid = int(lock.read().strip() or 0)
     except (OSError, ValueError):
         return None
-    if age > STALE_LOCK_SECONDS or not pid or not _alive(pid):
+    if age > STALE_LOCK_SECONDS or not pid or not alive(pid):
         return None
     return pid
 

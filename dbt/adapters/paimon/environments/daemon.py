@@ -86,7 +86,10 @@ def fingerprint(master: str) -> str:
                 newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime)
     from dbt.adapters.paimon.__version__ import version
 
-    parts = [version, metadata.version("pyspark"), sys.executable, repr(newest), master]
+    # normalised: a Python started as `../.venv/bin/python` keeps the `..` in sys.executable,
+    # its child processes do not (symlinks stay: another virtualenv is another installation)
+    python = os.path.normpath(os.path.abspath(sys.executable))
+    parts = [version, metadata.version("pyspark"), python, repr(newest), master]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

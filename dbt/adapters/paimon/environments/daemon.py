@@ -120,7 +120,8 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client
                 _started_here = True
             _wait_ready(plan, info)
             _join(plan)
-            if _live_info(plan.state_dir) == info:  # not stopped for idleness while we waited to join
+            # not stopped for idleness while we waited to join
+            if _live_info(plan.state_dir) == info:
                 # "localhost": pyspark sends a token without TLS only to that host name
                 # (ChannelBuilder.toChannel: gRPC local credentials); the server binds 127.0.0.1
                 return connect_client.parse_connect_url(

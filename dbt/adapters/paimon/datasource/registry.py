@@ -42,7 +42,7 @@ from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
-from dbt.adapters.paimon.datasource.spark_env import is_connect
+from dbt.adapters.paimon.datasource.spark_env import is_connect, register_data_source
 from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
                                                         spark_schema)
 from dbt.adapters.paimon.format import listing
@@ -161,7 +161,7 @@ class PaimonTableRegistry:
         the same (e.g. the table location; the class code is the server's dbt-paimon, whose
         version the connection checked)."""
         if not is_connect(self.spark):
-            self.spark.dataSource.register(source)
+            register_data_source(self.spark, source)
             return
         key = REGISTERED_CONF_PREFIX + source.name()
         digest = hashlib.sha256(f"{source.__module__}.{source.__qualname__}|{identity}"
@@ -172,7 +172,7 @@ class PaimonTableRegistry:
                 if k.startswith(REGISTERED_CONF_PREFIX)}
         if self._session_registrations.get(key) == digest:
             return
-        self.spark.dataSource.register(source)
+        register_data_source(self.spark, source)
         self.spark.conf.set(key, digest)
         self._session_registrations[key] = digest
 

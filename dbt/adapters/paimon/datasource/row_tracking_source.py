@@ -29,6 +29,7 @@ from pyspark.sql.types import StructType
 from dbt.adapters.paimon.datasource.source import (PaimonCommitMessage, PaimonDataSource,
                                                    PaimonPushdownReader, SplitPartition,
                                                    TableLocation)
+from dbt.adapters.paimon.datasource.spark_env import register_data_source
 from dbt.adapters.paimon.datasource.spark_types import (arrow_schema_for_spark, conform,
                                                         spark_schema)
 
@@ -153,4 +154,4 @@ def write_row_rewrite(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]])
 
 def register(spark) -> None:
     """Register the data source in a session (idempotent)."""
-    spark.dataSource.register(PaimonRowTrackingDataSource)
+    register_data_source(spark, PaimonRowTrackingDataSource)

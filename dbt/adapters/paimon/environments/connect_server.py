@@ -26,7 +26,7 @@ from dbt.adapters.paimon.environments.connect import join_shared_session
 from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_local_path, local_path
 from dbt.adapters.paimon.environments.spark_conf import default_spark_conf, is_loopback_master
-from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF
+from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF, register_data_source
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_TIMEOUT_S = 300
@@ -210,7 +210,7 @@ def warm_up_server(server: Server) -> None:
     spark, _ = join_shared_session(url, {})
     try:
         connect_client.check_server(spark, url)
-        spark.dataSource.register(WarmUpSource)
+        register_data_source(spark, WarmUpSource)
         slots = int(spark.conf.get(PARALLELISM_CONF, None) or 2)
         spark.read.format(WarmUpSource.name()).option("tasks", slots).load() \
             .write.format("noop").mode("overwrite").save()

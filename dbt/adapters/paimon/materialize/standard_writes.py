@@ -28,6 +28,7 @@ from pyspark.sql import functions as F
 from dbt.adapters.paimon.config import TableDefinition
 from dbt.adapters.paimon.datasource.registry import provider_name
 from dbt.adapters.paimon.datasource.source import TableLocation, table_source_class
+from dbt.adapters.paimon.datasource.spark_env import register_data_source
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier
 from dbt.adapters.paimon.runtime import PaimonConfigError
 
@@ -95,8 +96,9 @@ def read_table(spark, location: TableLocation) -> DataFrame:
     the table's own provider (``paimon.<db>.<table>``, registry.py) so that the plan names the
     table, and a write planned on it is sized from the table's metadata (write/plan_size.py)."""
     provider = provider_name(location.database, location.table)
-    spark.dataSource.register(table_source_class(provider, location.warehouse, location.database,
-                                                 location.table, location.catalog_options))
+    register_data_source(spark, table_source_class(provider, location.warehouse,
+                                                   location.database, location.table,
+                                                   location.catalog_options))
     return spark.read.format(provider).load()
 
 

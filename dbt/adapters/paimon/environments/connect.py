@@ -18,6 +18,27 @@ from dbt.adapters.paimon.environments.base import Environment, quiet_query_logge
 from dbt.adapters.paimon.environments.spark_conf import (CONNECT_SESSION_CONF_KEYS,
                                                          default_spark_conf)
 
+# pyspark marks a process that made a Connect session as Connect-only through these variables,
+# and child processes inherit them: an in-process Spark, or a session-mode dbt started from this
+# process, would then refuse to start. Code that must leave Connect mode after joining a session
+# saves them before (connect_mode_env) and puts them back after (restore_connect_mode_env).
+CONNECT_MODE_VARIABLES = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE",
+                          "SPARK_API_MODE")
+
+
+def connect_mode_env() -> Dict[str, Optional[str]]:
+    """This process's Connect-mode variables now (None: unset), for restore_connect_mode_env."""
+    return {key: os.environ.get(key) for key in CONNECT_MODE_VARIABLES}
+
+
+def restore_connect_mode_env(saved: Dict[str, Optional[str]]) -> None:
+    """Set each variable back to its saved value, or unset it if it was unset."""
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
 
 @dataclass
 class ConnectEnvironment(Environment):

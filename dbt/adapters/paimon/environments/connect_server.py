@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from dbt.adapters.paimon.environments import connect_client
-from dbt.adapters.paimon.environments.connect import join_shared_session
+from dbt.adapters.paimon.environments.connect import (connect_mode_env, join_shared_session,
+                                                      restore_connect_mode_env)
 from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_local_path, local_path
 from dbt.adapters.paimon.environments.spark_conf import default_spark_conf, is_loopback_master
@@ -204,9 +205,7 @@ def warm_up_server(server: Server) -> None:
     from dbt.adapters.paimon.environments.worker_warm_up import WarmUpSource
 
     url = connect_client.parse_connect_url(server.url)
-    # pyspark marks a process that made a Connect session as Connect-only (environment
-    # variables its children inherit): session-mode dbt started from here would refuse to start
-    saved = {key: os.environ.get(key) for key in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
+    saved = connect_mode_env()  # this process leaves Connect mode after (connect.py says why)
     spark, _ = join_shared_session(url, {})
     try:
         connect_client.check_server(spark, url)
@@ -218,11 +217,7 @@ def warm_up_server(server: Server) -> None:
         # leave the shared session open on the server, and this process out of Connect mode
         spark.release_session_on_close = False
         spark.stop()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        restore_connect_mode_env(saved)
 
 
 def stop(warehouse: str, port: int = connect_client.DEFAULT_PORT,

@@ -5,7 +5,6 @@ because the daemon did."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Dict
 
@@ -13,11 +12,6 @@ from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.environments import daemon, spark_logs
 from dbt.adapters.paimon.environments.base import Environment
 from dbt.adapters.paimon.environments.embedded import EmbeddedEnvironment
-
-# pyspark marks a process that made a Connect session as Connect-only through these variables;
-# an in-process Spark started after a failed attempt must not inherit them
-_CONNECT_MODE_VARIABLES = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE",
-                           "SPARK_API_MODE")
 
 
 @dataclass
@@ -34,9 +28,13 @@ class DaemonEnvironment(Environment):
         return self.embedded.catalog_options
 
     def _open(self) -> PaimonTableRegistry:
-        from dbt.adapters.paimon.environments.connect import ConnectEnvironment
+        from dbt.adapters.paimon.environments.connect import (ConnectEnvironment,
+                                                              connect_mode_env,
+                                                              restore_connect_mode_env)
 
-        saved = {key: os.environ.get(key) for key in _CONNECT_MODE_VARIABLES}
+        # a failed attempt may have left this process in Connect mode: the in-process Spark
+        # started instead must not be
+        saved = connect_mode_env()
         logger = spark_logs._adapter_logger()
         try:
             url = daemon.acquire(self.plan, logger.info)
@@ -49,9 +47,5 @@ class DaemonEnvironment(Environment):
             logger.warning(f"The background Spark is not available ({reason}); running Spark "
                            f"in this dbt process. Its log: {self.plan.path(daemon.LOG_NAME)}")
             daemon.release()  # the in-process Spark stops the daemon if idle (embedded.py)
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+            restore_connect_mode_env(saved)
             return self.embedded._open()

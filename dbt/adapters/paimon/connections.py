@@ -20,6 +20,7 @@ from pyspark.sql import SparkSession
 from dbt.adapters.paimon import environments, error_messages
 from dbt.adapters.paimon.branch_config import default_branch
 from dbt.adapters.paimon.environments import connect_client, spark_logs
+from dbt.adapters.paimon.format.catalog_config import CatalogRoute
 
 logger = AdapterLogger("Paimon")
 # `[/* query comment */] insert into|overwrite [table] <db>.<table>`: a Paimon table's catalog
@@ -128,12 +129,17 @@ class PaimonConnectionManager(SparkConnectionManager):
         # manager sets them before each statement
         self.paimon_branch = default_branch(profile)
         self.paimon_table_branches: Dict[Tuple[str, str], Optional[str]] = {}
+        # the schemas whose nodes name a catalogs.yml catalog (catalog_integrations.py), set
+        # by the adapter from the manifest like the branches
+        self.paimon_catalog_routes: Dict[str, CatalogRoute] = {}
 
     def use_branch(self) -> None:
+        """Apply this invocation's catalogs and branches to the process's registry."""
         try:
             registry = environments.current_registry()
         except RuntimeError:  # not started yet: nothing to set
             return
+        registry.use_catalogs(self.paimon_catalog_routes)
         registry.use_branches(self.paimon_branch, self.paimon_table_branches)
 
     @contextmanager

@@ -25,6 +25,7 @@ from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.paimon import environments, error_messages
 from dbt.adapters.paimon.branch_config import table_branches
+from dbt.adapters.paimon.catalog_integrations import CATALOG_INTEGRATIONS, catalog_routes
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
 from dbt.adapters.paimon.relation import PaimonRelation
@@ -61,6 +62,8 @@ class PaimonConfig(SparkConfig):
     # the branch of the table this model, seed or snapshot writes, for every node that
     # writes or reads it; 'main' for main (branch_config.py)
     paimon_branch: Optional[str] = None
+    # the catalogs.yml catalog of the table this node writes or reads (catalog_integrations.py)
+    catalog_name: Optional[str] = None
 
 
 class PaimonAdapter(SparkAdapter):
@@ -77,7 +80,11 @@ class PaimonAdapter(SparkAdapter):
     # source freshness without loaded_at_field: the latest Paimon snapshot's commit time
     _capabilities = CapabilityDict({
         Capability.TableLastModifiedMetadata: CapabilitySupport(support=Support.Full),
+        # catalogs.yml v2 (--use-catalogs-v2): bridged to the v1 integrations below
+        Capability.CatalogsV2: CapabilitySupport(support=Support.Full),
     })
+    # catalogs.yml: Paimon's filesystem, JDBC and Hive catalogs (catalog_integrations.py)
+    CATALOG_INTEGRATIONS = CATALOG_INTEGRATIONS
 
     def __init__(self, config, mp_context) -> None:
         super().__init__(config, mp_context)
@@ -133,6 +140,10 @@ class PaimonAdapter(SparkAdapter):
         super().set_macro_resolver(macro_resolver)
         nodes = getattr(macro_resolver, "nodes", None) or {}
         self.connections.paimon_table_branches = table_branches(nodes.values())
+        sources = getattr(macro_resolver, "sources", None) or {}
+        self.connections.paimon_catalog_routes = catalog_routes(
+            [*nodes.values(), *sources.values()], self.get_catalog_integration,
+            self._catalog_route)
         relations = {}
         for node in nodes.values():
             kind = str(getattr(node, "resource_type", ""))
@@ -141,6 +152,19 @@ class PaimonAdapter(SparkAdapter):
                 relations[(str(node.schema).lower(), str(node.alias).lower())] = (kind, node.name)
         error_messages.set_project_relations(relations)
         order_sources_after_seeds(macro_resolver)
+
+    def _v2_to_v1_type(self, catalog_type: str) -> str:
+        return catalog_type.lower()
+
+    def _catalog_route(self, integration):
+        """Where a catalogs.yml catalog's tables are (catalog_integrations.py)."""
+        credentials = self.config.credentials
+        if credentials.warehouse is None and integration.paimon_catalog.warehouse is None:
+            raise DbtRuntimeError(
+                f"catalogs.yml catalog '{integration.name}' names no warehouse, and neither "
+                "does the profile: add `warehouse` to its properties")
+        return integration.route(getattr(self.config, "project_root", None) or ".",
+                                 credentials.warehouse, credentials.catalog_options)
 
     @property
     def _registry(self):
@@ -163,8 +187,8 @@ class PaimonAdapter(SparkAdapter):
 
         registry = self._registry
         relation = _paimon_names(relation)
-        wh.drop_table(registry.warehouse, relation.schema, relation.identifier,
-                      catalog_options=registry.catalog_options)
+        wh.drop_table(registry.warehouse_of(relation.schema), relation.schema,
+                      relation.identifier, catalog_options=registry.options_of(relation.schema))
         registry.forget(relation.schema, relation.identifier)
 
     @available
@@ -173,13 +197,18 @@ class PaimonAdapter(SparkAdapter):
 
         registry = self._registry
         from_relation, to_relation = _paimon_names(from_relation), _paimon_names(to_relation)
+        if registry.catalog_name_of(from_relation.schema) != \
+                registry.catalog_name_of(to_relation.schema):
+            raise DbtRuntimeError(
+                f"Cannot rename {from_relation} to {to_relation}: their schemas are in "
+                f"different catalogs, and a Paimon catalog renames within itself only")
         wh.rename_table(
-            registry.warehouse,
+            registry.warehouse_of(from_relation.schema),
             from_relation.schema,
             from_relation.identifier,
             to_relation.identifier,
             new_database=to_relation.schema,
-            catalog_options=registry.catalog_options,
+            catalog_options=registry.options_of(from_relation.schema),
         )
         registry.forget(from_relation.schema, from_relation.identifier)
         registry.expose(to_relation.schema, to_relation.identifier)
@@ -189,8 +218,9 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.format import warehouse as wh
 
         registry = self._registry
-        wh.create_database(registry.warehouse, _checked_name("schema", schema.lower(), schema),
-                           catalog_options=registry.catalog_options)
+        database = _checked_name("schema", schema.lower(), schema)
+        wh.create_database(registry.warehouse_of(database), database,
+                           catalog_options=registry.options_of(database))
 
     @available
     def drop_paimon_database(self, schema: str) -> None:
@@ -198,13 +228,13 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.format import warehouse as wh
 
         registry = self._registry
-        options = registry.catalog_options
         schema = schema.lower()
-        for table in wh.list_tables(registry.warehouse, schema, catalog_options=options):
-            wh.drop_table(registry.warehouse, schema, table, catalog_options=options)
+        warehouse, options = registry.warehouse_of(schema), registry.options_of(schema)
+        for table in wh.list_tables(warehouse, schema, catalog_options=options):
+            wh.drop_table(warehouse, schema, table, catalog_options=options)
             registry.forget(schema, table)
         registry.forget_database(schema)
-        wh.drop_database(registry.warehouse, schema, catalog_options=options)
+        wh.drop_database(warehouse, schema, catalog_options=options)
 
     @available
     def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any = None, tag=None,
@@ -270,8 +300,9 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.datasource.source import TableLocation
 
         registry = self._registry
-        options = TableLocation(registry.warehouse, relation.schema, table or relation.identifier,
-                                registry.catalog_options).source_options()
+        options = TableLocation(registry.warehouse_of(relation.schema), relation.schema,
+                                table or relation.identifier,
+                                registry.options_of(relation.schema)).source_options()
         options.update(read_options)
         rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
         registry.activate().sql(
@@ -666,7 +697,8 @@ class PaimonAdapter(SparkAdapter):
             if name in stored and stored[name] != comment:
                 changes.append(SchemaChange.update_column_comment(name, comment))
         if changes:
-            catalog = wh.open_catalog(registry.warehouse, registry.catalog_options)
+            catalog = wh.open_catalog(registry.warehouse_of(relation.schema),
+                                      registry.options_of(relation.schema))
             catalog.alter_table(f"{relation.schema}.{relation.identifier}", changes)
             registry.expose(relation.schema, relation.identifier)
 
@@ -723,9 +755,9 @@ class PaimonAdapter(SparkAdapter):
         registry = self._registry
         if relation is None or not self.is_paimon_relation(relation):
             raise DbtRuntimeError(f"{relation} is not a Paimon table of warehouse "
-                                  f"{registry.warehouse}")
-        return TableLocation(registry.warehouse, relation.schema, relation.identifier,
-                             registry.catalog_options)
+                                  f"{registry.warehouse_of(relation.schema)}")
+        return TableLocation(registry.warehouse_of(relation.schema), relation.schema,
+                             relation.identifier, registry.options_of(relation.schema))
 
     def _paimon_operation(self, name: str, relation: BaseRelation, action):
         location = self._paimon_location(relation)
@@ -821,8 +853,7 @@ class PaimonAdapter(SparkAdapter):
         registry = self._registry
         registry.activate()
         try:
-            result = publish_branch(registry.warehouse, registry.catalog_options, branch,
-                                    bool(delete), bool(force))
+            result = publish_branch(registry.locations(), branch, bool(delete), bool(force))
         except ValueError as exc:
             raise DbtRuntimeError(f"publish_branch: {exc}") from exc
         for name in result.branches:
@@ -851,7 +882,7 @@ class PaimonAdapter(SparkAdapter):
         registry = self._registry
         registry.activate()
         try:
-            result = rollback_invocation(registry.warehouse, registry.catalog_options,
+            result = rollback_invocation(registry.locations(),
                                          None if invocation_id is None else str(invocation_id),
                                          bool(dry_run))
         except ValueError as exc:

@@ -254,7 +254,7 @@ class TestWriteAuditPublish:
         assert "dbt-branch-audit" not in table.tag_manager().list_tags()
         _, out = operation("delete_branch", "{model: orders, branch: bad}")
         _, out = operation("publish_branch", "{branch: audit}", expect_pass=False)
-        assert "no table of warehouse" in out
+        assert "no table of the warehouse" in out
 
     def test_profile_branch_model_config_and_tests_on_a_branch(self, project):
         """After test_write_audit_publish (main: orders 20, staged only on 'stage')."""

@@ -12,7 +12,7 @@ from dbt.adapters.paimon.format.commit import commit_properties
 from dbt.adapters.paimon.format.splits import list_snapshots
 from dbt.adapters.paimon.ops import compact_table, expire_snapshots, remove_orphan_files
 from dbt.adapters.paimon.ops.invocations import (INVOCATION_PROPERTY, NODE_PROPERTY,
-                                                 rollback_invocation)
+                                                 rollback_invocation, warehouse_tables)
 from dbt.adapters.paimon.ops.rollback import rollback
 from dbt.adapters.paimon.ops.table_info import table_info
 from dbt.adapters.paimon.ops.tags import (create_tag, delete_tag, expire_tags, rename_tag,
@@ -186,19 +186,19 @@ def test_undo_an_invocation_across_tables(spark, tmp_path):
     info = table_info(a)
     assert "inv-1" in info and "setup" in info and "inv-2" in info
 
-    plan = rollback_invocation(a.warehouse, {}, dry_run=True)
+    plan = rollback_invocation(warehouse_tables(a.warehouse, {}), dry_run=True)
     assert plan.invocation_id == "inv-2"  # the latest invocation that committed
     assert [u.table for u in plan.rolled_back] == ["db.a", "db.b"]
     assert _rows(a) != before["a"]  # a dry run changes nothing
 
-    result = rollback_invocation(a.warehouse, {}, "inv-2")
+    result = rollback_invocation(warehouse_tables(a.warehouse, {}), "inv-2")
     assert {u.table: u.target for u in result.rolled_back} == {"db.a": 1, "db.b": 1}
     assert [u.table for u in result.refused] == ["db.c"]
     assert "snapshot 3 was committed afterwards by commit user" in result.message
     assert _rows(a) == before["a"] and _rows(b) == before["b"]
     assert [s.id for s in list_snapshots(c.open())] == [1, 2, 3]
     # inv-1 created the tables: nothing earlier to return to
-    refused = rollback_invocation(a.warehouse, {}, "inv-1", dry_run=True).refused
+    refused = rollback_invocation(warehouse_tables(a.warehouse, {}), "inv-1", dry_run=True).refused
     assert {u.table for u in refused} >= {"db.a", "db.b"}
     assert all("created it" in u.refused for u in refused if u.table != "db.c")
 

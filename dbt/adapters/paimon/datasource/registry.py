@@ -46,6 +46,7 @@ from dbt.adapters.paimon.datasource.spark_env import is_connect, register_data_s
 from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
                                                         spark_schema)
 from dbt.adapters.paimon.format import listing
+from dbt.adapters.paimon.format.catalog_config import CatalogRoute
 from dbt.adapters.paimon.format.errors import TableNotFoundError
 
 PROVIDER_PREFIX = "paimon."
@@ -149,6 +150,8 @@ class PaimonTableRegistry:
         self.branch: Optional[str] = None
         self.table_branches: Dict[Tuple[str, str], Optional[str]] = {}
         self._branches_applied: Tuple[Optional[str], Dict] = (None, {})
+        # database -> the catalog that holds it when that is not the profile's (use_catalogs)
+        self._routes: Dict[str, CatalogRoute] = {}
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -202,8 +205,9 @@ class PaimonTableRegistry:
             return
         with self._sync_lock:
             for (database, table), snapshot in list(self._exposed.items()):
-                if listing.latest_snapshot_stamp(
-                        self.warehouse, database, self.paimon_name(database, table)) == snapshot:
+                if self._reads_root_of(database) is None or listing.latest_snapshot_stamp(
+                        self.warehouse_of(database), database,
+                        self.paimon_name(database, table)) == snapshot:
                     continue
                 self._expose_again(database, table, self._entries.get((database, table)))
 
@@ -222,17 +226,86 @@ class PaimonTableRegistry:
             self._exposed.pop((database, table), None)
             return False
 
+    # -- catalogs ------------------------------------------------------------------------
+    def use_catalogs(self, routes: Dict[str, CatalogRoute]) -> None:
+        """Read and write ``database`` in ``routes[database]``'s catalog from now on, every
+        other database in the profile's. The entries of a database whose catalog changed are
+        made again from the catalog that holds it now."""
+        with self._sync_lock:
+            if routes == self._routes:
+                return
+            moved = {d for d in set(routes) | set(self._routes)
+                     if routes.get(d) != self._routes.get(d)}
+            self._routes = dict(routes)
+            for database in sorted(moved):
+                for key in [k for k in self._registered if k[0] == database]:
+                    self._registered.discard(key)
+                if self._synced_for is not None:
+                    self.sync_database(database)
+
+    def warehouse_of(self, database: str) -> str:
+        """The warehouse of the catalog that holds ``database``."""
+        route = self._routes.get(database)
+        return self.warehouse if route is None else route.warehouse
+
+    def options_of(self, database: str) -> Dict[str, str]:
+        """The pypaimon catalog options of the catalog that holds ``database``."""
+        route = self._routes.get(database)
+        return self.catalog_options if route is None else route.options
+
+    def catalog_name_of(self, database: str) -> Optional[str]:
+        """The catalogs.yml name of the catalog that holds ``database``; None: the profile's."""
+        route = self._routes.get(database)
+        return None if route is None else route.name
+
+    def locations(self) -> list:
+        """Every Paimon table this process's catalogs hold: the profile's catalog's databases
+        and, of every other catalog, the databases routed to it (a shared catalog's other
+        databases belong to other projects)."""
+        from dbt.adapters.paimon.datasource.source import TableLocation
+
+        found = []
+        for database in self._databases():
+            warehouse, options = self.warehouse_of(database), self.options_of(database)
+            for table in listing.list_tables(warehouse, database, options):
+                found.append(TableLocation(warehouse, database, table, options))
+        return found
+
+    def _databases(self) -> List[str]:
+        """The databases of the profile's catalog not routed elsewhere, and the routed ones
+        their catalogs have."""
+        databases = [d for d in listing.list_databases(self.warehouse, self.catalog_options)
+                     if d not in self._routes]
+        by_catalog: Dict[str, List[str]] = {}
+        for database, route in self._routes.items():
+            by_catalog.setdefault(route.name, []).append(database)
+        for routed in by_catalog.values():
+            route = self._routes[routed[0]]
+            present = set(listing.list_databases(route.warehouse, route.options))
+            databases += sorted(d for d in routed if d in present)
+        return databases
+
+    def _reads_root_of(self, database: str) -> Optional[str]:
+        """Where native reads keep their file lists, if Spark's own readers may read
+        ``database``'s files: those of a local warehouse (a remote one would need the JVM's
+        file system for its scheme: its reads stay in the Python source)."""
+        route = self._routes.get(database)
+        if route is None or self._reads_root is None:
+            return self._reads_root
+        return self._reads_root if listing.local_folder(route.warehouse) is not None else None
+
     # -- queries -------------------------------------------------------------------------
     def is_paimon_table(self, database: str, table: str) -> bool:
-        return listing.latest_schema_id(self.warehouse, database.lower(), table.lower(),
-                                        self.catalog_options) is not None
+        database = database.lower()
+        return listing.latest_schema_id(self.warehouse_of(database), database, table.lower(),
+                                        self.options_of(database)) is not None
 
     def open_table(self, database: str, table: str):
         """The Paimon table (the branch of this process, if the table has it)."""
         from dbt.adapters.paimon.format import warehouse as wh
 
-        return wh.open_table(self.warehouse, database, self.paimon_name(database, table),
-                             self.catalog_options)
+        return wh.open_table(self.warehouse_of(database), database,
+                             self.paimon_name(database, table), self.options_of(database))
 
     def use_branches(self, default: Optional[str],
                      tables: Dict[Tuple[str, str], Optional[str]]) -> None:
@@ -269,12 +342,13 @@ class PaimonTableRegistry:
         branch = self.branch_of(database, table)
         if not branch:
             return table
-        if listing.local_folder(self.warehouse) is not None:
-            present = listing.has_branch(self.warehouse, database, table, branch)
+        warehouse = self.warehouse_of(database)
+        if listing.local_folder(warehouse) is not None:
+            present = listing.has_branch(warehouse, database, table, branch)
         else:
             from dbt.adapters.paimon.format import warehouse as wh
 
-            present = wh.open_table(self.warehouse, database, table, self.catalog_options) \
+            present = wh.open_table(warehouse, database, table, self.options_of(database)) \
                 .branch_manager().branch_exists(branch)
         return f"{table}{listing.BRANCH_SEPARATOR}{branch}" if present else table
 
@@ -282,8 +356,8 @@ class PaimonTableRegistry:
         """Where a write of ``database.table`` goes (its branch in a branch invocation)."""
         from dbt.adapters.paimon.datasource.source import TableLocation
 
-        return TableLocation(self.warehouse, database, self.paimon_name(database, table),
-                             self.catalog_options)
+        return TableLocation(self.warehouse_of(database), database,
+                             self.paimon_name(database, table), self.options_of(database))
 
     def take_listed_relations(self, database: str) -> Optional[list]:
         """The rows of ``show table extended in <database> like '*'`` as this invocation's sync
@@ -305,7 +379,7 @@ class PaimonTableRegistry:
         with self._sync_lock:
             if databases is None:
                 self._listed.clear()
-                databases = listing.list_databases(self.warehouse, self.catalog_options)
+                databases = self._databases()
             for database in databases:
                 self.sync_database(database)
 
@@ -313,7 +387,8 @@ class PaimonTableRegistry:
         self._listed.pop(database, None)
         rows = self._show_tables(database, create_database=True)
         entries = _catalog_entries(rows)
-        paimon_tables = set(listing.list_tables(self.warehouse, database, self.catalog_options))
+        paimon_tables = set(listing.list_tables(self.warehouse_of(database), database,
+                                                self.options_of(database)))
         changed = False
         for table in sorted(paimon_tables):
             changed |= self.expose(database, table, entries.get(table))
@@ -335,11 +410,12 @@ class PaimonTableRegistry:
         check_name("table", table)
         source = self.paimon_name(database, table)  # (a branch exists only with its table)
         branch = source.partition(listing.BRANCH_SEPARATOR)[2]
-        schema_id = listing.latest_schema_id(self.warehouse, database, source,
-                                             self.catalog_options)
+        warehouse = self.warehouse_of(database)
+        schema_id = listing.latest_schema_id(warehouse, database, source,
+                                             self.options_of(database))
         if schema_id is None:
             raise TableNotFoundError(
-                f"Paimon table {database}.{table} does not exist in warehouse {self.warehouse}")
+                f"Paimon table {database}.{table} does not exist in warehouse {warehouse}")
         self._register_provider(database, source)
         snapshot = self._latest_snapshot(database, source)
         if entry is None:
@@ -347,7 +423,7 @@ class PaimonTableRegistry:
         if entry is not None:
             if not entry.ours:
                 raise ValueError(
-                    f"{database}.{table} is both a Paimon table in {self.warehouse} and a "
+                    f"{database}.{table} is both a Paimon table in {warehouse} and a "
                     f"Spark {entry.provider or entry.kind} table; drop one of them."
                 )
             if entry.kind == "VIEW" and entry.schema_id == schema_id \
@@ -360,9 +436,9 @@ class PaimonTableRegistry:
         paimon_table = self.open_table(database, table)
         schema_id = paimon_table.table_schema.id  # the schema the entry describes
         plan = None
-        if self._reads_root is not None:
+        if self._reads_root_of(database) is not None:
             latest, plan, _ = native_read.plan_native(paimon_table)
-            snapshot = listing.snapshot_stamp(self.warehouse, database, source, latest)
+            snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
         self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan,
                          source)
         self._exposed[(database, table)] = snapshot
@@ -386,8 +462,8 @@ class PaimonTableRegistry:
         read = PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted else NATIVE
         folder = None
         if plan is not None:
-            folder = native_read.write_file_list(self._reads_root, database, source, plan,
-                                                 schema_id, snapshot)
+            folder = native_read.write_file_list(self._reads_root_of(database), database, source,
+                                                 plan, schema_id, snapshot)
         properties = (f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}', "
                       f"'{SNAPSHOT_PROPERTY}' = '{snapshot}', '{READ_PROPERTY}' = '{read}', "
                       f"'{BRANCH_PROPERTY}' = '{branch}')")
@@ -437,8 +513,8 @@ class PaimonTableRegistry:
             now = self._catalog_entries(database).get(table)
             if now is None or now.schema_id != schema_id or now.snapshot != snapshot:
                 raise
-        if self._reads_root is not None:
-            native_read.prune_file_lists(self._reads_root, database, source, folder)
+        if self._reads_root_of(database) is not None:
+            native_read.prune_file_lists(self._reads_root_of(database), database, source, folder)
 
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
@@ -448,8 +524,8 @@ class PaimonTableRegistry:
             key = (database, table)
             if key not in self._write_targets:
                 if not _SAFE_NAME.match(database or "") or not _SAFE_NAME.match(table or "") \
-                        or listing.latest_schema_id(self.warehouse, database, table,
-                                                    self.catalog_options) is None:
+                        or listing.latest_schema_id(self.warehouse_of(database), database,
+                                                    table, self.options_of(database)) is None:
                     return None
                 source = self.paimon_name(database, table)
                 self._register_provider(database, source)
@@ -487,7 +563,8 @@ class PaimonTableRegistry:
         file reader, if no split of that snapshot needs a merge; None otherwise (the caller
         reads it through the Python source). Temporary: a time-travel read belongs to the
         session that asked for it."""
-        if self._reads_root is None:
+        reads_root = self._reads_root_of(database)
+        if reads_root is None:
             return None
         source = self.paimon_name(database, table)
         paimon_table = self.open_table(database, source)
@@ -495,8 +572,9 @@ class PaimonTableRegistry:
         if plan is None:
             return None
         schema_id = paimon_table.table_schema.id
-        stamp = listing.snapshot_stamp(self.warehouse, database, source, plan.snapshot_id)
-        folder = native_read.write_file_list(self._reads_root, database, source, plan, schema_id,
+        stamp = listing.snapshot_stamp(self.warehouse_of(database), database, source,
+                                       plan.snapshot_id)
+        folder = native_read.write_file_list(reads_root, database, source, plan, schema_id,
                                              stamp, prefix=native_read.TRAVEL_PREFIX)
         rows = (self.spark.read.format(plan.file_format)
                 .schema(spark_schema(arrow_schema_of(paimon_table)))
@@ -527,24 +605,24 @@ class PaimonTableRegistry:
     def _files_present(self, database: str, table: str, entry: CatalogEntry) -> bool:
         """Whether a native entry's file list is on disk (someone may have deleted
         ``.spark/paimon-reads``): if not, the entry is made again."""
-        if entry.read == PYTHON or self._reads_root is None or not entry.snapshot:
+        reads_root = self._reads_root_of(database)
+        if entry.read == PYTHON or reads_root is None or not entry.snapshot:
             return True
         return native_read.has_file_list(native_read.file_list_folder(
-            self._reads_root, database, table, entry.snapshot, entry.schema_id))
+            reads_root, database, table, entry.snapshot, entry.schema_id))
 
     def _latest_snapshot(self, database: str, table: str) -> str:
-        if self._reads_root is None:
+        if self._reads_root_of(database) is None:
             return ""
-        return listing.latest_snapshot_stamp(self.warehouse, database, table)
+        return listing.latest_snapshot_stamp(self.warehouse_of(database), database, table)
 
     def _register_provider(self, database: str, table: str) -> None:
         if (database, table) in self._registered:
             return
-        source = table_source_class(
-            provider_name(database, table), self.warehouse, database, table, self.catalog_options
-        )
-        identity = json.dumps([self.warehouse, database, table, self.catalog_options],
-                              sort_keys=True)
+        warehouse, options = self.warehouse_of(database), self.options_of(database)
+        source = table_source_class(provider_name(database, table), warehouse, database, table,
+                                    options)
+        identity = json.dumps([warehouse, database, table, options], sort_keys=True)
         self.register_source(source, identity)
         self._registered.add((database, table))
 

@@ -144,6 +144,17 @@ class PaimonCatalog:
         return PaimonCatalog(self.type, {**self.options, URI_KEY: prefix + resolved})
 
 
+@dataclass(frozen=True)
+class CatalogRoute:
+    """A Paimon catalog other than the profile's that holds some of a project's databases (a
+    catalogs.yml integration, catalog_integrations.py): where its tables' files live and the
+    options pypaimon's catalog takes (``metastore`` names its kind)."""
+
+    name: str
+    warehouse: str
+    options: Dict[str, str]
+
+
 def parse_catalog(value: Any) -> PaimonCatalog:
     """The profile's ``catalog`` value checked; CatalogConfigError names what is wrong."""
     if value is None:

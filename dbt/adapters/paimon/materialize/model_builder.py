@@ -214,8 +214,8 @@ class ModelBuilder:
                 self._on_branch(database, table)
                 result = self._write(definition, database, table, df)
             except BaseException:  # a failed first run leaves no table behind
-                wh.drop_table(self.registry.warehouse, database, table,
-                              catalog_options=self.registry.catalog_options)
+                wh.drop_table(self.registry.warehouse_of(database), database, table,
+                              catalog_options=self.registry.options_of(database))
                 raise
             self.registry.expose(database, table)
             return BuildResult(result.message, result.rows, result.snapshot_id, True)
@@ -275,8 +275,8 @@ class ModelBuilder:
             try:
                 snapshot = _commit_local(location, rows, overwrite=None)
             except BaseException:  # a failed first run leaves no table behind
-                wh.drop_table(self.registry.warehouse, database, table,
-                              catalog_options=self.registry.catalog_options)
+                wh.drop_table(self.registry.warehouse_of(database), database, table,
+                              catalog_options=self.registry.options_of(database))
                 raise
             self.registry.expose(database, table)
             return BuildResult(_local_message("APPEND", snapshot), rows.num_rows, snapshot,
@@ -308,14 +308,14 @@ class ModelBuilder:
     # -- steps -----------------------------------------------------------------------------
     def _create(self, definition: TableDefinition, database: str, table: str, schema: pa.Schema):
         wh.create_table(
-            self.registry.warehouse,
+            self.registry.warehouse_of(database),
             database,
             table,
             schema,
             primary_keys=definition.primary_keys,
             partition_keys=definition.partition_keys,
             options=definition.options,
-            catalog_options=self.registry.catalog_options,
+            catalog_options=self.registry.options_of(database),
         )
 
     def _on_branch(self, database: str, table: str) -> None:
@@ -325,8 +325,8 @@ class ModelBuilder:
         if branch:
             from dbt.adapters.paimon.ops.branches import ensure_branch
 
-            main = TableLocation(self.registry.warehouse, database, table,
-                                 self.registry.catalog_options)
+            main = TableLocation(self.registry.warehouse_of(database), database, table,
+                                 self.registry.options_of(database))
             if ensure_branch(main, branch):
                 self.registry.expose(database, table)
 
@@ -341,16 +341,16 @@ class ModelBuilder:
                 f"branch), or drop the branch's change.")
         staging = f"{table}__dbt_rebuild_{uuid.uuid4().hex[:8]}"
         self._create(definition, database, staging, schema)
-        options = self.registry.catalog_options
+        warehouse = self.registry.warehouse_of(database)
+        options = self.registry.options_of(database)
         try:
             result = self._write(definition, database, staging, df)
         except Exception:
-            wh.drop_table(self.registry.warehouse, database, staging, catalog_options=options)
+            wh.drop_table(warehouse, database, staging, catalog_options=options)
             raise
         # The old table stays readable until its replacement is committed and complete.
-        wh.drop_table(self.registry.warehouse, database, table, catalog_options=options)
-        wh.rename_table(self.registry.warehouse, database, staging, table,
-                        catalog_options=options)
+        wh.drop_table(warehouse, database, table, catalog_options=options)
+        wh.rename_table(warehouse, database, staging, table, catalog_options=options)
         # the new table may have the old one's schema id with other columns: a new entry
         self.registry.forget(database, table)
         self.registry.expose(database, table)
@@ -448,7 +448,8 @@ class ModelBuilder:
         changes += [SchemaChange.drop_column(name) for name in plan.drop_columns]
         changes += [SchemaChange.update_column_nullability(name, True)
                     for name in plan.nullable_columns]
-        catalog = wh.open_catalog(self.registry.warehouse, self.registry.catalog_options)
+        catalog = wh.open_catalog(self.registry.warehouse_of(database),
+                                  self.registry.options_of(database))
         name = f"{database}.{self.registry.paimon_name(database, table)}"  # or its branch
         if changes:
             catalog.alter_table(name, changes)

@@ -17,7 +17,7 @@ and written as the table ``<table>$branch_<name>`` of pypaimon's catalog.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
+from typing import Iterable, List
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import time_travel
@@ -164,20 +164,13 @@ def _branch_snapshots(table, branch: str) -> list:
                   key=lambda s: s.id)
 
 
-def publish_branch(warehouse: str, catalog_options, branch: str,
+def publish_branch(tables: Iterable[TableLocation], branch: str,
                    delete: bool = True, force: bool = False) -> BranchResult:
-    """Fast-forward main to ``branch`` in every table of the warehouse that has it (the publish
+    """Fast-forward main to ``branch`` in every one of ``tables`` that has it (the publish
     step of write-audit-publish), then delete those branches unless ``delete`` is false.
     Table by table: a failure part-way leaves the tables before it published."""
-    from dbt.adapters.paimon.format import listing
-
     name = check_branch_name(branch)
-    located = []
-    for database in listing.list_databases(warehouse, catalog_options):
-        for table in listing.list_tables(warehouse, database, catalog_options):
-            location = TableLocation(warehouse, database, table, catalog_options)
-            if name in branches(location.open()):
-                located.append(location)
+    located = [location for location in tables if name in branches(location.open())]
     if not force:  # refuse before anything changes, not half-way
         for location in located:
             _check_not_moved(location, name)
@@ -188,7 +181,7 @@ def publish_branch(warehouse: str, catalog_options, branch: str,
             delete_branch(location, name)
         published.append(location.name)
     if not published:
-        raise ValueError(f"no table of warehouse {warehouse} has branch '{name}'")
+        raise ValueError(f"no table of the warehouse has branch '{name}'")
     return BranchResult(f"published branch '{name}' to main of {published}"
                         + (" and deleted the branch" if delete else ""), published)
 

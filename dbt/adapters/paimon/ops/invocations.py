@@ -13,7 +13,7 @@ no snapshot before it) or whose previous snapshot expired without a tag.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import listing, time_travel
@@ -64,10 +64,10 @@ def snapshot_origin(snapshot) -> Tuple[Optional[str], Optional[str]]:
     return properties.get(INVOCATION_PROPERTY), properties.get(NODE_PROPERTY)
 
 
-def latest_invocation(warehouse: str, catalog_options: Dict[str, str]) -> Optional[str]:
+def latest_invocation(tables: Iterable[TableLocation]) -> Optional[str]:
     """The invocation of the most recent snapshot any dbt-paimon invocation committed."""
     newest: Tuple[int, Optional[str]] = (-1, None)
-    for location in _locations(warehouse, catalog_options):
+    for location in tables:
         for snapshot in location.open().snapshot_manager().list_snapshots():
             invocation, _ = snapshot_origin(snapshot)
             if invocation and snapshot.time_millis > newest[0]:
@@ -75,17 +75,18 @@ def latest_invocation(warehouse: str, catalog_options: Dict[str, str]) -> Option
     return newest[1]
 
 
-def rollback_invocation(warehouse: str, catalog_options: Dict[str, str],
-                        invocation_id: Optional[str] = None, dry_run: bool = False
-                        ) -> InvocationUndo:
-    """Roll back every table ``invocation_id`` (default: the latest that committed) wrote."""
+def rollback_invocation(tables: Iterable[TableLocation], invocation_id: Optional[str] = None,
+                        dry_run: bool = False) -> InvocationUndo:
+    """Roll back every one of ``tables`` that ``invocation_id`` (default: the latest that
+    committed) wrote."""
+    tables = list(tables)
     if invocation_id is None:
-        invocation_id = latest_invocation(warehouse, catalog_options)
+        invocation_id = latest_invocation(tables)
         if invocation_id is None:
-            raise ValueError(f"no snapshot of warehouse {warehouse} records a dbt invocation: "
-                             f"nothing to undo")
+            raise ValueError("no snapshot of the warehouse records a dbt invocation: "
+                             "nothing to undo")
     result = InvocationUndo(str(invocation_id), dry_run=dry_run)
-    for location in _locations(warehouse, catalog_options):
+    for location in tables:
         undo = _plan(location, str(invocation_id))
         if undo is None:
             continue
@@ -94,7 +95,7 @@ def rollback_invocation(warehouse: str, catalog_options: Dict[str, str],
         result.tables.append(undo)
     if not result.tables:
         raise ValueError(f"invocation {invocation_id} committed to no retained snapshot of "
-                         f"warehouse {warehouse} (a mistyped id, or already rolled back)")
+                         f"the warehouse (a mistyped id, or already rolled back)")
     return result
 
 
@@ -124,10 +125,11 @@ def _plan(location: TableLocation, invocation_id: str) -> Optional[TableUndo]:
     return TableUndo(location.name, mine, target=first - 1)
 
 
-def _locations(warehouse: str, catalog_options: Dict[str, str]):
-    for database in listing.list_databases(warehouse, catalog_options):
-        for table in listing.list_tables(warehouse, database, catalog_options):
-            yield TableLocation(warehouse, database, table, catalog_options)
+def warehouse_tables(warehouse: str, catalog_options: Dict[str, str]) -> List[TableLocation]:
+    """Every table of one catalog."""
+    return [TableLocation(warehouse, database, table, catalog_options)
+            for database in listing.list_databases(warehouse, catalog_options)
+            for table in listing.list_tables(warehouse, database, catalog_options)]
 
 
 def _ranges(ids: List[int]) -> str:

@@ -146,6 +146,11 @@ class PaimonJava:
         args = ["read", warehouse, table] + ([str(snapshot)] if snapshot is not None else [])
         return [json.loads(line) for line in self.run(*args).splitlines() if line.strip()]
 
+    def tables(self, warehouse, database: str) -> List[str]:
+        """The tables Catalog.listTables finds in ``database``."""
+        return sorted(line for line in self.run("tables", warehouse, database).splitlines()
+                      if line.strip())
+
     def read_tag(self, warehouse, table: str, tag: str) -> List[Dict]:
         return [json.loads(line) for line in self.run("readtag", warehouse, table, tag)
                 .splitlines() if line.strip()]

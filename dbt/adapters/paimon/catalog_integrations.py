@@ -98,8 +98,11 @@ class PaimonCatalogIntegration(CatalogIntegration):
         """Where this catalog's tables are: its warehouse (the profile's when it names none;
         a relative folder, or SQLite file, is relative to the dbt project, as the profile's
         are) and the options pypaimon's catalog takes."""
-        catalog: PaimonCatalog = self.paimon_catalog.with_sqlite_path_under(project_root)
-        warehouse = catalog.warehouse or default_warehouse
+        try:
+            catalog: PaimonCatalog = self.paimon_catalog.with_paths_under(project_root)
+        except CatalogConfigError as exc:
+            raise DbtRuntimeError(f"catalogs.yml catalog '{self.name}': {exc}") from None
+        warehouse = catalog.warehouse or catalog.site_warehouse or default_warehouse
         if is_local_path(warehouse):
             warehouse = local_path(warehouse)
             if not os.path.isabs(warehouse):

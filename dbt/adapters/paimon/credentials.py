@@ -187,13 +187,17 @@ class PaimonCredentials(SparkCredentials):
     def resolve_paths(self, project_root: Optional[str]) -> None:
         """Make ``warehouse`` and ``spark_state_dir`` absolute, relative to the dbt project."""
         base = os.path.abspath(project_root or os.getcwd())
-        catalog = self._paimon_catalog.with_sqlite_path_under(base)
+        try:
+            catalog = self._paimon_catalog.with_paths_under(base)
+        except CatalogConfigError as exc:
+            raise DbtRuntimeError(f"Profile field catalog: {exc}") from None
         if catalog is not self._paimon_catalog:
             self._paimon_catalog = catalog
-            self.catalog = {**(self.catalog or {}), "uri": catalog.uri}
+            self.catalog = {"type": catalog.type, **catalog.options}
         if self.is_connect and self.warehouse is None:
             return  # the server's warehouse (connect_client.WAREHOUSE_CONF), known once connected
-        warehouse = self.warehouse or DEFAULT_WAREHOUSE_DIRNAME
+        # a Hive catalog's hive-site.xml names one when neither the profile nor `catalog` does
+        warehouse = self.warehouse or catalog.site_warehouse or DEFAULT_WAREHOUSE_DIRNAME
         if is_local_path(warehouse):
             warehouse = local_path(warehouse)
             if not os.path.isabs(warehouse):

@@ -10,7 +10,6 @@ schema placed in two catalogs, a catalog_name catalogs.yml does not define, a ba
 catalog (also in dbt's v2 catalogs.yml form, which reaches the same integrations)."""
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
@@ -18,7 +17,7 @@ from dbt.adapters.paimon.format import listing
 from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.format.catalog_config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
-from tests.integration.catalogs.test_hive_catalog import Hive, register_as_paimon_java
+from tests.integration.catalogs.test_hive_catalog import Hive, shop_events_table, write_events
 from tests.integration.write.write_helpers import read_back, sorted_rows
 
 NAME = "catalogs_project"
@@ -55,30 +54,11 @@ def catalogs_yml(hive_uri: str) -> str:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory, hive_metastore) -> Path:
-    from hmsclient.genthrift.hive_metastore import ttypes
-
     root = write_project(tmp_path_factory.mktemp("catalogs"), NAME, PROFILE, MODELS)
     (root / "catalogs.yml").write_text(catalogs_yml(hive_metastore.uri))
-    shop = str(root / "shop_warehouse")
-    hive = Hive(hive_metastore, shop, SHOP)
-    hive.call("create_database", ttypes.Database(
-        name=SHOP, locationUri=f"file:{shop}/{SHOP}.db", parameters={}))
-    arrow = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
-    events = wh.create_table(shop, SHOP, "events", arrow, primary_keys=["id"],
-                             options={"bucket": "1"})
-    _write(events, {"id": [1, 2, 3], "name": ["ab", "c", "def"]})
-    register_as_paimon_java(hive, "events", f"file:{shop}/{SHOP}.db/events")
+    shop_events_table(Hive(hive_metastore, str(root / "shop_warehouse"), SHOP),
+                      {"id": [1, 2, 3], "name": ["ab", "c", "def"]})
     return root
-
-
-def _write(table, columns) -> None:
-    """A commit by another writer (pypaimon's own)."""
-    builder = table.new_batch_write_builder()
-    write = builder.new_write()
-    write.write_arrow(pa.table(columns, schema=pa.schema([
-        pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])))
-    builder.new_commit().commit(write.prepare_commit())
-    write.close()
 
 
 def test_one_build_reads_and_writes_three_catalogs(project, hive_metastore):
@@ -106,8 +86,8 @@ def test_one_build_reads_and_writes_three_catalogs(project, hive_metastore):
     assert sorted_rows(report, ["one"]) == [{"one": 1, "orders": 3, "size": 6}]
 
     # the shop commits again; a new dbt process reads every catalog at its new snapshot
-    _write(wh.open_table(shop.warehouse, SHOP, "events", shop.options()),
-           {"id": [4], "name": ["ghij"]})
+    write_events(wh.open_table(shop.warehouse, SHOP, "events", shop.options()),
+                 {"id": [4], "name": ["ghij"]})
     run = run_dbt_process(project, "run")
     assert run.returncode == 0, run.stdout
     report = read_back(TableLocation(default, NAME, "report", {}))

@@ -3,7 +3,7 @@ on_schema_change='ignore' (an exact widening is written cast to the stored type,
 is an error naming the model, column and both types), and an untyped `null as v` (Spark's void)."""
 
 import pytest
-from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
+from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from tests.functional.paimon_tables import open_table, snapshots
 

@@ -5,17 +5,15 @@ Java's HiveCatalog does), `dbt run` creates and fills paimon_pk models through t
 from it, and a downstream model reads one with ref(). A real dbt process."""
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.format.catalog_config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalogs.test_hive_catalog import (PAIMON_INPUT_FORMAT,
                                                           PAIMON_OUTPUT_FORMAT,
                                                           PAIMON_STORAGE_HANDLER, Hive,
-                                                          register_as_paimon_java)
+                                                          shop_events_table)
 from tests.integration.write.write_helpers import read_back, sorted_rows
 
 SCHEMA = "hive_project"
@@ -38,25 +36,12 @@ def profile(uri: str) -> str:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory, hive_metastore) -> Path:
-    from hmsclient.genthrift.hive_metastore import ttypes
-
     root = write_project(tmp_path_factory.mktemp("hive"), SCHEMA, profile(hive_metastore.uri),
                          MODELS)
-    warehouse = str(root / "paimon_warehouse")
-    hive = Hive(hive_metastore, warehouse, SCHEMA)
-    # the shop's table: its files, and the entry Paimon Java's HiveCatalog writes for it
-    hive.call("create_database", ttypes.Database(
-        name=SCHEMA, locationUri=f"file:{warehouse}/{SCHEMA}.db", parameters={}))
-    arrow = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
-    events = wh.create_table(warehouse, SCHEMA, "events", arrow, primary_keys=["id"],
-                             options={"bucket": "1"})
-    # written with pypaimon's own writer: this process's Spark session is the adapter's
-    builder = events.new_batch_write_builder()
-    write = builder.new_write()
-    write.write_arrow(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}, schema=arrow))
-    builder.new_commit().commit(write.prepare_commit())
-    write.close()
-    register_as_paimon_java(hive, "events", f"file:{warehouse}/{SCHEMA}.db/events")
+    # the shop's table, registered as Paimon Java's HiveCatalog registers it (written with
+    # pypaimon's own writer: this process's Spark session is the adapter's)
+    shop_events_table(Hive(hive_metastore, str(root / "paimon_warehouse"), SCHEMA),
+                      {"id": [1, 2, 3], "name": ["a", "b", "c"]})
     return root
 
 

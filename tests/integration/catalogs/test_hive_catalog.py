@@ -144,6 +144,34 @@ def register_as_paimon_java(hive, table, location):
         parameters={"table_type": "PAIMON", "storage_handler": PAIMON_STORAGE_HANDLER}))
 
 
+EVENTS = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
+
+
+def write_events(table, columns) -> None:
+    """A commit of (id, name) rows by another writer (pypaimon's own)."""
+    builder = table.new_batch_write_builder()
+    write = builder.new_write()
+    write.write_arrow(pa.table(columns, schema=EVENTS))
+    builder.new_commit().commit(write.prepare_commit())
+    write.close()
+
+
+def shop_events_table(hive, columns):
+    """The shop's table ``<database>.events`` as another engine leaves it: its database in the
+    metastore, its files (one commit of ``columns``) and the entry Paimon Java's HiveCatalog
+    writes for it. Returns the pypaimon table."""
+    from hmsclient.genthrift.hive_metastore import ttypes
+
+    folder = f"{hive.warehouse}/{hive.database}.db"
+    hive.call("create_database", ttypes.Database(name=hive.database,
+                                                 locationUri=f"file:{folder}", parameters={}))
+    events = wh.create_table(hive.warehouse, hive.database, "events", EVENTS,
+                             primary_keys=["id"], options={"bucket": "1"})
+    write_events(events, columns)
+    register_as_paimon_java(hive, "events", f"file:{folder}/events")
+    return events
+
+
 def test_a_table_paimon_java_registered_is_listed_and_read(spark, hive):
     from hmsclient.genthrift.hive_metastore import ttypes
 

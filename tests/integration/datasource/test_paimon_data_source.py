@@ -118,7 +118,7 @@ def test_reads_in_a_session_without_python_filter_pushdown(spark, warehouse):
 def test_an_append_tables_files_are_read_by_separate_tasks_in_order(spark, warehouse):
     """An unbucketed append table is one split per partition; its files are separate Spark
     partitions (both cores work), and rows still come in Paimon's order (queue reads)."""
-    table = wh.create_table(warehouse, "db", "many", SCHEMA)
+    wh.create_table(warehouse, "db", "many", SCHEMA)
     for i in range(5):
         commit(wh.open_table(warehouse, "db", "many"), [(i * 10 + j, "x", "d") for j in range(3)])
     frame = read(spark, warehouse, "db.many")

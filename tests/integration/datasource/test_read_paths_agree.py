@@ -1,8 +1,10 @@
 """Property test: a Paimon table's catalog entry (Spark's own Parquet/ORC reader when no split
-needs a merge, native_read.py) returns exactly the rows of the `paimon` Python data source (the
-merged read), for random tables of every mode -- the four merge engines (compacted to one
-sorted run, or with deletion vectors: each run compacted above level 0) and append tables
-(with deletion vectors: rows deleted) -- partitioned or not, in Parquet or ORC files, holding
+needs a merge, or Spark's own merge of a deduplicate table, native_read.py) returns exactly the
+rows of the `paimon` Python data source (the merged read), for random tables of every mode --
+the four merge engines (compacted to one sorted run; with deletion vectors: each run compacted
+above level 0; or uncompacted: every run's files at level 0, a deduplicate table with or without
+a sequence field in either order, with ignore-delete or not) and append tables (with deletion
+vectors: rows deleted) -- partitioned or not, in Parquet or ORC files, holding
 every column type our writer takes (decimals of random precision and scale, timestamps of
 millisecond and microsecond precision with and without time zone, dates, binary, arrays, maps,
 structs and nesting of them), after a schema evolution step that keeps the native path (an
@@ -31,8 +33,8 @@ from pypaimon.schema.data_types import PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.registry import (HIDDEN_DATABASE_SUFFIX, NATIVE,
-                                                     NATIVE_WITH_DELETES, PYTHON, READ_PROPERTY,
-                                                     PaimonTableRegistry)
+                                                     NATIVE_MERGED, NATIVE_WITH_DELETES, PYTHON,
+                                                     READ_PROPERTY, PaimonTableRegistry)
 from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
                                                    write_append_files)
 from dbt.adapters.paimon.format import warehouse as wh
@@ -47,9 +49,12 @@ MODES = ("deduplicate", "first-row", "aggregation", "partial-update", "append")
 # then need Paimon's field-id mapping)
 KEEPS_NATIVE = ("none", "add", "drop", "add-drop")
 LEAVES_NATIVE = ("rename", "widen", "name-reused")
-# what each test case varies besides the mode: plain tables and deletion-vector tables with
-# evolution steps that keep the native path; any table with a step that leaves it
-LAYOUTS = ("plain", "deletion-vectors", "leaves-native")
+# what each test case varies besides the mode: plain tables (primary-key ones compacted),
+# deletion-vector tables and uncompacted primary-key tables with evolution steps that keep the
+# native path; any table with a step that leaves it
+LAYOUTS = ("plain", "deletion-vectors", "uncompacted", "leaves-native")
+# sequence.field types Spark orders as the runtime does (native_read._spark_orders_as_polars)
+ORDERED_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "STRING", "DATE")
 # a text without surrogates (Arrow and Parquet take UTF-8 only)
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=6)
 # pyarrow's ORC reader (the Python path) reads timestamps as nanoseconds, which hold
@@ -149,9 +154,9 @@ def _aggregate_functions(arrow_type):
 
 # ---- tables --------------------------------------------------------------------------------
 @st.composite
-def table_cases(draw, mode, layout):
+def table_cases(draw, mode, layout, formats=("parquet", "orc")):
     primary_key = mode != "append"
-    file_format = draw(st.sampled_from(["parquet", "orc"]))
+    file_format = draw(st.sampled_from(formats))
     orc = file_format == "orc"
     # most ORC tables without the types that keep ORC on the Python path
     orc_native = orc and draw(st.sampled_from([True, True, False]))
@@ -169,6 +174,16 @@ def table_cases(draw, mode, layout):
                 st.sampled_from(_aggregate_functions(arrow_type)))
     if deletion_vectors:
         options["deletion-vectors.enabled"] = "true"
+    uncompacted = layout == "uncompacted"
+    if uncompacted and mode == "deduplicate":
+        ordered = [n for n, t in columns if t[0] in ORDERED_TYPES or t[0].startswith(
+            ("DECIMAL", "TIMESTAMP"))]
+        if draw(st.booleans()):
+            options["sequence.field"] = draw(st.sampled_from(ordered))
+            options["sequence.field.sort-order"] = draw(st.sampled_from(
+                ["ascending", "descending"]))
+        if draw(st.booleans()):
+            options["ignore-delete"] = "true"
     evolution = draw(st.sampled_from(LEAVES_NATIVE if layout == "leaves-native"
                                      else KEEPS_NATIVE))
     # the column an evolution step changes (widen: the INT column)
@@ -195,9 +210,11 @@ def table_cases(draw, mode, layout):
     written = sorted({row[0] for run in runs for row in run})
     deletes = draw(st.lists(st.sampled_from(written), min_size=1, max_size=3, unique=True)) \
         if deletion_vectors and not primary_key else []
+    if evolution in ("drop", "add-drop") and changed == options.get("sequence.field"):
+        evolution = "none"  # Paimon refuses to drop a sequence field
     return dict(mode=mode, format=file_format, partition=partition, columns=columns,
                 options=options, evolution=evolution, changed=changed, added=added, runs=runs,
-                later=later, deletes=deletes)
+                later=later, deletes=deletes, uncompacted=uncompacted)
 
 
 def _arrow_schema(case, with_added: bool, with_kind: bool = False) -> pa.Schema:
@@ -260,7 +277,7 @@ def build(spark, warehouse, name, case) -> TableLocation:
         runs[0] = filler + list(runs[0])
     for rows in runs:
         write(rows, False)
-    if primary_key and not dv:
+    if primary_key and not dv and not case["uncompacted"]:
         compact_table(spark, location, full=True)  # one sorted run: the native path's case
     if deletes_rows(case):
         mark_deleted(location, "id", case["deletes"])
@@ -291,7 +308,8 @@ def build(spark, warehouse, name, case) -> TableLocation:
 def expected_read(case, location, rows: int) -> set:
     """The `paimon.read` values native_read.plan_native promises for the case."""
     if rows == 0:
-        return {NATIVE, NATIVE_WITH_DELETES, PYTHON}  # "no data" may leave no file at all
+        # "no data" may leave no file at all, or files whose every key is deleted
+        return {NATIVE, NATIVE_WITH_DELETES, NATIVE_MERGED, PYTHON}
     types = [t[1] for _, t in case["columns"]]
     if case["partition"]:
         types.append(PARTITION_TYPES[case["partition"]][0])
@@ -303,6 +321,8 @@ def expected_read(case, location, rows: int) -> set:
         return {PYTHON}  # older files need Paimon's field-id mapping
     if case["format"] == "orc" and any(_has_date_or_timestamp(t) for t in types):
         return {PYTHON}
+    if case["uncompacted"]:  # every run's files at level 0: Spark merges deduplicate only
+        return {NATIVE_MERGED} if case["mode"] == "deduplicate" else {PYTHON}
     if not any(s.deletion_files for s in plan_splits(location.open())):
         return {NATIVE}
     if case["format"] == "orc":
@@ -371,7 +391,8 @@ _names = itertools.count()
 # a case is small enough to read as drawn
 @pytest.mark.parametrize("mode,layout", [
     (mode, layout) for mode in MODES for layout in LAYOUTS
-    if not (mode == "first-row" and layout == "deletion-vectors")])  # Paimon refuses that
+    if not (mode == "first-row" and layout == "deletion-vectors")  # Paimon refuses that
+    and not (mode == "append" and layout == "uncompacted")])
 @settings(max_examples=2, deadline=None, derandomize=True, database=None,
           phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
@@ -418,3 +439,30 @@ def test_orc_timestamps_outside_nanoseconds_fail_the_python_read(spark, agree_wa
     agree_registry.expose(DATABASE, name)
     assert read_property(spark, f"{DATABASE}.{name}") == PYTHON
     assert [tuple(r) for r in spark.table(f"{DATABASE}.{name}").collect()] == [(1, late)]
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, database=None,
+          phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.data_too_large])
+@given(data=st.data())
+def test_spark_merges_a_deduplicate_table_as_the_runtime_does(spark, agree_warehouse,
+                                                              agree_registry, data):
+    """More examples of the merge in Spark (native_read.merge_in_spark): uncompacted
+    deduplicate tables in Parquet, with deletes, NULL and tied sequence field values in either
+    order, ignore-delete, partitions and schema evolution."""
+    case = data.draw(table_cases("deduplicate", "uncompacted", formats=("parquet",)),
+                     label="case")
+    name = f"t{next(_names)}"
+    build(spark, agree_warehouse, name, case)
+    agree_registry.expose(DATABASE, name)
+    python = spark.read.format("paimon").option("warehouse", agree_warehouse) \
+        .option("table", f"{DATABASE}.{name}").load()
+    expected = rows_of(python)
+    assert rows_of(spark.table(f"{DATABASE}.{name}")) == expected
+    options = case["options"]
+    event(f"sequence.field {options.get('sequence.field.sort-order', 'none')}, "
+          f"ignore-delete {options.get('ignore-delete', 'false')}, "
+          f"read {read_property(spark, f'{DATABASE}.{name}')}")
+    if sum(expected.values()):
+        assert read_property(spark, f"{DATABASE}.{name}") == NATIVE_MERGED

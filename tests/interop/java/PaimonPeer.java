@@ -156,6 +156,13 @@ public class PaimonPeer {
                 create(catalog, Identifier.fromString(args[2]), args[3]);
                 return;
             }
+            if (command.equals("tables")) {
+                // the catalog's tables of one database, by name (what other engines find)
+                for (String name : catalog.listTables(args[2])) {
+                    out.println(name);
+                }
+                return;
+            }
             if (command.equals("system")) {
                 if (args.length < 4) {
                     usage();

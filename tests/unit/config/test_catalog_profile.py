@@ -57,8 +57,9 @@ def test_hive_catalog_options_keep_paimons_names():
     ({"type": "hive", "uri": "http://metastore:9083"}, "is not a Hive Metastore address"),
     ({"type": "hive", "uri": "thrift://metastore"}, "is not a Hive Metastore address"),
     ({"type": "hive", "uri": "thrift://a:9083,b"}, "'b' is not a Hive Metastore address"),
-    ({"type": "hive", "uri": "thrift://a:9083", "hive-conf-dir": "/etc/hive"},
-     "does not read hive-site.xml"),
+    ({"type": "hive", "uri": "thrift://a:9083", "hive-conf-dir": " "}, "hive-conf-dir is empty"),
+    ({"type": "hive", "uri": "thrift://a:9083", "hadoop-conf-dir": "/etc/hadoop"},
+     "does not read Hadoop configuration folders"),
     ({"type": "hive", "uri": "thrift://a:9083", "jdbc.user": "x"},
      "does not take option.s. jdbc.user"),
     ({"type": "hive", "uri": "thrift://a:9083", "lock.enabled": "on"}, "true or false"),
@@ -140,3 +141,61 @@ def test_the_user_or_password_given_twice_must_agree():
             credentials(catalog={"type": "jdbc", f"jdbc.{name}": "other",
                                  "uri": f"jdbc:postgresql://h/paimon?{name}={value}"})
         assert "s3cret" not in str(error.value)
+
+
+def hive_site(folder, **properties):
+    folder.mkdir(exist_ok=True)
+    rows = "".join(f"<property><name>{k}</name><value>{v}</value></property>"
+                   for k, v in properties.items())
+    (folder / "hive-site.xml").write_text(
+        f'<?xml version="1.0"?><configuration>{rows}</configuration>')
+    return folder
+
+
+def test_hive_site_names_the_metastore_and_the_warehouse_that_the_profile_leaves_open(
+        tmp_path, monkeypatch):
+    monkeypatch.delenv("HIVE_CONF_DIR", raising=False)
+    hive_site(tmp_path / "conf", **{"hive.metastore.uris": "thrift://hms:9083",
+                                    "hive.metastore.warehouse.dir": "/data/hive",
+                                    "hive.metastore.client.socket.timeout": "300"})
+    # relative to the project, as Paimon's HiveCatalog reads <hive-conf-dir>/hive-site.xml
+    creds = credentials(catalog={"type": "hive", "hive-conf-dir": "conf"})
+    creds.resolve_paths(str(tmp_path))
+    assert creds.pypaimon_catalog_options == {"metastore": "hive", "uri": "thrift://hms:9083"}
+    assert creds.warehouse == "/data/hive"
+    again = PaimonCredentials.from_dict(creds.to_dict())  # dbt may copy credentials
+    assert again.pypaimon_catalog_options == creds.pypaimon_catalog_options
+    # the catalog's own `uri` and the profile's warehouse come first, as in Paimon
+    creds = credentials(warehouse="/lake", catalog={"type": "hive", "uri": "thrift://other:1",
+                                                    "hive-conf-dir": str(tmp_path / "conf")})
+    creds.resolve_paths(str(tmp_path))
+    assert creds.pypaimon_catalog_options["uri"] == "thrift://other:1"
+    assert creds.warehouse == "/lake"
+
+
+def test_hive_conf_dir_defaults_to_the_environment_as_in_paimon(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIVE_CONF_DIR", str(hive_site(tmp_path / "env", **{
+        "hive.metastore.uris": "thrift://from-env:9083"})))
+    creds = credentials(warehouse="/lake", catalog={"type": "hive"})
+    creds.resolve_paths(str(tmp_path))
+    assert creds.pypaimon_catalog_options["uri"] == "thrift://from-env:9083"
+
+
+@pytest.mark.parametrize("properties, message", [
+    ({"hive.metastore.uris": "thrift://hms:9083", "hive.metastore.sasl.enabled": "true"},
+     "Kerberos-secured metastore"),
+    ({"hive.metastore.warehouse.dir": "/data/hive"}, "neither `uri` nor hive.metastore.uris"),
+    ({"hive.metastore.uris": "hms:9083"}, "is not a Hive Metastore address"),
+    (None, "cannot read .*hive-site.xml"),
+])
+def test_a_hive_site_dbt_paimon_cannot_use_is_refused(tmp_path, monkeypatch, properties,
+                                                      message):
+    monkeypatch.delenv("HIVE_CONF_DIR", raising=False)
+    folder = tmp_path / "conf"
+    if properties is None:
+        folder.mkdir()
+    else:
+        hive_site(folder, **properties)
+    creds = credentials(catalog={"type": "hive", "hive-conf-dir": str(folder)})
+    with pytest.raises(DbtRuntimeError, match=message):
+        creds.resolve_paths(str(tmp_path))

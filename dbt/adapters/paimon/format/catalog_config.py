@@ -17,6 +17,7 @@ pypaimon has none): a Hive Metastore's table entries say which tables exist.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -62,9 +63,19 @@ JDBC_OPTIONS = {
                                 "jdbc.password",
 }
 FILESYSTEM_OPTIONS = {WAREHOUSE_KEY: "folder or URI of the warehouse"}
+HIVE_CONF_DIR_KEY = "hive-conf-dir"
+HIVE_CONF_DIR_ENV = "HIVE_CONF_DIR"  # Paimon's HiveCatalog.possibleHiveConfPath
+HIVE_SITE_FILE = "hive-site.xml"
+# what dbt-paimon takes from hive-site.xml (Hive's HiveConf.ConfVars names)
+HIVE_SITE_URIS = "hive.metastore.uris"
+HIVE_SITE_WAREHOUSE = "hive.metastore.warehouse.dir"
+HIVE_SITE_SASL = "hive.metastore.sasl.enabled"
 HIVE_OPTIONS = {
     URI_KEY: "the metastore's Thrift URI, thrift://host:9083 (several, comma-separated, are "
              "tried in turn)",
+    HIVE_CONF_DIR_KEY: "a folder whose hive-site.xml names the metastore "
+                       "(hive.metastore.uris) and the warehouse (hive.metastore.warehouse.dir) "
+                       "when `uri` and `warehouse` do not; default: $HIVE_CONF_DIR",
     WAREHOUSE_KEY: "folder or URI under which new databases' folders (<warehouse>/<db>.db) live",
     LOCK_ENABLED_KEY: "commit under the metastore's table lock, as Paimon's HiveCatalogLock does",
     LOCK_CHECK_MAX_SLEEP_KEY: "longest wait between two checks of a waiting lock (default 8 s)",
@@ -72,7 +83,6 @@ HIVE_OPTIONS = {
 }
 # Paimon's Hive catalog options dbt-paimon cannot honour: why, for the error
 HIVE_REFUSED = {
-    "hive-conf-dir": "dbt-paimon does not read hive-site.xml: give the metastore as `uri`",
     "hadoop-conf-dir": "dbt-paimon does not read Hadoop configuration folders; file-system "
                        "options go in `catalog_options`",
     "location-in-properties": "table locations are kept in the storage descriptor, as by "
@@ -102,6 +112,9 @@ class PaimonCatalog:
 
     type: str = FILESYSTEM
     options: Mapping[str, str] = field(default_factory=dict)
+    # a Hive catalog's hive.metastore.warehouse.dir from hive-site.xml (with_paths_under):
+    # its warehouse when neither the catalog nor the profile names one, as in Paimon
+    site_warehouse: Optional[str] = None
 
     @property
     def is_jdbc(self) -> bool:
@@ -128,20 +141,64 @@ class PaimonCatalog:
         options[METASTORE_KEY] = self.type
         return options
 
-    def with_sqlite_path_under(self, base: str) -> "PaimonCatalog":
-        """A relative ``jdbc:sqlite:<file>`` resolved against ``base`` (the dbt project), as
-        a relative warehouse is: dbt run from another folder finds the same catalog."""
-        import os
-
+    def with_paths_under(self, base: str,
+                         environ: Optional[Mapping[str, str]] = None) -> "PaimonCatalog":
+        """The catalog with its files found from ``base`` (the dbt project), as a relative
+        warehouse is, so that dbt run from another folder finds the same catalog: a relative
+        ``jdbc:sqlite:<file>``; a Hive catalog's hive-site.xml (``hive-conf-dir``, else
+        $HIVE_CONF_DIR, as Paimon's HiveCatalog.createHiveConf) read for what ``uri`` and
+        ``warehouse`` leave open."""
         uri = self.uri or ""
         prefix = "jdbc:sqlite:"
-        if not uri.startswith(prefix):
+        if uri.startswith(prefix):
+            path = uri[len(prefix):]
+            if path.startswith("file:") or os.path.isabs(path):
+                return self
+            resolved = os.path.normpath(os.path.join(base, path))
+            return PaimonCatalog(self.type, {**self.options, URI_KEY: prefix + resolved})
+        if self.type != HIVE:
             return self
-        path = uri[len(prefix):]
-        if path.startswith("file:") or os.path.isabs(path):
+        folder = self.options.get(HIVE_CONF_DIR_KEY) or \
+            (os.environ if environ is None else environ).get(HIVE_CONF_DIR_ENV, "").strip()
+        if not folder:
             return self
-        resolved = os.path.normpath(os.path.join(base, path))
-        return PaimonCatalog(self.type, {**self.options, URI_KEY: prefix + resolved})
+        site = read_hive_site(os.path.normpath(os.path.join(base, folder)))
+        if site.get(HIVE_SITE_SASL, "false").strip().lower() == "true":
+            raise CatalogConfigError(
+                f"catalog type 'hive': {folder}/{HIVE_SITE_FILE} sets {HIVE_SITE_SASL}: a "
+                "Kerberos-secured metastore, which dbt-paimon cannot reach (its Thrift client "
+                "has no SASL). Use a metastore endpoint without Kerberos.")
+        options = {k: v for k, v in self.options.items() if k != HIVE_CONF_DIR_KEY}
+        uri = options.get(URI_KEY) or site.get(HIVE_SITE_URIS, "").strip()
+        if not uri:
+            raise CatalogConfigError(
+                f"catalog type 'hive': neither `uri` nor {HIVE_SITE_URIS} in "
+                f"{folder}/{HIVE_SITE_FILE} names the metastore; set `uri`, e.g. "
+                "thrift://metastore.example.com:9083")
+        hive_metastore_addresses(uri)
+        options[URI_KEY] = uri
+        return PaimonCatalog(self.type, options,
+                             site.get(HIVE_SITE_WAREHOUSE, "").strip() or None)
+
+
+def read_hive_site(folder: str) -> Dict[str, str]:
+    """The properties of ``<folder>/hive-site.xml`` (Hadoop's configuration format); a missing
+    or unreadable file is an error, as in Paimon."""
+    import xml.etree.ElementTree as ElementTree
+
+    path = os.path.join(folder, HIVE_SITE_FILE)
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError) as exc:
+        raise CatalogConfigError(
+            f"catalog type 'hive': cannot read {path} ({exc}); `hive-conf-dir` (or "
+            f"${HIVE_CONF_DIR_ENV}) must name a folder with a {HIVE_SITE_FILE}") from None
+    properties = {}
+    for prop in root.iter("property"):
+        name, value = prop.findtext("name"), prop.findtext("value")
+        if name:
+            properties[name.strip()] = (value or "").strip()
+    return properties
 
 
 @dataclass(frozen=True)
@@ -247,12 +304,22 @@ def _check_lock_options(options: Dict[str, str]) -> None:
 
 
 def _check_hive(options: Dict[str, str]) -> None:
-    """``uri`` as Hive's ``hive.metastore.uris``: thrift://host:port, comma-separated."""
+    """``uri`` as Hive's ``hive.metastore.uris``: thrift://host:port, comma-separated; without
+    it, ``hive-conf-dir`` (or $HIVE_CONF_DIR), whose hive-site.xml names the metastore
+    (PaimonCatalog.with_paths_under reads it)."""
     uri = options.get(URI_KEY, "").strip()
+    if HIVE_CONF_DIR_KEY in options and not options[HIVE_CONF_DIR_KEY].strip():
+        raise CatalogConfigError("catalog option hive-conf-dir is empty: name the folder of "
+                                 "hive-site.xml, or leave it out")
     if not uri:
+        if options.get(HIVE_CONF_DIR_KEY) or os.environ.get(HIVE_CONF_DIR_ENV, "").strip():
+            options.pop(URI_KEY, None)
+            _check_lock_options(options)
+            return
         raise CatalogConfigError(
             "catalog type 'hive' needs `uri`, the Hive Metastore's Thrift URI, e.g. "
-            "thrift://metastore.example.com:9083")
+            "thrift://metastore.example.com:9083 (or `hive-conf-dir`, a folder whose "
+            "hive-site.xml names it)")
     hive_metastore_addresses(uri)
     options[URI_KEY] = uri
     _check_lock_options(options)

@@ -63,3 +63,23 @@ def test_sequence_field_across_commits_uses_values_first(rt):
     spec = rt.spec("k INT, v STRING, ts BIGINT", **{"sequence.field": "ts"})
     t = rt.records(spec, [(1, "a", 9)], [(1, "b", 3)])
     assert rt.rows(merge_arrow(spec, t)) == [(1, "a", 9)]
+
+
+def test_all_empty_nested_values_survive_arrows_ipc(rt):
+    """A merged map<int, array<string>> column whose surviving maps are all empty or NULL:
+    polars exports its empty child arrays with an offset past their buffer, and Arrow's IPC
+    writer (the Python data source's way to Spark) then shifted every later column of the
+    batch. The merge's output must stream as it reads."""
+    import pyarrow as pa
+
+    spec = rt.spec("k INT, m MAP<INT, ARRAY<STRING>>, after DECIMAL(10, 3), ts BIGINT",
+                   **{"sequence.field": "ts"})
+    merged = merge_arrow(spec, rt.records(spec, [(1, [(3, ["x"])], None, 1), (1, [], 1, 2),
+                                                 (2, None, 2, 5)]))
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, merged.schema) as writer:
+        writer.write_table(merged)
+    streamed = pa.ipc.open_stream(sink.getvalue()).read_all()
+    assert rt.rows(streamed) == rt.rows(merged) == [(1, [], 1, 2), (2, None, 2, 5)]
+    for column in merged.columns:  # every buffer holds what its arrays claim
+        pa.concat_arrays(column.chunks + [pa.array([], column.type)])

@@ -219,6 +219,11 @@ def to_arrow(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
 def _cast(array: pa.Array, target: pa.DataType) -> pa.Array:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
+    if len(array) == 0:
+        # polars exports the empty child of an all-empty nested column with an offset past
+        # its (empty) buffer; Arrow's IPC writer then slices past that buffer and shifts every
+        # later column of the batch (Spark reads garbage): a new empty array instead
+        return pa.array([], type=target)
     if array.type == target:
         return array
     if pa.types.is_map(target) and not pa.types.is_map(array.type):

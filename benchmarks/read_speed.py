@@ -9,8 +9,7 @@ The same ``--rows`` rows x 20 columns (an id, 9 integers, 5 doubles, 5 strings) 
   the ``paimon`` Python data source (what every read cost before, and what a read that needs a
   merge still costs);
 * a primary-key table after 4 uncompacted runs (the first inserts every key, the next three
-  update half of them): through its entry, which Spark merges (native_read.merge_in_spark),
-  and through the Python source, whose merge runtime merges in Python workers;
+  update half of them): its entry reads through the Python source, which merges;
 * pypaimon-rust's DataFusion SQL on the compacted primary-key table (its own reader).
 Three downstream queries, each best of 3, as a dbt model's select would run them:
 * narrow: 2 of 20 columns, a selective filter, a group by;
@@ -143,7 +142,7 @@ def main() -> int:
     spark.sql("create database if not exists floor")
     frame = spark.createDataFrame(pa.concat_tables(chunks).to_pandas())
     frame.write.format("parquet").saveAsTable("floor.events_parquet")
-    for name in ("events_append", "events_pk", "events_pk_4_runs"):
+    for name in ("events_append", "events_pk"):
         spark.read.format("paimon").option("warehouse", warehouse) \
             .option("table", f"bench.{name}").load().createOrReplaceTempView(f"{name}_python")
 
@@ -152,8 +151,7 @@ def main() -> int:
                 ("append, Python source", "events_append_python"),
                 ("pk compacted, native", "bench.events_pk"),
                 ("pk compacted, Python source", "events_pk_python"),
-                ("pk 4 runs, merged by Spark", "bench.events_pk_4_runs"),
-                ("pk 4 runs, Python source", "events_pk_4_runs_python")]
+                ("pk 4 runs (merge)", "bench.events_pk_4_runs")]
     results = {}
     for query, sql in QUERIES.items():
         for label, table in subjects:

@@ -84,3 +84,37 @@ def test_a_hive_catalog_over_connect(server, tmp_path, hive_metastore):
     build_twice(root, server.warehouse, "hive_connect", catalog)
     hive = Hive(hive_metastore, server.warehouse, "hive_connect")
     assert sorted(hive.call("get_all_tables", "hive_connect")) == ["events", "orders", "totals"]
+
+
+def test_catalogs_yml_catalogs_over_connect(server, tmp_path):
+    """A project whose profile's catalog is the server warehouse's folders and whose
+    `catalog_name: marts` models live in a catalogs.yml JDBC catalog with a warehouse of its
+    own: the append model's commit runs in the server's Python, which reaches that catalog
+    through the options its table carries."""
+    models = {**MODELS,
+              "events.sql": "{{ config(materialized='paimon_append', catalog_name='marts', "
+                            "schema='marts') }}\nselect id, 'e' as kind from range(3)",
+              "orders.sql": "{{ config(materialized='paimon_pk', primary_key='id', buckets=2, "
+                            "catalog_name='marts', schema='marts') }}\n"
+                            "select id, cast(id * {{ var('factor', 10) }} as int) as amount "
+                            "from range(5)"}
+    root = write_project(tmp_path / "routed", "routed", profile(server, {"type": "filesystem"}),
+                         models)
+    (root / "catalogs.yml").write_text(
+        "catalogs:\n  - name: marts\n    write_integrations:\n      - name: marts_jdbc\n"
+        "        catalog_type: jdbc\n        adapter_properties:\n"
+        f"          uri: 'jdbc:sqlite:{tmp_path / 'marts.db'}'\n"
+        f"          warehouse: '{tmp_path / 'marts_warehouse'}'\n"
+        "          lock.enabled: true\n")
+    for factor in (10, 100):
+        run = run_dbt_process(root, "run", "--vars", f"{{factor: {factor}}}")
+        assert run.returncode == 0, run.stdout
+    totals = read_back(TableLocation(server.warehouse, "routed", "totals", {}))
+    assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 1000, "events": 6}]
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "marts.db") as con:
+        listed = sorted(con.execute("SELECT database_name, table_name FROM paimon_tables"))
+    assert listed == [("routed_marts", "events"), ("routed_marts", "orders")]
+    assert (tmp_path / "marts_warehouse" / "routed_marts.db" / "events").is_dir()
+    assert not (Path(server.warehouse) / "routed_marts.db").exists()

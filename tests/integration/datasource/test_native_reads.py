@@ -106,65 +106,29 @@ def test_a_new_snapshot_is_read_at_the_next_statement(spark, warehouse, registry
     assert len(folders) == 2  # the current snapshot's file list and the previous one
 
 
-def _users(spark, warehouse, name, runs, options=None):
-    """A primary-key table of ``runs`` uncompacted dbt runs (level-0 files in both buckets)."""
+def test_primary_key_table_is_native_only_when_no_split_needs_a_merge(spark, warehouse,
+                                                                      registry):
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         pa.field("dt", pa.string(), nullable=False)])
-    wh.create_table(warehouse, "db", name, schema, primary_keys=["dt", "id"],
-                    partition_keys=["dt"], options={"bucket": "2", **(options or {})})
-    location = TableLocation(warehouse, "db", name, {})
-    for run in range(runs):
+    wh.create_table(warehouse, "db", "users", schema, primary_keys=["dt", "id"],
+                    partition_keys=["dt"], options={"bucket": "2"})
+    location = TableLocation(warehouse, "db", "users", {})
+    for run in range(3):
         rows = pa.table({"id": pa.array(range(run * 5, run * 5 + 20), pa.int64()),
                          "v": pa.array([run] * 20, pa.int64()),
                          "dt": pa.array(["a" if i % 2 else "b"
                                          for i in range(run * 5, run * 5 + 20)])})
         write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), location,
                               model_name="t")
-    return location
-
-
-def test_spark_merges_a_deduplicate_table_that_needs_a_merge(spark, warehouse, registry):
-    location = _users(spark, warehouse, "users", 3)
     registry.sync()
-    assert read_way(spark, "db.users") == "native-merged"  # level-0 runs, merged by Spark
-    plan = scan_of(spark, "db.users")
-    assert "FileScan parquet" in plan and "Window" in plan and "PythonDataSource" not in plan
+    assert read_way(spark, "db.users") == "python"  # level-0 runs must be merged
     merged = python_rows(spark, warehouse, "db.users")
     assert entry_rows(spark, "db.users") == merged and len(merged) == 30
-    assert sorted(r.v for r in spark.table("db.users").collect()) == [0] * 5 + [1] * 5 + [2] * 20
-    # the value columns a query does not use are not read below the merge
-    narrow = spark.table("db.users").where("dt = 'a'").select("v")
-    scans = narrow._jdf.queryExecution().executedPlan().toString()
-    assert "ReadSchema: struct<id:bigint,v:bigint,dt:string,_SEQUENCE_NUMBER:bigint," \
-           "_VALUE_KIND:tinyint>" in scans
-    assert sorted(r.v for r in narrow.collect()) == sorted(r[1] for r in merged if r[2] == "a")
-
-    # one more run after a full compaction: its bucket's files need a merge, the other
-    # bucket's one sorted run is read as it is, in one entry
     compact_table(spark, location, full=True)
     registry.activate()
     assert read_way(spark, "db.users") == "native"
-    one_bucket = pa.table({"id": pa.array([2], pa.int64()), "v": pa.array([9], pa.int64()),
-                           "dt": pa.array(["b"])})
-    write_primary_key_run(spark, spark.createDataFrame(one_bucket.to_pandas()), location,
-                          model_name="t")
-    registry.activate()
-    assert read_way(spark, "db.users") == "native-merged"
-    splits = plan_splits(location.open())
-    assert sum(1 for s in splits if any(f.level == 0 for f in s.files)) == 1 < len(splits)
-    mixed = python_rows(spark, warehouse, "db.users")
-    assert entry_rows(spark, "db.users") == mixed and (2, 9, "b") in mixed
-
-
-def test_merges_spark_cannot_do_exactly_keep_the_python_source(spark, warehouse, registry):
-    _users(spark, warehouse, "partial", 2, {"merge-engine": "partial-update"})
-    _users(spark, warehouse, "sequenced", 2, {"sequence.field": "v"})
-    registry.sync()
-    assert read_way(spark, "db.partial") == "python"
-    assert entry_rows(spark, "db.partial") == python_rows(spark, warehouse, "db.partial")
-    # an integer sequence field orders alike in Spark and in the runtime: merged by Spark
-    assert read_way(spark, "db.sequenced") == "native-merged"
-    assert entry_rows(spark, "db.sequenced") == python_rows(spark, warehouse, "db.sequenced")
+    assert "FileScan parquet" in scan_of(spark, "db.users")
+    assert entry_rows(spark, "db.users") == merged
 
 
 def test_deletion_vectors_drop_their_rows_from_the_native_read(spark, warehouse, registry):
@@ -297,22 +261,15 @@ def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry
             .option("table", "db.travel").option("snapshot_id", str(snapshot)).load()
         assert entry_rows(spark, view) == sorted(map(tuple, python.collect()), key=repr) \
             == expected
-    # a snapshot that needs a merge: merged by Spark for the deduplicate engine, left to the
-    # Python source for the others
+    # a snapshot that needs a merge is left to the Python source
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
-    for name, engine in (("merged", "deduplicate"), ("partial", "partial-update")):
-        wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
-                        options={"bucket": "1", "merge-engine": engine})
-        pk = TableLocation(warehouse, "db", name, {})
-        for run in range(3):
-            rows = pa.table({"id": pa.array([1, 2 + run], pa.int64()),
-                             "v": pa.array([run] * 2, pa.int64())})
-            write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), pk,
-                                  model_name="t")
-    assert registry.snapshot_view("db", "partial", 2, "partial_at_2") is None
-    view = registry.snapshot_view("db", "merged", 2, "merged_at_2")
-    assert view == "merged_at_2" and "Window" in scan_of(spark, view)
-    assert entry_rows(spark, view) == [(1, 1), (2, 0), (3, 1)]
+    wh.create_table(warehouse, "db", "merged", schema, primary_keys=["id"],
+                    options={"bucket": "1"})
+    pk = TableLocation(warehouse, "db", "merged", {})
+    for run in range(2):
+        rows = pa.table({"id": pa.array([1, 2], pa.int64()), "v": pa.array([run] * 2, pa.int64())})
+        write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), pk, model_name="t")
+    assert registry.snapshot_view("db", "merged", 2, "merged_at_2") is None
 
 
 def test_orc_files_are_read_by_sparks_orc_reader(spark, warehouse, registry):

@@ -1,8 +1,8 @@
 """Property test: a Paimon table's catalog entry (Spark's own Parquet/ORC reader when no split
-needs a merge, or Spark's own merge of a deduplicate table, native_read.py) returns exactly the
-rows of the `paimon` Python data source (the merged read), for random tables of every mode --
-the four merge engines (compacted to one sorted run; with deletion vectors: each run compacted
-above level 0; or uncompacted: every run's files at level 0, a deduplicate table with or without
+needs a merge, native_read.py) returns exactly the rows of the `paimon` Python data source (the
+merged read), for random tables of every mode -- the four merge engines (compacted to one
+sorted run; with deletion vectors: each run compacted above level 0; or uncompacted: every run's
+files at level 0, merged by the runtime on the way to Spark, a deduplicate table with or without
 a sequence field in either order, with ignore-delete or not) and append tables (with deletion
 vectors: rows deleted) -- partitioned or not, in Parquet or ORC files, holding
 every column type our writer takes (decimals of random precision and scale, timestamps of
@@ -33,8 +33,8 @@ from pypaimon.schema.data_types import PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.registry import (HIDDEN_DATABASE_SUFFIX, NATIVE,
-                                                     NATIVE_MERGED, NATIVE_WITH_DELETES, PYTHON,
-                                                     READ_PROPERTY, PaimonTableRegistry)
+                                                     NATIVE_WITH_DELETES, PYTHON, READ_PROPERTY,
+                                                     PaimonTableRegistry)
 from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
                                                    write_append_files)
 from dbt.adapters.paimon.format import warehouse as wh
@@ -53,7 +53,7 @@ LEAVES_NATIVE = ("rename", "widen", "name-reused")
 # deletion-vector tables and uncompacted primary-key tables with evolution steps that keep the
 # native path; any table with a step that leaves it
 LAYOUTS = ("plain", "deletion-vectors", "uncompacted", "leaves-native")
-# sequence.field types Spark orders as the runtime does (native_read._spark_orders_as_polars)
+# the types a sequence.field may have (Paimon orders them; not BOOLEAN)
 ORDERED_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "STRING", "DATE")
 # a text without surrogates (Arrow and Parquet take UTF-8 only)
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=6)
@@ -154,9 +154,9 @@ def _aggregate_functions(arrow_type):
 
 # ---- tables --------------------------------------------------------------------------------
 @st.composite
-def table_cases(draw, mode, layout, formats=("parquet", "orc")):
+def table_cases(draw, mode, layout):
     primary_key = mode != "append"
-    file_format = draw(st.sampled_from(formats))
+    file_format = draw(st.sampled_from(["parquet", "orc"]))
     orc = file_format == "orc"
     # most ORC tables without the types that keep ORC on the Python path
     orc_native = orc and draw(st.sampled_from([True, True, False]))
@@ -317,8 +317,7 @@ def _drop(case, column):
 def expected_read(case, location, rows: int) -> set:
     """The `paimon.read` values native_read.plan_native promises for the case."""
     if rows == 0:
-        # "no data" may leave no file at all, or files whose every key is deleted
-        return {NATIVE, NATIVE_WITH_DELETES, NATIVE_MERGED, PYTHON}
+        return {NATIVE, NATIVE_WITH_DELETES, PYTHON}  # "no data" may leave no file at all
     types = [t[1] for _, t in case["columns"]]
     if case["partition"]:
         types.append(PARTITION_TYPES[case["partition"]][0])
@@ -330,8 +329,8 @@ def expected_read(case, location, rows: int) -> set:
         return {PYTHON}  # older files need Paimon's field-id mapping
     if case["format"] == "orc" and any(_has_date_or_timestamp(t) for t in types):
         return {PYTHON}
-    if case["uncompacted"]:  # every run's files at level 0: Spark merges deduplicate only
-        return {NATIVE_MERGED} if case["mode"] == "deduplicate" else {PYTHON}
+    if case["uncompacted"]:  # every run's files at level 0: the runtime merges them
+        return {PYTHON}
     if not any(s.deletion_files for s in plan_splits(location.open())):
         return {NATIVE}
     if case["format"] == "orc":
@@ -448,30 +447,3 @@ def test_orc_timestamps_outside_nanoseconds_fail_the_python_read(spark, agree_wa
     agree_registry.expose(DATABASE, name)
     assert read_property(spark, f"{DATABASE}.{name}") == PYTHON
     assert [tuple(r) for r in spark.table(f"{DATABASE}.{name}").collect()] == [(1, late)]
-
-
-@settings(max_examples=10, deadline=None, derandomize=True, database=None,
-          phases=[Phase.explicit, Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.data_too_large])
-@given(data=st.data())
-def test_spark_merges_a_deduplicate_table_as_the_runtime_does(spark, agree_warehouse,
-                                                              agree_registry, data):
-    """More examples of the merge in Spark (native_read.merge_in_spark): uncompacted
-    deduplicate tables in Parquet, with deletes, NULL and tied sequence field values in either
-    order, ignore-delete, partitions and schema evolution."""
-    case = data.draw(table_cases("deduplicate", "uncompacted", formats=("parquet",)),
-                     label="case")
-    name = f"t{next(_names)}"
-    build(spark, agree_warehouse, name, case)
-    agree_registry.expose(DATABASE, name)
-    python = spark.read.format("paimon").option("warehouse", agree_warehouse) \
-        .option("table", f"{DATABASE}.{name}").load()
-    expected = rows_of(python)
-    assert rows_of(spark.table(f"{DATABASE}.{name}")) == expected
-    options = case["options"]
-    event(f"sequence.field {options.get('sequence.field.sort-order', 'none')}, "
-          f"ignore-delete {options.get('ignore-delete', 'false')}, "
-          f"read {read_property(spark, f'{DATABASE}.{name}')}")
-    if sum(expected.values()):
-        assert read_property(spark, f"{DATABASE}.{name}") == NATIVE_MERGED

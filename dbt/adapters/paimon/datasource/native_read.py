@@ -32,21 +32,10 @@ A snapshot is read natively only when the result is certain to equal the merged 
   with no other column of that name (a rename or a type change needs a projection).
 A row-tracking table's rewritten files also store ``_ROW_ID`` and ``_SEQUENCE_NUMBER``: the entry
 declares the table's columns only, so Spark reads just those.
-
-Merges in Spark: the splits of a deduplicate table that need a merge (files at level 0, or
-several sorted runs: the state after every uncompacted dbt run) are merged by Spark itself,
-when the merge is one Spark can do exactly (``merge_in_spark``): their files, read natively
-with each record's ``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``, keep per primary key the record
-that comes last in the merge order of the Python runtime (runtime/kernel.py ``order_by``: the
-``sequence.field`` values, nulls first, then the sequence number) unless it is a retraction
-(DeduplicateMergeFunction, then Paimon's DropDeleteReader). A window over the primary key does
-it in the JVM, and Spark prunes the value columns a query does not use below it. The other
-splits' files are read as they are, beside them (``NativeSnapshot.merged``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import pathlib
@@ -60,11 +49,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 NATIVE_FORMATS = ("parquet", "orc")
-# the system columns of a primary-key table's data files a merge in Spark reads
-SEQUENCE_COLUMN, KIND_COLUMN = "_SEQUENCE_NUMBER", "_VALUE_KIND"
-# RowKind's byte values in _VALUE_KIND: +I, -U, +U, -D
-INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
-MERGED_DIR = "merged-files"
 READS_DIRNAME = os.path.join(".spark", "paimon-reads")
 SINK_LOG_DIR = "_spark_metadata"
 DELETES_DIR = "deleted-rows"
@@ -77,30 +61,14 @@ KEEP_PREVIOUS = 1
 
 
 @dataclass(frozen=True)
-class SparkMerge:
-    """The files whose records Spark merges (deduplicate): per primary key, the last record in
-    (``sequence_fields`` with nulls first, ascending or all ``descending``; then
-    _SEQUENCE_NUMBER) order, dropped when it is a retraction; records of ``ignored_kinds``
-    never take part (ignore-delete, ignore-update-before)."""
-
-    files: Tuple[Tuple[str, int], ...]
-    primary_keys: Tuple[str, ...]
-    sequence_fields: Tuple[str, ...] = ()
-    descending: bool = False
-    ignored_kinds: Tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
 class NativeSnapshot:
-    """A snapshot Spark reads with its own file readers: ``files`` are (absolute path, bytes),
-    read as they are; ``merged``: the files Spark merges, if any; ``deleted``: data file name
-    -> the row positions its deletion vector deletes."""
+    """A snapshot Spark reads with its own file readers: ``files`` are (absolute path, bytes);
+    ``deleted``: data file name -> the row positions its deletion vector deletes."""
 
     snapshot_id: int
     file_format: str
     files: Tuple[Tuple[str, int], ...]
     deleted: Dict[str, np.ndarray] = field(default_factory=dict, compare=False)
-    merged: Optional[SparkMerge] = None
 
 
 def plan_native(table, snapshot_id: Optional[int] = None
@@ -119,9 +87,8 @@ def plan_native(table, snapshot_id: Optional[int] = None
     if not splits:
         return snapshot_id or _latest(table), None, "no data"
     snapshot_id = splits[0].snapshot_id
-    files, to_merge = [], []
+    files = []
     deleted: Dict[str, np.ndarray] = {}
-    merge: Optional[SparkMerge] = None
     for split in splits:
         read = split.batch_read_files() if split.primary_key_table else split.files
         if split.primary_key_table:
@@ -129,14 +96,7 @@ def plan_native(table, snapshot_id: Optional[int] = None
                 continue
             probe = _with_files(split, read)
             if not is_raw_convertible(probe):
-                if split.deletion_vectors:
-                    return snapshot_id, None, "a split needs a merge"
-                if merge is None:
-                    merge, why = merge_in_spark(table)
-                    if merge is None:
-                        return snapshot_id, None, f"a split needs a merge ({why})"
-                to_merge.extend(read)
-                continue
+                return snapshot_id, None, "a split needs a merge"
         files.extend(read)
         if split.deletion_files:
             from dbt.adapters.paimon.format.deletion_vectors import read_deletion_vectors
@@ -146,10 +106,10 @@ def plan_native(table, snapshot_id: Optional[int] = None
                 name: d for name, d in split.deletion_files.items() if name in names})
             deleted.update((name, positions) for name, positions in vectors.items()
                            if len(positions))
-    formats = {_format_of(f.file_name) for f in files + to_merge}
+    formats = {_format_of(f.file_name) for f in files}
     if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
         return snapshot_id, None, f"file formats {sorted(map(str, formats))}"
-    if not _schemas_line_up(table, {f.schema_id for f in files + to_merge}):
+    if not _schemas_line_up(table, {f.schema_id for f in files}):
         return snapshot_id, None, "a file's schema needs a projection"
     file_format = formats.pop() if formats else _table_format(options)
     if file_format not in NATIVE_FORMATS:
@@ -162,69 +122,9 @@ def plan_native(table, snapshot_id: Optional[int] = None
     if deleted and file_format != "parquet":
         # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
         return snapshot_id, None, "deletion vectors on ORC files"
-    if merge is not None:
-        merge = dataclasses.replace(merge, files=_paths(to_merge))
-    return snapshot_id, NativeSnapshot(snapshot_id, file_format, _paths(files), deleted,
-                                       merge), ""
-
-
-def merge_in_spark(table) -> Tuple[Optional[SparkMerge], str]:
-    """How Spark merges the table's records exactly as the Python runtime does, or (None, why
-    not): the deduplicate engine only (the others fold values), no deletion vectors, every
-    partition key part of the primary key (a cross-partition table's key moves between
-    partitions, whose sequence numbers do not compare), and sequence fields whose order Spark
-    and polars agree on (no floats: NaN; no nested or binary values)."""
-    from dbt.adapters.paimon.datasource.source import arrow_schema_of, merge_spec_of
-
-    spec = merge_spec_of(table)
-    if spec.engine != "deduplicate":
-        return None, f"the {spec.engine} merge engine"
-    options = dict(table.table_schema.options)
-    if options.get("deletion-vectors.enabled", "false").lower() == "true":
-        return None, "deletion vectors"
-    if not set(table.partition_keys) <= set(table.primary_keys):
-        return None, "partition keys outside the primary key"
-    types = {f.name: f.type for f in arrow_schema_of(table)}
-    unordered = [name for name in spec.sequence_fields if not _spark_orders_as_polars(types[name])]
-    if unordered:
-        return None, f"sequence fields Spark orders otherwise: {unordered}"
-    ignored = (UPDATE_BEFORE, DELETE) if spec.ignore_delete else \
-        (UPDATE_BEFORE,) if spec.ignore_update_before else ()
-    return SparkMerge((), tuple(table.primary_keys), tuple(spec.sequence_fields),
-                      bool(spec.sequence_descending), ignored), ""
-
-
-def merge_query(merge: SparkMerge, rows: str, columns) -> str:
-    """The SQL of a merge in Spark over ``rows`` (a table or view of the merged files with
-    their _SEQUENCE_NUMBER and _VALUE_KIND): ``columns``, quoted, one row per live key."""
-    from dbt.adapters.paimon.datasource.spark_types import quote_identifier
-
-    keys = ", ".join(quote_identifier(k) for k in merge.primary_keys)
-    # the last record of the runtime's order (nulls first) is the first of the reverse one
-    direction = "asc" if merge.descending else "desc"
-    order = [f"{quote_identifier(f)} {direction} nulls last" for f in merge.sequence_fields]
-    order.append(f"{SEQUENCE_COLUMN} desc")
-    where = (f" where {KIND_COLUMN} not in ({', '.join(map(str, merge.ignored_kinds))})"
-             if merge.ignored_kinds else "")
-    selected = ", ".join(quote_identifier(c) for c in columns)
-    return (f"select {selected} from (select *, row_number() over (partition by {keys} "
-            f"order by {', '.join(order)}) as __paimon_last from {rows}{where}) "
-            f"where __paimon_last = 1 and {KIND_COLUMN} in ({INSERT}, {UPDATE_AFTER})")
-
-
-def merged_folder(folder: str) -> str:
-    """Where a file list's merged files are listed (a sink log of their own)."""
-    return os.path.join(folder, MERGED_DIR)
-
-
-def _paths(files) -> Tuple[Tuple[str, int], ...]:
-    return tuple((_absolute(f.file_path), int(f.file_size)) for f in files)
-
-
-def _spark_orders_as_polars(arrow_type: pa.DataType) -> bool:
-    return (pa.types.is_integer(arrow_type) or pa.types.is_decimal(arrow_type)
-            or pa.types.is_date32(arrow_type) or pa.types.is_timestamp(arrow_type)
-            or pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type))
+    return snapshot_id, NativeSnapshot(
+        snapshot_id, file_format,
+        tuple((_absolute(f.file_path), int(f.file_size)) for f in files), deleted), ""
 
 
 def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnapshot,
@@ -239,9 +139,15 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
         return folder
     os.makedirs(parent, exist_ok=True)
     staging = os.path.join(parent, f".staging-{uuid.uuid4().hex}")
-    _write_sink_log(staging, plan.files)
-    if plan.merged is not None:
-        _write_sink_log(merged_folder(staging), plan.merged.files)
+    os.makedirs(os.path.join(staging, SINK_LOG_DIR))
+    lines = [SINK_LOG_VERSION] + [
+        # a URI: Paimon's escaped partition folders (dt=10%3A00) keep their '%' as '%25'
+        json.dumps({"path": pathlib.Path(path).as_uri(), "size": size, "isDir": False,
+                    "modificationTime": 0, "blockReplication": 1, "blockSize": size or 1,
+                    "action": "add"})
+        for path, size in plan.files]
+    with open(os.path.join(staging, SINK_LOG_DIR, "0"), "w", encoding="utf-8") as out:
+        out.write("\n".join(lines))
     if plan.deleted:
         os.makedirs(os.path.join(staging, DELETES_DIR))
         pq.write_table(deleted_rows(plan.deleted),
@@ -251,19 +157,6 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     except OSError:  # another process put the same folder in place first
         shutil.rmtree(staging, ignore_errors=True)
     return folder
-
-
-def _write_sink_log(folder: str, files) -> None:
-    """A sink log naming exactly ``files`` ((path, bytes)): Spark reads ``folder`` as them."""
-    os.makedirs(os.path.join(folder, SINK_LOG_DIR))
-    lines = [SINK_LOG_VERSION] + [
-        # a URI: Paimon's escaped partition folders (dt=10%3A00) keep their '%' as '%25'
-        json.dumps({"path": pathlib.Path(path).as_uri(), "size": size, "isDir": False,
-                    "modificationTime": 0, "blockReplication": 1, "blockSize": size or 1,
-                    "action": "add"})
-        for path, size in files]
-    with open(os.path.join(folder, SINK_LOG_DIR, "0"), "w", encoding="utf-8") as out:
-        out.write("\n".join(lines))
 
 
 def file_list_folder(reads_root: str, database: str, table: str, stamp: str,
@@ -334,6 +227,8 @@ def _snapshot_of(name: str) -> Tuple[int, int]:
 
 
 def _with_files(split, files):
+    import dataclasses
+
     return dataclasses.replace(split, files=list(files))
 
 

@@ -53,14 +53,12 @@ PROVIDER_PREFIX = "paimon."
 SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
 BRANCH_PROPERTY = "paimon.branch"
-READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, NATIVE_MERGED or PYTHON
+READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES or PYTHON
 # the tables the views of database `db` read, in `db__paimon`: read_<t> (the snapshot's rows),
-# deletes_<t> (a native read's deleted rows), merge_<t> (the records Spark merges),
-# write_<t> (SQL INSERT's target)
+# deletes_<t> (a native read's deleted rows), write_<t> (SQL INSERT's target)
 HIDDEN_DATABASE_SUFFIX = "__paimon"
-READ_PREFIX, DELETES_PREFIX, MERGE_PREFIX, WRITE_PREFIX = "read_", "deletes_", "merge_", "write_"
-NATIVE, NATIVE_WITH_DELETES, NATIVE_MERGED, PYTHON = \
-    "native", "native-with-deletes", "native-merged", "python"
+READ_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "deletes_", "write_"
+NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deletes", "python"
 REGISTERED_CONF_PREFIX = "spark.dbt.paimon.registered."
 _PROVIDER_LINE = re.compile(r"^Provider: (.*)$", re.MULTILINE)
 _TYPE_LINE = re.compile(r"^Type: (.*)$", re.MULTILINE)
@@ -446,7 +444,8 @@ class PaimonTableRegistry:
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", {
             SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
-            READ_PROPERTY: _read_kind(plan), BRANCH_PROPERTY: branch})
+            READ_PROPERTY: PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted
+            else NATIVE, BRANCH_PROPERTY: branch})
         if self._write_targets.pop((database, table), None):  # its columns may have changed
             self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
         return True
@@ -460,8 +459,7 @@ class PaimonTableRegistry:
         view = f"{quote_identifier(database)}.{quote_identifier(table)}"
         rows = hidden_table(database, READ_PREFIX, table)
         deletes = hidden_table(database, DELETES_PREFIX, table)
-        merged = hidden_table(database, MERGE_PREFIX, table)
-        read = _read_kind(plan)
+        read = PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted else NATIVE
         folder = None
         if plan is not None:
             folder = native_read.write_file_list(self._reads_root_of(database), database, source,
@@ -480,9 +478,6 @@ class PaimonTableRegistry:
                 if read == NATIVE_WITH_DELETES:
                     self.spark.sql(f"alter table {deletes} set location "
                                    f"'{_sql_text(native_read.deletes_folder(folder))}'")
-                if read == NATIVE_MERGED:
-                    self.spark.sql(f"alter table {merged} set location "
-                                   f"'{_sql_text(native_read.merged_folder(folder))}'")
                 self.spark.sql(f"alter view {view} set {properties}")
             else:
                 if entry is not None and entry.kind != "VIEW":
@@ -491,9 +486,7 @@ class PaimonTableRegistry:
                                f"{quote_identifier(hidden_database(database))}")
                 self.spark.sql(f"drop table if exists {rows}")
                 self.spark.sql(f"drop table if exists {deletes}")
-                self.spark.sql(f"drop table if exists {merged}")
-                arrow_schema = arrow_schema_of(paimon_table)
-                columns = spark_ddl_columns(arrow_schema)
+                columns = spark_ddl_columns(arrow_schema_of(paimon_table))
                 if plan is None:
                     self.spark.sql(f"create table {rows} ({columns}) "
                                    f"using {provider_name(database, source)}")
@@ -504,14 +497,6 @@ class PaimonTableRegistry:
                                    f"options (recursiveFileLookup 'true') "
                                    f"location '{_sql_text(folder)}'")
                 query = f"select * from {rows}"
-                if read == NATIVE_MERGED:
-                    # the records Spark merges: the value columns and the merge's own ones
-                    self.spark.sql(
-                        f"create table {merged} ({columns}, {_MERGE_COLUMNS}) using "
-                        f"{plan.file_format} options (recursiveFileLookup 'true') location "
-                        f"'{_sql_text(native_read.merged_folder(folder))}'")
-                    query += " union all " + native_read.merge_query(
-                        plan.merged, merged, arrow_schema.names)
                 if read == NATIVE_WITH_DELETES:
                     self.spark.sql(f"create table {deletes} (file_name string, row_index bigint) "
                                    f"using parquet location "
@@ -567,7 +552,7 @@ class PaimonTableRegistry:
                 self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
             self.spark.sql(
                 f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
-            for prefix in (READ_PREFIX, DELETES_PREFIX, MERGE_PREFIX):
+            for prefix in (READ_PREFIX, DELETES_PREFIX):
                 self.spark.sql(f"drop table if exists {hidden_table(database, prefix, table)}")
             if self._reads_root is not None:
                 native_read.forget_file_lists(self._reads_root, database, table)
@@ -591,17 +576,9 @@ class PaimonTableRegistry:
                                        plan.snapshot_id)
         folder = native_read.write_file_list(reads_root, database, source, plan, schema_id,
                                              stamp, prefix=native_read.TRAVEL_PREFIX)
-        arrow_schema = arrow_schema_of(paimon_table)
-        rows = (self.spark.read.format(plan.file_format).schema(spark_schema(arrow_schema))
+        rows = (self.spark.read.format(plan.file_format)
+                .schema(spark_schema(arrow_schema_of(paimon_table)))
                 .option("recursiveFileLookup", "true").load(folder))
-        if plan.merged is not None:
-            merged_view = f"{view}__paimon_merge"
-            (self.spark.read.format(plan.file_format)
-             .schema(f"{spark_ddl_columns(arrow_schema)}, {_MERGE_COLUMNS}")
-             .option("recursiveFileLookup", "true").load(native_read.merged_folder(folder))
-             .createOrReplaceTempView(merged_view))
-            rows = rows.unionAll(self.spark.sql(native_read.merge_query(
-                plan.merged, quote_identifier(merged_view), arrow_schema.names)))
         if plan.deleted:
             from pyspark.sql import functions as F
 
@@ -664,19 +641,6 @@ class PaimonTableRegistry:
 
     def _catalog_entries(self, database: str) -> Dict[str, CatalogEntry]:
         return _catalog_entries(self._show_tables(database))
-
-
-# the columns of a primary-key data file a merge in Spark reads besides the values
-_MERGE_COLUMNS = (f"{native_read.SEQUENCE_COLUMN} bigint, {native_read.KIND_COLUMN} tinyint")
-
-
-def _read_kind(plan: Optional["native_read.NativeSnapshot"]) -> str:
-    """How an entry reads its table (READ_PROPERTY)."""
-    if plan is None:
-        return PYTHON
-    if plan.merged is not None:
-        return NATIVE_MERGED
-    return NATIVE_WITH_DELETES if plan.deleted else NATIVE
 
 
 def _sql_text(text: str) -> str:

@@ -55,9 +55,9 @@ demo: $(VENV)/.installed
 #   server (`make connect` runs every Paimon functional test that way).
 # Most of a dbt test's time is one Python thread (dbt) waiting on a small Spark job, so two
 # processes share the 2 cores of the CI machine well; a third slowed each of them by 1.75x.
-# The longest first, so that the two lanes end close together.
-TEST_PROCESSES := test-connect test-paimon test-functional test-cluster test-integration \
-	test-reliability test-unit
+# The longest first, so that the two lanes end close together (times: docs/development.md).
+TEST_PROCESSES := test-integration test-paimon test-functional test-connect test-reliability \
+	test-cluster test-unit
 TEST_JOBS ?= 2
 TEST_TMP := $(CURDIR)/.pytest-tmp
 # pytest makes the basetemp folder itself, not its parent

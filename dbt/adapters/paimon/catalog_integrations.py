@@ -23,7 +23,6 @@ The profile's file-system options (``catalog_options``: fs.s3.*, ...) apply to e
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Dict, Iterable, Mapping, Optional, Tuple
 
@@ -33,7 +32,7 @@ from dbt_common.exceptions import CompilationError, DbtRuntimeError
 from dbt.adapters.paimon.format.catalog_config import (FILESYSTEM, HIVE, JDBC,
                                                        CatalogConfigError, CatalogRoute,
                                                        PaimonCatalog, parse_catalog)
-from dbt.adapters.paimon.environments.locations import is_local_path, local_path
+from dbt.adapters.paimon.environments.locations import resolved_warehouse
 
 CATALOG_NAME_CONFIG = "catalog_name"  # dbt's model config (dbt.adapters.catalogs._constants)
 TABLE_FORMATS = ("paimon", "default")  # v1 may say paimon; v2 allows default or iceberg only
@@ -93,21 +92,21 @@ class PaimonCatalogIntegration(CatalogIntegration):
     def build_relation(self, config) -> PaimonCatalogRelation:
         return PaimonCatalogRelation(catalog_name=self.name)
 
-    def route(self, project_root: str, default_warehouse: str,
+    def route(self, project_root: str, default_warehouse: Optional[str],
               filesystem_options: Mapping[str, str]) -> CatalogRoute:
-        """Where this catalog's tables are: its warehouse (the profile's when it names none;
-        a relative folder, or SQLite file, is relative to the dbt project, as the profile's
-        are) and the options pypaimon's catalog takes."""
+        """Where this catalog's tables are: its warehouse (its hive-site.xml's, else the
+        profile's when it names none; a relative folder, or SQLite file, is relative to the dbt
+        project, as the profile's are) and the options pypaimon's catalog takes."""
         try:
             catalog: PaimonCatalog = self.paimon_catalog.with_paths_under(project_root)
         except CatalogConfigError as exc:
             raise DbtRuntimeError(f"catalogs.yml catalog '{self.name}': {exc}") from None
         warehouse = catalog.warehouse or catalog.site_warehouse or default_warehouse
-        if is_local_path(warehouse):
-            warehouse = local_path(warehouse)
-            if not os.path.isabs(warehouse):
-                warehouse = os.path.normpath(os.path.join(project_root, warehouse))
-        return CatalogRoute(self.name, warehouse,
+        if warehouse is None:
+            raise DbtRuntimeError(
+                f"catalogs.yml catalog '{self.name}' names no warehouse, and neither does the "
+                "profile: add `warehouse` to its properties")
+        return CatalogRoute(self.name, resolved_warehouse(warehouse, project_root),
                             {**filesystem_options, **catalog.pypaimon_options()})
 
 

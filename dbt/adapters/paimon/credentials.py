@@ -24,7 +24,7 @@ from dbt.adapters.paimon.environments import connect_client
 from dbt.adapters.paimon.format.catalog_config import (WAREHOUSE_KEY, CatalogConfigError,
                                                        PaimonCatalog, parse_catalog)
 from dbt.adapters.paimon.environments.locations import (SPARK_STATE_DIRNAME, is_local_path,  # noqa: F401
-                                                       local_path)
+                                                       resolved_warehouse)
 
 DEFAULT_WAREHOUSE_DIRNAME = "paimon_warehouse"
 # Spark's own files (Derby metastore, spark-warehouse/, derby.log) live in this folder under a
@@ -197,12 +197,8 @@ class PaimonCredentials(SparkCredentials):
         if self.is_connect and self.warehouse is None:
             return  # the server's warehouse (connect_client.WAREHOUSE_CONF), known once connected
         # a Hive catalog's hive-site.xml names one when neither the profile nor `catalog` does
-        warehouse = self.warehouse or catalog.site_warehouse or DEFAULT_WAREHOUSE_DIRNAME
-        if is_local_path(warehouse):
-            warehouse = local_path(warehouse)
-            if not os.path.isabs(warehouse):
-                warehouse = os.path.join(base, warehouse)
-            warehouse = os.path.normpath(warehouse)
+        warehouse = resolved_warehouse(
+            self.warehouse or catalog.site_warehouse or DEFAULT_WAREHOUSE_DIRNAME, base)
         self.warehouse = warehouse
         if self.catalog and WAREHOUSE_KEY in self.catalog:
             self.catalog = {**self.catalog, WAREHOUSE_KEY: warehouse}

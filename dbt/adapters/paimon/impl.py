@@ -80,7 +80,7 @@ class PaimonAdapter(SparkAdapter):
     # source freshness without loaded_at_field: the latest Paimon snapshot's commit time
     _capabilities = CapabilityDict({
         Capability.TableLastModifiedMetadata: CapabilitySupport(support=Support.Full),
-        # catalogs.yml v2 (--use-catalogs-v2): bridged to the v1 integrations below
+        # catalogs.yml v2 (project flag use_catalogs_v2): bridged to the v1 integrations below
         Capability.CatalogsV2: CapabilitySupport(support=Support.Full),
     })
     # catalogs.yml: Paimon's filesystem, JDBC and Hive catalogs (catalog_integrations.py)
@@ -159,10 +159,6 @@ class PaimonAdapter(SparkAdapter):
     def _catalog_route(self, integration):
         """Where a catalogs.yml catalog's tables are (catalog_integrations.py)."""
         credentials = self.config.credentials
-        if credentials.warehouse is None and integration.paimon_catalog.warehouse is None:
-            raise DbtRuntimeError(
-                f"catalogs.yml catalog '{integration.name}' names no warehouse, and neither "
-                "does the profile: add `warehouse` to its properties")
         return integration.route(getattr(self.config, "project_root", None) or ".",
                                  credentials.warehouse, credentials.catalog_options)
 

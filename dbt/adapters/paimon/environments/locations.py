@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlparse
 
 from dbt_common.exceptions import DbtRuntimeError
@@ -28,3 +29,12 @@ def local_path(location: str) -> str:
             f"(file:///{uri.netloc}{uri.path} for the folder /{uri.netloc}{uri.path}); for a "
             "folder relative to the dbt project, give the plain path.")
     return uri.path
+
+
+def resolved_warehouse(location: str, base: str) -> str:
+    """A warehouse as the process uses it: a local one as an absolute, normalised folder (a
+    relative one relative to ``base``, the dbt project); a remote URI as it is."""
+    if not is_local_path(location):
+        return location
+    folder = local_path(location)
+    return os.path.normpath(folder if os.path.isabs(folder) else os.path.join(base, folder))

@@ -3,11 +3,14 @@ Spark's own Parquet reader (native_read.py), anything else by the `paimon` Pytho
 and both give exactly the rows of the merged read, for every table mode and type."""
 import datetime as dt
 import decimal
+import itertools
 import os
 import shutil
 
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 from pypaimon.schema.data_types import DataTypeParser
 from pypaimon.schema.schema_change import SchemaChange
 
@@ -106,8 +109,10 @@ def test_a_new_snapshot_is_read_at_the_next_statement(spark, warehouse, registry
     assert len(folders) == 2  # the current snapshot's file list and the previous one
 
 
-def test_primary_key_table_is_native_only_when_no_split_needs_a_merge(spark, warehouse,
-                                                                      registry):
+def test_level_0_runs_of_a_deduplicate_table_are_read_natively_without_superseded_rows(
+        spark, warehouse, registry):
+    """A deduplicate table's merged row is its key's last record: the merge is a choice of
+    stored rows (runtime.last_record_rows), which Spark reads itself, leaving out the rest."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         pa.field("dt", pa.string(), nullable=False)])
     wh.create_table(warehouse, "db", "users", schema, primary_keys=["dt", "id"],
@@ -121,14 +126,61 @@ def test_primary_key_table_is_native_only_when_no_split_needs_a_merge(spark, war
         write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), location,
                               model_name="t")
     registry.sync()
-    assert read_way(spark, "db.users") == "python"  # level-0 runs must be merged
+    assert read_way(spark, "db.users") == "native-with-deleted-rows"
+    assert "FileScan parquet" in scan_of(spark, "db.users")
     merged = python_rows(spark, warehouse, "db.users")
     assert entry_rows(spark, "db.users") == merged and len(merged) == 30
+    assert sorted((i, v) for i, v, _ in merged) == \
+        [(i, 0 if i < 5 else 1 if i < 10 else 2) for i in range(30)]
     compact_table(spark, location, full=True)
     registry.activate()
     assert read_way(spark, "db.users") == "native"
     assert "FileScan parquet" in scan_of(spark, "db.users")
     assert entry_rows(spark, "db.users") == merged
+
+
+def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
+    """A key whose last record is a -D is left out; with ignore-delete the -D never counts.
+    Every record of a key that ends deleted is left out, so a file may go unread."""
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
+    for name, options, expected in [
+            ("plain", {}, [(1, 1), (3, 0)]),
+            ("ignoring", {"ignore-delete": "true"}, [(0, 0), (1, 1), (2, 0), (3, 0)])]:
+        wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
+                        options={"bucket": "1", **options})
+        location = TableLocation(warehouse, "db", name, {})
+        write_primary_key_run(spark, spark.createDataFrame(
+            [(i, 0) for i in range(4)], "id long, v long"), location, model_name="t")
+        write_primary_key_run(spark, spark.createDataFrame(
+            [(1, 1)], "id long, v long"), location, model_name="t")
+        write_primary_key_run(spark, spark.createDataFrame(
+            [(0, 9, "-D"), (2, 9, "-D")], "id long, v long, kind string"), location,
+            row_kind_column="kind", model_name="t")
+        registry.sync()
+        assert read_way(spark, f"db.{name}") == "native-with-deleted-rows", name
+        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}") \
+            == expected, name
+
+
+def test_a_merge_of_values_keeps_the_python_path(spark, warehouse, registry):
+    """partial-update, aggregation, first-row and sequence.field tables merge values or pick
+    other than the last record: their level-0 runs go through the merge runtime."""
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
+                        ("w", pa.int64())])
+    for name, options in [("partial", {"merge-engine": "partial-update"}),
+                          ("summed", {"merge-engine": "aggregation",
+                                      "fields.v.aggregate-function": "sum"}),
+                          ("first", {"merge-engine": "first-row"}),
+                          ("ordered", {"sequence.field": "w"})]:
+        wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
+                        options={"bucket": "1", **options})
+        location = TableLocation(warehouse, "db", name, {})
+        for run in range(2):
+            write_primary_key_run(spark, spark.createDataFrame(
+                [(1, run + 1, 5 - run)], "id long, v long, w long"), location, model_name="t")
+        registry.sync()
+        assert read_way(spark, f"db.{name}") == "python", name
+        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
 
 
 def test_deletion_vectors_drop_their_rows_from_the_native_read(spark, warehouse, registry):
@@ -141,9 +193,9 @@ def test_deletion_vectors_drop_their_rows_from_the_native_read(spark, warehouse,
     mark_deleted(location, "id", [1, 3, 6])
     assert any(s.deletion_files for s in plan_splits(location.open()))
     registry.activate()
-    assert read_way(spark, "db.dv") == "native-with-deletes"
+    assert read_way(spark, "db.dv") == "native-with-deleted-rows"
     plan = scan_of(spark, "db.dv")
-    assert "FileScan parquet" in plan and "LeftAnti" in plan
+    assert "FileScan parquet" in plan and "BroadcastHashJoin" in plan
     assert entry_rows(spark, "db.dv") == python_rows(spark, warehouse, "db.dv") == [
         (0, "x", "d"), (2, "x", "d"), (4, "x", "d"), (5, "y", "e"), (7, "y", "e")]
     mark_deleted(location, "id", [0])  # the next snapshot: the same shape, other deletes
@@ -166,7 +218,7 @@ def test_primary_key_deletion_vectors_read_natively(spark, warehouse, registry):
     registry.sync()
     # each later run's compaction deleted the keys it updated from the files above level 0
     assert any(s.deletion_files for s in plan_splits(location.open()))
-    assert read_way(spark, "db.pkdv") == "native-with-deletes"
+    assert read_way(spark, "db.pkdv") == "native-with-deleted-rows"
     rows = entry_rows(spark, "db.pkdv")
     assert rows == python_rows(spark, warehouse, "db.pkdv")
     assert sorted(rows) == [(i, 0 if i < 4 else 1 if i < 8 else 2) for i in range(18)]
@@ -261,15 +313,22 @@ def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry
             .option("table", "db.travel").option("snapshot_id", str(snapshot)).load()
         assert entry_rows(spark, view) == sorted(map(tuple, python.collect()), key=repr) \
             == expected
-    # a snapshot that needs a merge is left to the Python source
+    # a deduplicate table's level-0 runs: each snapshot's own choice of rows
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
-    wh.create_table(warehouse, "db", "merged", schema, primary_keys=["id"],
-                    options={"bucket": "1"})
-    pk = TableLocation(warehouse, "db", "merged", {})
-    for run in range(2):
-        rows = pa.table({"id": pa.array([1, 2], pa.int64()), "v": pa.array([run] * 2, pa.int64())})
-        write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), pk, model_name="t")
-    assert registry.snapshot_view("db", "merged", 2, "merged_at_2") is None
+    for name, options in (("merged", {}), ("partial", {"merge-engine": "partial-update"})):
+        wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
+                        options={"bucket": "1", **options})
+        pk = TableLocation(warehouse, "db", name, {})
+        for run in range(2):
+            rows = pa.table({"id": pa.array([1, 2], pa.int64()),
+                             "v": pa.array([run] * 2, pa.int64())})
+            write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), pk,
+                                  model_name="t")
+    for snapshot in (1, 2):
+        view = registry.snapshot_view("db", "merged", snapshot, f"merged_at_{snapshot}")
+        assert entry_rows(spark, view) == [(1, snapshot - 1), (2, snapshot - 1)]
+    # a snapshot whose merge combines values is left to the Python source
+    assert registry.snapshot_view("db", "partial", 2, "partial_at_2") is None
 
 
 def test_orc_files_are_read_by_sparks_orc_reader(spark, warehouse, registry):
@@ -349,3 +408,53 @@ def test_entries_follow_the_branches_in_use_at_once(spark, warehouse, registry, 
     registry.use_branches("b", {})
     assert entry_rows(spark, "db.t") == [(2, "branch", "d")]
     assert registry.paimon_name("db", "other") == "other"  # no branch b: main
+
+
+_last_record_tables = itertools.count()
+
+
+@settings(max_examples=int(os.environ.get("LAST_RECORD_EXAMPLES", "6")), deadline=None,
+          derandomize=True, database=None, phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_choice_of_stored_rows_equals_the_merged_read(spark, warehouse, registry, data):
+    """Random level-0 runs of a deduplicate table (every row kind, ignore-delete or not, one
+    or two buckets, partitioned or not): the native read of each key's last record returns
+    exactly the merge runtime's rows."""
+    partitioned = data.draw(st.booleans(), label="partitioned")
+    options = {"bucket": data.draw(st.sampled_from(["1", "2"]), label="bucket")}
+    if data.draw(st.booleans(), label="ignore-delete"):
+        options["ignore-delete"] = "true"
+    row = st.tuples(st.integers(0, 7), st.sampled_from(["x", "y"]),
+                    st.sampled_from(["+I", "+I", "+U", "-U", "-D"]),
+                    st.none() | st.integers(-5, 5), st.none() | st.text("ab", max_size=2))
+    runs = data.draw(st.lists(st.lists(row, min_size=1, max_size=6), min_size=2, max_size=4),
+                     label="runs")
+    name = f"last{next(_last_record_tables)}"
+    wh.create_table(warehouse, "db", name, pa.schema([
+        pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string(), nullable=False),
+        ("v", pa.int64()), ("s", pa.string())]), primary_keys=["p", "id"] if partitioned
+        else ["id"], partition_keys=["p"] if partitioned else [], options=options)
+    location = TableLocation(warehouse, "db", name, {})
+    for rows in runs:
+        frame = spark.createDataFrame(
+            [(i, p if partitioned else "x", kind, v, s) for i, p, kind, v, s in rows],
+            "id long, p string, kind string, v long, s string")
+        write_primary_key_run(spark, frame, location, row_kind_column="kind", model_name="t")
+    registry.sync()
+    assert read_way(spark, f"db.{name}") in ("native", "native-with-deleted-rows")
+    assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
+
+
+def test_every_key_deleted_reads_no_file(spark, warehouse, registry):
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
+    wh.create_table(warehouse, "db", "emptied", schema, primary_keys=["id"],
+                    options={"bucket": "1"})
+    location = TableLocation(warehouse, "db", "emptied", {})
+    for kind in ("+I", "-D"):
+        write_primary_key_run(spark, spark.createDataFrame(
+            [(1, 1, kind), (2, 2, kind)], "id long, v long, kind string"), location,
+            row_kind_column="kind", model_name="t")
+    registry.sync()
+    assert read_way(spark, "db.emptied") == "native"  # both files wholly superseded: none read
+    assert entry_rows(spark, "db.emptied") == python_rows(spark, warehouse, "db.emptied") == []

@@ -5,7 +5,8 @@ Spark's Python data source API cannot prune columns, and every row it returns cr
 Python worker into the JVM. When no split of a snapshot needs a merge (an append table; a
 primary-key table whose every bucket is one sorted run, as after a full compaction, or a
 deletion-vector table's files above level 0), the snapshot's rows are exactly the value columns
-of its data files. Spark's Parquet and ORC readers then read them vectorised in the JVM, with
+of its data files; when its merges only choose among stored records (below), they are some of
+those rows. Spark's Parquet and ORC readers then read them vectorised in the JVM, with
 column pruning, filter pushdown and row-group skipping.
 
 Spark reads an exact file list, not a folder, through the log of its own file sink: a folder
@@ -14,16 +15,22 @@ read as exactly the files that log names (``MetadataLogFileIndex``), wherever th
 catalog table ``USING parquet LOCATION '<that folder>'`` is then the snapshot. The folders
 are under the warehouse (``<warehouse>/.spark/paimon-reads/``), one per snapshot.
 
-Deletion vectors: the deleted (file name, row position) pairs are a small Parquet file beside
-the log, which the read anti-joins on Spark's per-row ``_metadata.file_name`` and
-``_metadata.row_index`` (a broadcast hash join: Spark's row index is the row's position in its
-file, which is what a deletion vector holds).
+Rows to leave out: a deletion vector's rows, and the superseded records of a deduplicate
+table's splits that need a merge. Such a table's merged row is its key's last record, a row of
+a stored file, so the merge is a choice of rows: made once per snapshot from the keys, sequence
+numbers and row kinds alone (``runtime.last_record_rows``), while Spark reads every column it
+needs of the chosen rows itself. The rows left out are one bitmap per data file, a small
+Parquet file beside the log, joined by broadcast on Spark's per-row ``_metadata.file_name`` and
+tested at ``_metadata.row_index`` (the row's position in its file, which is what a deletion
+vector holds). A file none of whose rows is kept is not read.
 
 A snapshot is read natively only when the result is certain to equal the merged read
 (``source.read_merged_split``); otherwise the table keeps the Python data source:
 - every split is raw-convertible (``source.is_raw_convertible``: for a deletion-vector
-  primary-key table, its files above level 0);
-- all files have one format Spark reads (Parquet or ORC; deletion vectors: Parquet only, the
+  primary-key table, its files above level 0), or the table's merge keeps records whole
+  (deduplicate without ``sequence.field``; partial-update, aggregation and first-row splits
+  keep the merge runtime);
+- all files have one format Spark reads (Parquet or ORC; rows to leave out: Parquet only, the
   format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
   nanosecond timestamps, no Paimon-only types; from ORC files no dates and no timestamps:
@@ -51,7 +58,7 @@ import pyarrow.parquet as pq
 NATIVE_FORMATS = ("parquet", "orc")
 READS_DIRNAME = os.path.join(".spark", "paimon-reads")
 SINK_LOG_DIR = "_spark_metadata"
-DELETES_DIR = "deleted-rows"
+DELETES_DIR = "deleted-rows-bitmaps"
 TRAVEL_PREFIX = "travel-snapshot-"
 # Spark's FileStreamSinkLog: version line, then one JSON entry per file
 SINK_LOG_VERSION = "v1"
@@ -87,8 +94,7 @@ def plan_native(table, snapshot_id: Optional[int] = None
     if not splits:
         return snapshot_id or _latest(table), None, "no data"
     snapshot_id = splits[0].snapshot_id
-    files = []
-    deleted: Dict[str, np.ndarray] = {}
+    files, merges, vectors = [], [], []
     for split in splits:
         read = split.batch_read_files() if split.primary_key_table else split.files
         if split.primary_key_table:
@@ -96,16 +102,13 @@ def plan_native(table, snapshot_id: Optional[int] = None
                 continue
             probe = _with_files(split, read)
             if not is_raw_convertible(probe):
-                return snapshot_id, None, "a split needs a merge"
+                if not _merge_keeps_records(table):
+                    return snapshot_id, None, "a split needs a merge of values"
+                merges.append(probe)
         files.extend(read)
         if split.deletion_files:
-            from dbt.adapters.paimon.format.deletion_vectors import read_deletion_vectors
-
             names = {f.file_name for f in read}
-            vectors = read_deletion_vectors(table.file_io, {
-                name: d for name, d in split.deletion_files.items() if name in names})
-            deleted.update((name, positions) for name, positions in vectors.items()
-                           if len(positions))
+            vectors.append({name: d for name, d in split.deletion_files.items() if name in names})
     formats = {_format_of(f.file_name) for f in files}
     if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
         return snapshot_id, None, f"file formats {sorted(map(str, formats))}"
@@ -119,12 +122,18 @@ def plan_native(table, snapshot_id: Optional[int] = None
                        if not _spark_orc_reads_exactly(f.type)]
         if unsupported:
             return snapshot_id, None, f"column types Spark's ORC reader changes: {unsupported}"
-    if deleted and file_format != "parquet":
+    if (vectors or merges) and file_format != "parquet":
         # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
-        return snapshot_id, None, "deletion vectors on ORC files"
+        return snapshot_id, None, "rows to leave out of ORC files"
+    deleted = _vector_positions(table, vectors)
+    deleted.update(_superseded_positions(table, merges))
+    # a file whose every row is left out is not read at all
+    files = [f for f in files if len(deleted.get(f.file_name, ())) < f.row_count]
+    kept = {f.file_name for f in files}
     return snapshot_id, NativeSnapshot(
         snapshot_id, file_format,
-        tuple((_absolute(f.file_path), int(f.file_size)) for f in files), deleted), ""
+        tuple((_absolute(f.file_path), int(f.file_size)) for f in files),
+        {name: rows for name, rows in deleted.items() if name in kept}), ""
 
 
 def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnapshot,
@@ -135,7 +144,7 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     for a time-travel read's (kept until the table is dropped)."""
     parent = os.path.join(reads_root, database, table)
     folder = file_list_folder(reads_root, database, table, stamp, schema_id, prefix)
-    if has_file_list(folder):
+    if _complete(folder, plan):
         return folder
     os.makedirs(parent, exist_ok=True)
     staging = os.path.join(parent, f".staging-{uuid.uuid4().hex}")
@@ -150,8 +159,10 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
         out.write("\n".join(lines))
     if plan.deleted:
         os.makedirs(os.path.join(staging, DELETES_DIR))
-        pq.write_table(deleted_rows(plan.deleted),
+        pq.write_table(deletion_bitmaps(plan.deleted),
                        os.path.join(staging, DELETES_DIR, "part-0.parquet"))
+    if os.path.isdir(folder) and not _complete(folder, plan):
+        shutil.rmtree(folder, ignore_errors=True)  # another layout's (no bitmaps): replaced
     try:
         os.rename(staging, folder)
     except OSError:  # another process put the same folder in place first
@@ -171,16 +182,43 @@ def has_file_list(folder: str) -> bool:
     return os.path.isdir(os.path.join(folder, SINK_LOG_DIR))
 
 
-def deleted_rows(deleted: Dict[str, np.ndarray]) -> pa.Table:
-    """The deleted (file name, row position) pairs as the table a native read anti-joins on
-    Spark's ``_metadata.file_name`` and ``_metadata.row_index``."""
+def _complete(folder: str, plan: NativeSnapshot) -> bool:
+    return has_file_list(folder) and (not plan.deleted or os.path.isdir(deletes_folder(folder)))
+
+
+def deletion_bitmaps(deleted: Dict[str, np.ndarray]) -> pa.Table:
+    """The deleted rows as one bitmap per data file, the table a native read joins on Spark's
+    ``_metadata.file_name``: bit ``p % 64`` of word ``p // 64`` of ``words`` is set when row
+    ``p`` is deleted. A bitmap costs one bit per row up to the last deleted one, so a join
+    with it stays a small broadcast whatever the number of deleted rows (a join on (file name,
+    row position) pairs broadcast millions of rows and took seconds)."""
     names = list(deleted)
-    counts = [len(deleted[n]) for n in names]
-    return pa.table({
-        "file_name": pa.array(np.repeat(np.array(names, dtype=object), counts), pa.string()),
-        "row_index": pa.array(np.concatenate([deleted[n] for n in names]).astype(np.int64)
-                              if names else np.array([], np.int64), pa.int64()),
-    })
+    words = []
+    for name in names:
+        positions = np.asarray(deleted[name], dtype=np.int64)
+        bits = np.zeros((int(positions.max()) // 64 + 1) * 64 if len(positions) else 0, bool)
+        bits[positions] = True
+        words.append(np.packbits(bits, bitorder="little").view("<i8"))
+    return pa.table({"file_name": pa.array(names, pa.string()),
+                     "words": pa.array(words, pa.list_(pa.int64()))})
+
+
+def live_rows_sql(rows: str, bitmaps: str) -> str:
+    """The query of ``rows`` (a table of data files) without the rows ``bitmaps``
+    (``deletion_bitmaps``) deletes."""
+    return (f"select /*+ BROADCAST(d) */ r.* from {rows} r left join {bitmaps} d "
+            f"on r._metadata.file_name = d.file_name "
+            f"where {live_row('r._metadata.row_index', 'd.words')}")
+
+
+def live_row(row_index: str, words: str) -> str:
+    """The condition that row ``row_index`` of a file is not deleted by its bitmap ``words``
+    (NULL: the file has none). A word past a bitmap's end deletes nothing."""
+    return (f"{words} is null or bit_get(coalesce(try_element_at({words}, "
+            f"cast({row_index} div 64 as int) + 1), 0L), cast({row_index} % 64 as int)) = 0")
+
+
+BITMAPS_DDL = "file_name string, words array<bigint>"
 
 
 def deletes_folder(folder: str) -> str:
@@ -224,6 +262,63 @@ def _snapshot_of(name: str) -> Tuple[int, int]:
     if not numbers or not all(n.isdigit() for n in numbers):
         return -1, -1
     return int(numbers[0]), int(numbers[1]) if len(numbers) > 1 else 0
+
+
+def _merge_keeps_records(table) -> bool:
+    """Whether a merged read returns stored records unchanged (a deduplicate table without
+    ``sequence.field``: each key's last record), so a merge can be a choice of rows."""
+    from dbt.adapters.paimon.datasource.source import merge_spec_of
+    from dbt.adapters.paimon.runtime import last_record_wins
+
+    return last_record_wins(merge_spec_of(table))
+
+
+def _vector_positions(table, vectors) -> Dict[str, np.ndarray]:
+    """The rows the splits' deletion vectors delete, by data file name."""
+    if not vectors:
+        return {}
+    from dbt.adapters.paimon.format.deletion_vectors import read_deletion_vectors
+
+    deleted: Dict[str, np.ndarray] = {}
+    for files in vectors:
+        deleted.update((name, positions) for name, positions
+                       in read_deletion_vectors(table.file_io, files).items() if len(positions))
+    return deleted
+
+
+def _superseded_positions(table, splits) -> Dict[str, np.ndarray]:
+    """The stored records a merged read of ``splits`` does not return, by data file name.
+
+    Only the keys, sequence numbers and row kinds are read (the merge runtime's choice of
+    each key's last record, ``last_record_rows``); Spark then reads the chosen rows of every
+    column it needs itself. One thread per split: Arrow and polars release the GIL."""
+    if not splits:
+        return {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(splits), os.cpu_count() or 1)) as pool:
+        found = list(pool.map(lambda split: _split_superseded(table, split), splits))
+    return {name: rows for part in found for name, rows in part.items()}
+
+
+def _split_superseded(table, split) -> Dict[str, np.ndarray]:
+    from dbt.adapters.paimon.datasource.source import merge_spec_of
+    from dbt.adapters.paimon.format.kv_files import read_split_records
+    from dbt.adapters.paimon.runtime import last_record_rows
+
+    records = read_split_records(table, split, list(table.primary_keys), with_positions=True)
+    superseded = np.ones(records.num_rows, bool)
+    superseded[last_record_rows(merge_spec_of(table), records, sorted_by_key=False)
+               .to_numpy()] = False
+    files = records.column("_file").combine_chunks().dictionary_encode()
+    codes = files.indices.to_numpy()
+    positions = records.column("_position").to_numpy()
+    out = {}
+    for code, name in enumerate(files.dictionary.to_pylist()):
+        rows = positions[superseded & (codes == code)]
+        if len(rows):
+            out[name] = rows
+    return out
 
 
 def _with_files(split, files):

@@ -58,7 +58,7 @@ READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES or PYTHON
 # deletes_<t> (a native read's deleted rows), write_<t> (SQL INSERT's target)
 HIDDEN_DATABASE_SUFFIX = "__paimon"
 READ_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "deletes_", "write_"
-NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deletes", "python"
+NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
 REGISTERED_CONF_PREFIX = "spark.dbt.paimon.registered."
 _PROVIDER_LINE = re.compile(r"^Provider: (.*)$", re.MULTILINE)
 _TYPE_LINE = re.compile(r"^Type: (.*)$", re.MULTILINE)
@@ -498,12 +498,10 @@ class PaimonTableRegistry:
                                    f"location '{_sql_text(folder)}'")
                 query = f"select * from {rows}"
                 if read == NATIVE_WITH_DELETES:
-                    self.spark.sql(f"create table {deletes} (file_name string, row_index bigint) "
+                    self.spark.sql(f"create table {deletes} ({native_read.BITMAPS_DDL}) "
                                    f"using parquet location "
                                    f"'{_sql_text(native_read.deletes_folder(folder))}'")
-                    query = (f"select r.* from {rows} r left anti join {deletes} d "
-                             f"on r._metadata.file_name = d.file_name "
-                             f"and r._metadata.row_index = d.row_index")
+                    query = native_read.live_rows_sql(rows, deletes)
                 self.spark.sql(f"create or replace view {view} {properties} as {query}")
         except Exception as exc:
             # Another dbt process on the same Spark Connect server (one metastore) made the
@@ -583,13 +581,14 @@ class PaimonTableRegistry:
             from pyspark.sql import functions as F
 
             names = rows.columns
-            deletes = self.spark.read.format("parquet").load(native_read.deletes_folder(folder))
+            bitmaps = (self.spark.read.format("parquet").schema(native_read.BITMAPS_DDL)
+                       .load(native_read.deletes_folder(folder)))
             located = rows.select("*", F.col("_metadata.file_name").alias("__file"),
                                   F.col("_metadata.row_index").alias("__row"))
-            rows = located.join(deletes, (located["__file"] == deletes["file_name"])
-                                & (located["__row"] == deletes["row_index"]),
-                                "left_anti").select(*[F.col(quote_identifier(n))
-                                                      for n in names])
+            rows = (located.join(F.broadcast(bitmaps), located["__file"] == bitmaps["file_name"],
+                                 "left")
+                    .where(F.expr(native_read.live_row("__row", "words")))
+                    .select(*[F.col(quote_identifier(n)) for n in names]))
         rows.createOrReplaceTempView(view)
         return view
 

@@ -126,7 +126,9 @@ def plan_native(table, snapshot_id: Optional[int] = None
         # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
         return snapshot_id, None, "rows to leave out of ORC files"
     deleted = _vector_positions(table, vectors)
-    deleted.update(_superseded_positions(table, merges))
+    for name, rows in _superseded_positions(table, merges).items():
+        # a merged split's records come without its vectors' rows: leave out both
+        deleted[name] = np.union1d(deleted[name], rows) if name in deleted else rows
     # a file whose every row is left out is not read at all
     files = [f for f in files if len(deleted.get(f.file_name, ())) < f.row_count]
     kept = {f.file_name for f in files}

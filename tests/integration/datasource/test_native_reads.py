@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from pypaimon.schema.data_types import DataTypeParser
+from pypaimon.schema.data_types import DataTypeParser, PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
@@ -245,6 +245,37 @@ def test_schema_evolution(spark, warehouse, registry):
     assert read_way(spark, "db.evolving") == "python"
     assert spark.table("db.evolving").columns == ["id", "label", "dt", "score"]
     assert entry_rows(spark, "db.evolving") == [(1, "a", "d", None), (2, "b", "d", 0.5)]
+
+
+def test_widened_columns_read_natively_from_parquet_files(spark, warehouse, registry):
+    """Spark's Parquet reader widens older files' values as Paimon casts them; a change it does
+    not widen exactly (BIGINT to DOUBLE: Arrow's cast refuses values past 2^53) keeps the
+    Python path, as does any widening in ORC files."""
+    types = {"i": ("INT", "BIGINT"), "t": ("TINYINT", "INT"), "f": ("FLOAT", "DOUBLE"),
+             "d": ("DECIMAL(5, 2)", "DECIMAL(12, 4)"), "x": ("INT", "DOUBLE")}
+    rows = [(1, 7, 2, 1.5, decimal.Decimal("1.25"), -3), (2, None, -1, None, None, 4)]
+    catalog = wh.open_catalog(warehouse)
+    for name, file_format, extra, way in (("wide", "parquet", {}, "native"),
+                                          ("wide_orc", "orc", {}, "python"),
+                                          ("to_double", "parquet", {"b": ("BIGINT", "DOUBLE")},
+                                           "python")):
+        columns = {**types, **extra}
+        schema = pa.schema([pa.field("id", pa.int64(), nullable=False)] + [
+            (c, PyarrowFieldParser.from_paimon_type(DataTypeParser.parse_data_type(old)))
+            for c, (old, _) in columns.items()])
+        table = wh.create_table(warehouse, "db", name, schema,
+                                options={"file.format": file_format})
+        commit(table, [r + (5,) * len(extra) for r in rows], schema)
+        catalog.alter_table(f"db.{name}", [
+            SchemaChange.update_column_type(c, DataTypeParser.parse_data_type(new))
+            for c, (_, new) in columns.items()])
+        registry.sync()
+        assert read_way(spark, f"db.{name}") == way, name
+        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
+        assert [f.dataType.simpleString() for f in spark.table(f"db.{name}").schema][1:6] == \
+            ["bigint", "int", "double", "decimal(12,4)", "double"]
+    assert sorted(map(tuple, spark.table("db.wide").collect())) == [
+        (1, 7, 2, 1.5, decimal.Decimal("1.2500"), -3.0), (2, None, -1, None, None, 4.0)]
 
 
 def test_types_read_the_same_both_ways(spark, warehouse, registry):

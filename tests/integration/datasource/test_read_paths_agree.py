@@ -8,8 +8,8 @@ vectors: rows deleted) -- partitioned or not, in Parquet or ORC files, holding
 every column type our writer takes (decimals of random precision and scale, timestamps of
 millisecond and microsecond precision with and without time zone, dates, binary, arrays, maps,
 structs and nesting of them), after a schema evolution step that keeps the native path (an
-added or dropped column) or leaves it (a renamed or widened column, a dropped column's name
-taken again).
+added or dropped column, INT widened to BIGINT in Parquet files) or leaves it (a renamed
+column, a dropped column's name taken again, a widened column in ORC files).
 
 Rows are compared as multisets of exact values (a float's sign and NaN, a decimal's scale, a
 timestamp's microseconds) and both reads' column names and types must be equal. The entry's
@@ -325,8 +325,10 @@ def expected_read(case, location, rows: int) -> set:
         types.append(case["added"][1])
     if case["evolution"] in ("drop", "add-drop"):
         types.remove(dict(case["columns"])[case["changed"]][1])
-    if case["evolution"] in ("rename", "widen", "name-reused"):
-        return {PYTHON}  # older files need Paimon's field-id mapping
+    if case["evolution"] in ("rename", "name-reused") or \
+            (case["evolution"] == "widen" and case["format"] == "orc"):
+        return {PYTHON}  # older files need Paimon's field-id mapping (Parquet: INT to BIGINT
+        # is widened by Spark's reader, native_read._widens_exactly)
     if case["format"] == "orc" and any(_has_date_or_timestamp(t) for t in types):
         return {PYTHON}
     if case["uncompacted"]:  # every run's files at level 0

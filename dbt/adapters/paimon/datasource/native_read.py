@@ -35,8 +35,9 @@ A snapshot is read natively only when the result is certain to equal the merged 
 - every column's type is one Spark reads exactly as the Python path converts it (no
   nanosecond timestamps, no Paimon-only types; from ORC files no dates and no timestamps:
   ``_spark_orc_reads_exactly``);
-- every file's schema gives each current column under its current name and type, or lacks it
-  with no other column of that name (a rename or a type change needs a projection).
+- every file's schema gives each current column under its current name and type (or, in
+  Parquet files, a type Spark's reader widens exactly: ``_widens_exactly``), or lacks it with
+  no other column of that name (a rename or another type change needs a projection).
 A row-tracking table's rewritten files also store ``_ROW_ID`` and ``_SEQUENCE_NUMBER``: the entry
 declares the table's columns only, so Spark reads just those.
 """
@@ -112,9 +113,10 @@ def plan_native(table, snapshot_id: Optional[int] = None
     formats = {_format_of(f.file_name) for f in files}
     if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
         return snapshot_id, None, f"file formats {sorted(map(str, formats))}"
-    if not _schemas_line_up(table, {f.schema_id for f in files}):
-        return snapshot_id, None, "a file's schema needs a projection"
     file_format = formats.pop() if formats else _table_format(options)
+    if not _schemas_line_up(table, {f.schema_id for f in files},
+                            widening=file_format == "parquet"):
+        return snapshot_id, None, "a file's schema needs a projection"
     if file_format not in NATIVE_FORMATS:
         return snapshot_id, None, f"file format {file_format}"
     if file_format == "orc":
@@ -345,7 +347,16 @@ def _absolute(path: str) -> str:
     return os.path.abspath(path)
 
 
-def _schemas_line_up(table, schema_ids) -> bool:
+def _schemas_line_up(table, schema_ids, widening: bool) -> bool:
+    """Whether Spark reads every file written under ``schema_ids`` with the current schema as
+    Paimon does: each current column under its current name, at its type or (``widening``:
+    Parquet files) a type Spark's Parquet reader widens it to exactly (``_widens_exactly``),
+    or absent with no other column of that name."""
+    from pypaimon.schema.data_types import PyarrowFieldParser
+
+    def arrow_type(field):
+        return PyarrowFieldParser.from_paimon_schema([field]).field(0).type
+
     current = table.table_schema
     for schema_id in schema_ids:
         if schema_id == current.id:
@@ -358,9 +369,33 @@ def _schemas_line_up(table, schema_ids) -> bool:
             if before is None:
                 if column.name in old_names:  # the name belonged to another (dropped) column
                     return False
-            elif before.name != column.name or str(before.type) != str(column.type):
+            elif before.name != column.name:
                 return False
+            elif str(before.type) != str(column.type):
+                stored, now = arrow_type(before), arrow_type(column)
+                if stored != now and not (widening and _widens_exactly(stored, now)):
+                    return False
     return True
+
+
+def _widens_exactly(stored: pa.DataType, now: pa.DataType) -> bool:
+    """Type changes whose values Spark's Parquet reader widens (its vectorised and its row
+    reader alike) to what the Python path's Arrow cast gives, for every value: a wider integer,
+    FLOAT to DOUBLE, an integer of up to 32 bits to DOUBLE, a DECIMAL with no fewer integer
+    digits and no fewer fraction digits. (BIGINT to DOUBLE is not: Arrow's cast refuses a value
+    beyond 2^53 that Spark rounds.)"""
+    t = pa.types
+    if t.is_integer(stored) and t.is_integer(now):
+        return t.is_signed_integer(stored) and t.is_signed_integer(now) \
+            and now.bit_width >= stored.bit_width
+    if t.is_float32(stored):
+        return t.is_float64(now)
+    if t.is_signed_integer(stored) and stored.bit_width <= 32:
+        return t.is_float64(now)
+    if t.is_decimal(stored) and t.is_decimal(now):
+        return now.scale >= stored.scale and \
+            now.precision - now.scale >= stored.precision - stored.scale
+    return False
 
 
 def _spark_orc_reads_exactly(arrow_type: pa.DataType) -> bool:

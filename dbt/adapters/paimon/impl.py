@@ -293,12 +293,9 @@ class PaimonAdapter(SparkAdapter):
         reading ``relation`` (or its ``table``, e.g. a branch ``t$branch_b``) with
         ``read_options``."""
         relation = _paimon_names(relation)
-        from dbt.adapters.paimon.datasource.source import TableLocation
-
         registry = self._registry
-        options = TableLocation(registry.warehouse_of(relation.schema), relation.schema,
-                                table or relation.identifier,
-                                registry.options_of(relation.schema)).source_options()
+        options = registry.main_location(relation.schema,
+                                         table or relation.identifier).source_options()
         options.update(read_options)
         rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
         registry.activate().sql(
@@ -746,14 +743,11 @@ class PaimonAdapter(SparkAdapter):
     # readable result; bad arguments and unsupported tables become DbtRuntimeError.
     def _paimon_location(self, relation: BaseRelation):
         relation = _paimon_names(relation)
-        from dbt.adapters.paimon.datasource.source import TableLocation
-
         registry = self._registry
         if relation is None or not self.is_paimon_relation(relation):
             raise DbtRuntimeError(f"{relation} is not a Paimon table of warehouse "
                                   f"{registry.warehouse_of(relation.schema)}")
-        return TableLocation(registry.warehouse_of(relation.schema), relation.schema,
-                             relation.identifier, registry.options_of(relation.schema))
+        return registry.main_location(relation.schema, relation.identifier)
 
     def _paimon_operation(self, name: str, relation: BaseRelation, action):
         location = self._paimon_location(relation)

@@ -496,3 +496,21 @@ def test_every_key_deleted_reads_no_file(spark, warehouse, registry):
     registry.sync()
     assert read_way(spark, "db.emptied") == "native"  # both files wholly superseded: none read
     assert entry_rows(spark, "db.emptied") == python_rows(spark, warehouse, "db.emptied") == []
+
+
+def test_a_split_too_large_to_choose_in_the_dbt_process_is_merged_by_spark(
+        spark, warehouse, registry, monkeypatch):
+    from dbt.adapters.paimon.datasource import native_read
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
+    wh.create_table(warehouse, "db", "big", schema, primary_keys=["id"], options={"bucket": "1"})
+    location = TableLocation(warehouse, "db", "big", {})
+    for run in range(2):
+        write_primary_key_run(spark, spark.createDataFrame(
+            [(i, run) for i in range(6)], "id long, v long"), location, model_name="t")
+    monkeypatch.setattr(native_read, "MAX_CHOICE_RECORDS", 11)  # the split holds 12 records
+    assert native_read.plan_native(location.open())[1:] == (
+        None, "a split too large to choose rows in this process")
+    registry.sync()
+    assert read_way(spark, "db.big") == "python"
+    assert entry_rows(spark, "db.big") == [(i, 1) for i in range(6)]

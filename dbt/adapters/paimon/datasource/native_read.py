@@ -63,6 +63,9 @@ DELETES_DIR = "deleted-rows-bitmaps"
 TRAVEL_PREFIX = "travel-snapshot-"
 # Spark's FileStreamSinkLog: version line, then one JSON entry per file
 SINK_LOG_VERSION = "v1"
+# the most records of one split whose last records this process chooses (about 40 bytes each
+# while choosing, two splits at a time); a larger split is merged by Spark's tasks instead
+MAX_CHOICE_RECORDS = 20_000_000
 # folders of older snapshots a table keeps besides its current one: a query that listed the
 # previous one a moment ago still finds it
 KEEP_PREVIOUS = 1
@@ -105,6 +108,8 @@ def plan_native(table, snapshot_id: Optional[int] = None
             if not is_raw_convertible(probe):
                 if not _merge_keeps_records(table):
                     return snapshot_id, None, "a split needs a merge of values"
+                if sum(f.row_count for f in read) > MAX_CHOICE_RECORDS:
+                    return snapshot_id, None, "a split too large to choose rows in this process"
                 merges.append(probe)
         files.extend(read)
         if split.deletion_files:

@@ -262,14 +262,9 @@ class PaimonTableRegistry:
         """Every Paimon table this process's catalogs hold: the profile's catalog's databases
         and, of every other catalog, the databases routed to it (a shared catalog's other
         databases belong to other projects)."""
-        from dbt.adapters.paimon.datasource.source import TableLocation
-
-        found = []
-        for database in self._databases():
-            warehouse, options = self.warehouse_of(database), self.options_of(database)
-            for table in listing.list_tables(warehouse, database, options):
-                found.append(TableLocation(warehouse, database, table, options))
-        return found
+        return [self.main_location(database, table) for database in self._databases()
+                for table in listing.list_tables(self.warehouse_of(database), database,
+                                                 self.options_of(database))]
 
     def _databases(self) -> List[str]:
         """The databases of the profile's catalog not routed elsewhere, and the routed ones
@@ -354,10 +349,15 @@ class PaimonTableRegistry:
 
     def location(self, database: str, table: str):
         """Where a write of ``database.table`` goes (its branch in a branch invocation)."""
+        return self.main_location(database, self.paimon_name(database, table))
+
+    def main_location(self, database: str, table: str):
+        """The Paimon table ``database.table`` itself (on main), in the catalog holding
+        ``database``."""
         from dbt.adapters.paimon.datasource.source import TableLocation
 
-        return TableLocation(self.warehouse_of(database), database,
-                             self.paimon_name(database, table), self.options_of(database))
+        return TableLocation(self.warehouse_of(database), database, table,
+                             self.options_of(database))
 
     def take_listed_relations(self, database: str) -> Optional[list]:
         """The rows of ``show table extended in <database> like '*'`` as this invocation's sync

@@ -325,8 +325,7 @@ class ModelBuilder:
         if branch:
             from dbt.adapters.paimon.ops.branches import ensure_branch
 
-            main = TableLocation(self.registry.warehouse_of(database), database, table,
-                                 self.registry.options_of(database))
+            main = self.registry.main_location(database, table)
             if ensure_branch(main, branch):
                 self.registry.expose(database, table)
 

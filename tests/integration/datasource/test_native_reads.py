@@ -163,15 +163,14 @@ def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
 
 
 def test_a_merge_of_values_keeps_the_python_path(spark, warehouse, registry):
-    """partial-update, aggregation, first-row and sequence.field tables merge values or pick
-    other than the last record: their level-0 runs go through the merge runtime."""
+    """partial-update, aggregation and first-row tables merge values or pick other than the
+    last record: their level-0 runs go through the merge runtime."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         ("w", pa.int64())])
     for name, options in [("partial", {"merge-engine": "partial-update"}),
                           ("summed", {"merge-engine": "aggregation",
                                       "fields.v.aggregate-function": "sum"}),
-                          ("first", {"merge-engine": "first-row"}),
-                          ("ordered", {"sequence.field": "w"})]:
+                          ("first", {"merge-engine": "first-row"})]:
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
         location = TableLocation(warehouse, "db", name, {})
@@ -449,13 +448,17 @@ _last_record_tables = itertools.count()
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_choice_of_stored_rows_equals_the_merged_read(spark, warehouse, registry, data):
-    """Random runs of a deduplicate table (every row kind, ignore-delete or not, deletion
-    vectors or not, one or two buckets, partitioned or not): the native read of each key's last
-    record returns exactly the merge runtime's rows."""
+    """Random runs of a deduplicate table (every row kind, ignore-delete or not, a sequence
+    field in either order or none, deletion vectors or not, one or two buckets, partitioned or
+    not): the native read of each key's last record returns exactly the merge runtime's rows."""
     partitioned = data.draw(st.booleans(), label="partitioned")
     options = {"bucket": data.draw(st.sampled_from(["1", "2"]), label="bucket")}
     if data.draw(st.booleans(), label="ignore-delete"):
         options["ignore-delete"] = "true"
+    if data.draw(st.booleans(), label="sequence.field"):  # NULL orders first
+        options["sequence.field"] = "v"
+        options["sequence.field.sort-order"] = data.draw(
+            st.sampled_from(["ascending", "descending"]), label="order")
     # deletion vectors: each run compacted above level 0 as the writer's own runs are; a file
     # keeping -D records there still needs the choice, on top of its vector's rows
     deletion_vectors = data.draw(st.sampled_from([False, False, True]), label="dv")

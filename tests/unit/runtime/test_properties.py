@@ -118,3 +118,25 @@ def test_deduplicate_shortcut_equals_the_general_merge(options, commit_rows, dat
     t = records(s, *commit_rows)
     t = t.take(data.draw(st.permutations(list(range(t.num_rows)))))
     assert merge_arrow(s, t) == merge_arrow(s, t, with_changelog=True)[0]
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"ignore-delete": "true"}, {"sequence.field": "g"},
+    {"sequence.field": "g,a", "sequence.field.sort-order": "descending"},
+    {"sequence.field": "g", "ignore-delete": "true"}],
+    ids=["plain", "ignore-delete", "sequence-field", "two-fields-descending",
+         "sequence-field-ignore-delete"])
+@SETTINGS
+@given(commit_rows=commits, data=st.data())
+def test_a_deduplicate_merge_is_the_choice_of_last_records(options, commit_rows, data):
+    """A native read keeps the stored records last_record_rows names (native_read.py): they must
+    be exactly merge_arrow's rows, whatever the records' physical order, from the keys,
+    sequence fields, kinds and sequence numbers alone."""
+    from dbt.adapters.paimon.runtime import last_record_rows
+
+    s = make_spec(SCHEMA, **options)
+    t = records(s, *commit_rows)
+    t = t.take(data.draw(st.permutations(list(range(t.num_rows)))))
+    keys = t.select(["k"] + [f for f in s.sequence_fields] + ["_row_kind", "_seq", "_commit"])
+    chosen = t.take(last_record_rows(s, keys)).select(list(s.names))
+    assert chosen.cast(s.arrow_schema) == merge_arrow(s, t)

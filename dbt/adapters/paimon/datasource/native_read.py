@@ -28,8 +28,8 @@ A snapshot is read natively only when the result is certain to equal the merged 
 (``source.read_merged_split``); otherwise the table keeps the Python data source:
 - every split is raw-convertible (``source.is_raw_convertible``: for a deletion-vector
   primary-key table, its files above level 0), or the table's merge keeps records whole
-  (deduplicate without ``sequence.field``; partial-update, aggregation and first-row splits
-  keep the merge runtime);
+  (deduplicate, with or without ``sequence.field``; partial-update, aggregation and first-row
+  splits keep the merge runtime);
 - all files have one format Spark reads (Parquet or ORC; rows to leave out: Parquet only, the
   format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
@@ -274,12 +274,12 @@ def _snapshot_of(name: str) -> Tuple[int, int]:
 
 
 def _merge_keeps_records(table) -> bool:
-    """Whether a merged read returns stored records unchanged (a deduplicate table without
-    ``sequence.field``: each key's last record), so a merge can be a choice of rows."""
+    """Whether a merged read returns stored records unchanged (a deduplicate table: each key's
+    last record), so a merge can be a choice of rows."""
     from dbt.adapters.paimon.datasource.source import merge_spec_of
-    from dbt.adapters.paimon.runtime import last_record_wins
+    from dbt.adapters.paimon.runtime import merged_row_is_a_record
 
-    return last_record_wins(merge_spec_of(table))
+    return merged_row_is_a_record(merge_spec_of(table))
 
 
 def _vector_positions(table, vectors) -> Dict[str, np.ndarray]:

@@ -19,14 +19,14 @@ Public API (stable, see DESIGN.md "Contract: the merge runtime API")::
         sorted by primary key -- the order in which rows are written. Merge-on-read of stored files
         is ``merge_arrow`` of their rows with _seq = _SEQUENCE_NUMBER in one commit.
 
-    last_record_wins(spec) -> bool; last_record_rows(spec, records, sorted_by_key=True) -> pa.Array
-        For a deduplicate table without sequence.field a merged row is a stored record: the row
-        numbers of the records a merged read returns, from the keys, _row_kind and _seq alone.
+    merged_row_is_a_record(spec) -> bool; last_record_rows(spec, records, sorted_by_key=True) -> pa.Array
+        A deduplicate table's merged row is one of its records: the row numbers of the records a
+        merged read returns, from the keys, sequence fields, _row_kind and _seq alone.
 
     PaimonConfigError, PaimonDataError: ValueError subclasses.
 """
 from .errors import PaimonConfigError, PaimonDataError
-from .kernel import last_record_rows, last_record_wins, merge_arrow, premerge_arrow
+from .kernel import last_record_rows, merge_arrow, merged_row_is_a_record, premerge_arrow
 from .spec import MergeSpec, SequenceGroup
 from .types import SqlType, parse_type
 
@@ -37,8 +37,8 @@ __all__ = [
     "SequenceGroup",
     "SqlType",
     "last_record_rows",
-    "last_record_wins",
     "merge_arrow",
+    "merged_row_is_a_record",
     "parse_type",
     "premerge_arrow",
 ]

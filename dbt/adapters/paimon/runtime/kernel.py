@@ -99,18 +99,28 @@ def last_record_wins(spec: MergeSpec) -> bool:
     return spec.engine == "deduplicate" and not spec.sequence_fields
 
 
+def merged_row_is_a_record(spec: MergeSpec) -> bool:
+    """deduplicate: a key's merged row is one of its records, unchanged (its last in merge
+    order: ``sequence.field`` values, then commit and ``_seq``)."""
+    return spec.engine == "deduplicate"
+
+
 def last_record_rows(spec: MergeSpec, records: pa.Table, sorted_by_key: bool = True) -> pa.Array:
-    """For a ``last_record_wins`` table: the row numbers of the ``records`` a merged read
-    returns (in key order with ``sorted_by_key``). Reads only the primary key, ``_row_kind``,
-    ``_seq`` and ``_commit`` columns, so a caller may hand the records without their values:
-    a native read keeps exactly these rows of the stored files (native_read.py)."""
-    if not last_record_wins(spec):
+    """For a ``merged_row_is_a_record`` table: the row numbers of the ``records`` a merged read
+    returns (in key order with ``sorted_by_key``). Reads only the primary key, the
+    ``sequence.field`` columns, ``_row_kind``, ``_seq`` and ``_commit``, so a caller may hand the
+    records without their values: a native read keeps exactly these rows of the stored files
+    (native_read.py). Merging each commit first and then the commits, as ``merge_arrow`` does,
+    keeps the same record: the last of the lasts."""
+    if not merged_row_is_a_record(spec):
         raise ValueError(f"a {spec.engine} table's merged row is not one of its records")
     pk = list(spec.primary_keys)
-    frame = _checked(spec, _frame(records, _key_columns(spec, records), pk, keep_commits=True)
-                     .with_row_index(_ROW))
+    names = pk + [f for f in spec.sequence_fields if f not in pk]
+    frame = _checked(spec, _frame(records, _key_columns(spec, records, names), names,
+                                  keep_commits=True).with_row_index(_ROW))
     if not _in_arrival_order(spec, frame):
-        frame = frame.sort([_COMMIT, SEQ], maintain_order=True)
+        keys, descending = order_by(spec)
+        frame = frame.sort(keys, descending=descending, nulls_last=False, maintain_order=True)
     key = pl.col(pk[0]) if len(pk) == 1 else pl.struct(pk)
     last = frame.filter(key.is_last_distinct() & pl.col(ADD))
     return (last.sort(pk) if sorted_by_key else last)[_ROW].to_arrow()
@@ -178,10 +188,10 @@ def _schema_column(records: pa.Table, name: str, sql_type) -> pa.ChunkedArray:
     return column
 
 
-def _key_columns(spec: MergeSpec, records: pa.Table) -> List[pa.ChunkedArray]:
-    """The primary-key columns of ``records``, at the schema's Arrow types."""
+def _key_columns(spec: MergeSpec, records: pa.Table, names: List[str]) -> List[pa.ChunkedArray]:
+    """The columns ``names`` of ``records``, at the schema's Arrow types."""
     by_name = dict(spec.columns)
-    return [_schema_column(records, name, by_name[name]) for name in spec.primary_keys]
+    return [_schema_column(records, name, by_name[name]) for name in names]
 
 
 def _frame(records: pa.Table, columns: List[pa.ChunkedArray], names: List[str],

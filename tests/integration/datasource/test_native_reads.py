@@ -112,7 +112,7 @@ def test_a_new_snapshot_is_read_at_the_next_statement(spark, warehouse, registry
 def test_level_0_runs_of_a_deduplicate_table_are_read_natively_without_superseded_rows(
         spark, warehouse, registry):
     """A deduplicate table's merged row is its key's last record: the merge is a choice of
-    stored rows (runtime.last_record_rows), which Spark reads itself, leaving out the rest."""
+    stored rows (runtime.merged_record_rows), which Spark reads itself, leaving out the rest."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         pa.field("dt", pa.string(), nullable=False)])
     wh.create_table(warehouse, "db", "users", schema, primary_keys=["dt", "id"],
@@ -163,14 +163,13 @@ def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
 
 
 def test_a_merge_of_values_keeps_the_python_path(spark, warehouse, registry):
-    """partial-update, aggregation and first-row tables merge values or pick other than the
-    last record: their level-0 runs go through the merge runtime."""
+    """partial-update and aggregation tables merge values: their level-0 runs go through the
+    merge runtime."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         ("w", pa.int64())])
     for name, options in [("partial", {"merge-engine": "partial-update"}),
                           ("summed", {"merge-engine": "aggregation",
-                                      "fields.v.aggregate-function": "sum"}),
-                          ("first", {"merge-engine": "first-row"})]:
+                                      "fields.v.aggregate-function": "sum"})]:
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
         location = TableLocation(warehouse, "db", name, {})
@@ -448,24 +447,33 @@ _last_record_tables = itertools.count()
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_choice_of_stored_rows_equals_the_merged_read(spark, warehouse, registry, data):
-    """Random runs of a deduplicate table (every row kind, ignore-delete or not, a sequence
-    field in either order or none, deletion vectors or not, one or two buckets, partitioned or
-    not): the native read of each key's last record returns exactly the merge runtime's rows."""
+    """Random runs of a deduplicate or first-row table (every row kind, ignore-delete or not, a
+    sequence field in either order or none, deletion vectors or not, one or two buckets,
+    partitioned or not): the native read of each key's last (first) record returns exactly the
+    merge runtime's rows."""
     partitioned = data.draw(st.booleans(), label="partitioned")
-    options = {"bucket": data.draw(st.sampled_from(["1", "2"]), label="bucket")}
-    if data.draw(st.booleans(), label="ignore-delete"):
+    engine = data.draw(st.sampled_from(["deduplicate", "deduplicate", "first-row"]),
+                       label="engine")
+    options = {"bucket": data.draw(st.sampled_from(["1", "2"]), label="bucket"),
+               "merge-engine": engine}
+    ignore_delete = data.draw(st.booleans(), label="ignore-delete")
+    if ignore_delete:
         options["ignore-delete"] = "true"
-    if data.draw(st.booleans(), label="sequence.field"):  # NULL orders first
-        options["sequence.field"] = "v"
+    if engine == "deduplicate" and data.draw(st.booleans(), label="sequence.field"):
+        options["sequence.field"] = "v"  # NULL orders first
         options["sequence.field.sort-order"] = data.draw(
             st.sampled_from(["ascending", "descending"]), label="order")
     # deletion vectors: each run compacted above level 0 as the writer's own runs are; a file
-    # keeping -D records there still needs the choice, on top of its vector's rows
-    deletion_vectors = data.draw(st.sampled_from([False, False, True]), label="dv")
+    # keeping -D records there still needs the choice, on top of its vector's rows (Paimon
+    # refuses them on a first-row table)
+    deletion_vectors = engine == "deduplicate" and \
+        data.draw(st.sampled_from([False, False, True]), label="dv")
     if deletion_vectors:
         options["deletion-vectors.enabled"] = "true"
-    row = st.tuples(st.integers(0, 7), st.sampled_from(["x", "y"]),
-                    st.sampled_from(["+I", "+I", "+U", "-U", "-D"]),
+    # a first-row table refuses retractions unless it ignores them
+    kinds = ["+I"] if engine == "first-row" and not ignore_delete \
+        else ["+I", "+I", "+U", "-U", "-D"]
+    row = st.tuples(st.integers(0, 7), st.sampled_from(["x", "y"]), st.sampled_from(kinds),
                     st.none() | st.integers(-5, 5), st.none() | st.text("ab", max_size=2))
     runs = data.draw(st.lists(st.lists(row, min_size=1, max_size=6), min_size=2, max_size=4),
                      label="runs")

@@ -123,20 +123,25 @@ def test_deduplicate_shortcut_equals_the_general_merge(options, commit_rows, dat
 @pytest.mark.parametrize("options", [
     {}, {"ignore-delete": "true"}, {"sequence.field": "g"},
     {"sequence.field": "g,a", "sequence.field.sort-order": "descending"},
-    {"sequence.field": "g", "ignore-delete": "true"}],
+    {"sequence.field": "g", "ignore-delete": "true"},
+    {"merge-engine": "first-row"}, {"merge-engine": "first-row", "ignore-delete": "true"}],
     ids=["plain", "ignore-delete", "sequence-field", "two-fields-descending",
-         "sequence-field-ignore-delete"])
+         "sequence-field-ignore-delete", "first-row", "first-row-ignore-delete"])
 @SETTINGS
 @given(commit_rows=commits, data=st.data())
-def test_a_deduplicate_merge_is_the_choice_of_last_records(options, commit_rows, data):
-    """A native read keeps the stored records last_record_rows names (native_read.py): they must
-    be exactly merge_arrow's rows, whatever the records' physical order, from the keys,
-    sequence fields, kinds and sequence numbers alone."""
-    from dbt.adapters.paimon.runtime import last_record_rows
+def test_a_deduplicate_or_first_row_merge_is_a_choice_of_records(options, commit_rows, data):
+    """A native read keeps the stored records merged_record_rows names (native_read.py): they
+    must be exactly merge_arrow's rows, whatever the records' physical order, from the keys,
+    sequence fields, kinds and sequence numbers alone; both refuse the same records."""
+    from dbt.adapters.paimon.runtime import merged_record_rows
 
     s = make_spec(SCHEMA, **options)
     t = records(s, *commit_rows)
     t = t.take(data.draw(st.permutations(list(range(t.num_rows)))))
     keys = t.select(["k"] + [f for f in s.sequence_fields] + ["_row_kind", "_seq", "_commit"])
-    chosen = t.take(last_record_rows(s, keys)).select(list(s.names))
-    assert chosen.cast(s.arrow_schema) == merge_arrow(s, t)
+    merged = safe(lambda: merge_arrow(s, t))
+    rows_chosen = safe(lambda: merged_record_rows(s, keys))
+    if merged == "raised":
+        assert rows_chosen == "raised"
+        return
+    assert t.take(rows_chosen).select(list(s.names)).cast(s.arrow_schema) == merged

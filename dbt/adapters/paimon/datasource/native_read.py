@@ -15,11 +15,11 @@ read as exactly the files that log names (``MetadataLogFileIndex``), wherever th
 catalog table ``USING parquet LOCATION '<that folder>'`` is then the snapshot. The folders
 are under the warehouse (``<warehouse>/.spark/paimon-reads/``), one per snapshot.
 
-Rows to leave out: a deletion vector's rows, and the superseded records of a deduplicate
-table's splits that need a merge. Such a table's merged row is its key's last record, a row of
-a stored file, so the merge is a choice of rows: made once per snapshot from the keys, sequence
-numbers and row kinds alone (``runtime.last_record_rows``), while Spark reads every column it
-needs of the chosen rows itself. The rows left out are one bitmap per data file, a small
+Rows to leave out: a deletion vector's rows, and the superseded records of a deduplicate or
+first-row table's splits that need a merge. Such a table's merged row is its key's last (first)
+record, a row of a stored file, so the merge is a choice of rows: made once per snapshot from
+the keys, sequence fields, sequence numbers and row kinds alone (``runtime.merged_record_rows``),
+while Spark reads every column it needs of the chosen rows itself. The rows left out are one bitmap per data file, a small
 Parquet file beside the log, joined by broadcast on Spark's per-row ``_metadata.file_name`` and
 tested at ``_metadata.row_index`` (the row's position in its file, which is what a deletion
 vector holds). A file none of whose rows is kept is not read.
@@ -28,8 +28,8 @@ A snapshot is read natively only when the result is certain to equal the merged 
 (``source.read_merged_split``); otherwise the table keeps the Python data source:
 - every split is raw-convertible (``source.is_raw_convertible``: for a deletion-vector
   primary-key table, its files above level 0), or the table's merge keeps records whole
-  (deduplicate, with or without ``sequence.field``; partial-update, aggregation and first-row
-  splits keep the merge runtime);
+  (deduplicate, with or without ``sequence.field``, and first-row; partial-update and
+  aggregation splits keep the merge runtime);
 - all files have one format Spark reads (Parquet or ORC; rows to leave out: Parquet only, the
   format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
@@ -63,7 +63,7 @@ DELETES_DIR = "deleted-rows-bitmaps"
 TRAVEL_PREFIX = "travel-snapshot-"
 # Spark's FileStreamSinkLog: version line, then one JSON entry per file
 SINK_LOG_VERSION = "v1"
-# the most records of one split whose last records this process chooses (about 40 bytes each
+# the most records of one split among which this process chooses (about 40 bytes each
 # while choosing, two splits at a time); a larger split is merged by Spark's tasks instead
 MAX_CHOICE_RECORDS = 20_000_000
 # folders of older snapshots a table keeps besides its current one: a query that listed the
@@ -132,8 +132,11 @@ def plan_native(table, snapshot_id: Optional[int] = None
     if (vectors or merges) and file_format != "parquet":
         # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
         return snapshot_id, None, "rows to leave out of ORC files"
+    superseded = _superseded_positions(table, merges)
+    if superseded is None:  # the merged read fails the same way, when (if ever) it is read
+        return snapshot_id, None, "records the merge refuses"
     deleted = _vector_positions(table, vectors)
-    for name, rows in _superseded_positions(table, merges).items():
+    for name, rows in superseded.items():
         # a merged split's records come without its vectors' rows: leave out both
         deleted[name] = np.union1d(deleted[name], rows) if name in deleted else rows
     # a file whose every row is left out is not read at all
@@ -274,8 +277,8 @@ def _snapshot_of(name: str) -> Tuple[int, int]:
 
 
 def _merge_keeps_records(table) -> bool:
-    """Whether a merged read returns stored records unchanged (a deduplicate table: each key's
-    last record), so a merge can be a choice of rows."""
+    """Whether a merged read returns stored records unchanged (deduplicate: each key's last
+    record; first-row: its first), so a merge can be a choice of rows."""
     from dbt.adapters.paimon.datasource.source import merge_spec_of
     from dbt.adapters.paimon.runtime import merged_row_is_a_record
 
@@ -295,29 +298,35 @@ def _vector_positions(table, vectors) -> Dict[str, np.ndarray]:
     return deleted
 
 
-def _superseded_positions(table, splits) -> Dict[str, np.ndarray]:
-    """The stored records a merged read of ``splits`` does not return, by data file name.
+def _superseded_positions(table, splits) -> Optional[Dict[str, np.ndarray]]:
+    """The stored records a merged read of ``splits`` does not return, by data file name; None
+    when the merge refuses the records (the merged read then reports it).
 
-    Only the keys, sequence numbers and row kinds are read (the merge runtime's choice of
-    each key's last record, ``last_record_rows``); Spark then reads the chosen rows of every
+    Only the keys, sequence fields, sequence numbers and row kinds are read (the merge
+    runtime's choice of each key's record, ``merged_record_rows``); Spark then reads the chosen rows of every
     column it needs itself. One thread per split: Arrow and polars release the GIL."""
     if not splits:
         return {}
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=min(len(splits), os.cpu_count() or 1)) as pool:
-        found = list(pool.map(lambda split: _split_superseded(table, split), splits))
+    from dbt.adapters.paimon.runtime import PaimonDataError
+
+    try:
+        with ThreadPoolExecutor(max_workers=min(len(splits), os.cpu_count() or 1)) as pool:
+            found = list(pool.map(lambda split: _split_superseded(table, split), splits))
+    except PaimonDataError:  # e.g. a retraction in a first-row table without ignore-delete
+        return None
     return {name: rows for part in found for name, rows in part.items()}
 
 
 def _split_superseded(table, split) -> Dict[str, np.ndarray]:
     from dbt.adapters.paimon.datasource.source import merge_spec_of
     from dbt.adapters.paimon.format.kv_files import read_split_records
-    from dbt.adapters.paimon.runtime import last_record_rows
+    from dbt.adapters.paimon.runtime import merged_record_rows
 
     records = read_split_records(table, split, list(table.primary_keys), with_positions=True)
     superseded = np.ones(records.num_rows, bool)
-    superseded[last_record_rows(merge_spec_of(table), records, sorted_by_key=False)
+    superseded[merged_record_rows(merge_spec_of(table), records, sorted_by_key=False)
                .to_numpy()] = False
     files = records.column("_file").combine_chunks().dictionary_encode()
     codes = files.indices.to_numpy()

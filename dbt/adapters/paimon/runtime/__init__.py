@@ -19,14 +19,14 @@ Public API (stable, see DESIGN.md "Contract: the merge runtime API")::
         sorted by primary key -- the order in which rows are written. Merge-on-read of stored files
         is ``merge_arrow`` of their rows with _seq = _SEQUENCE_NUMBER in one commit.
 
-    merged_row_is_a_record(spec) -> bool; last_record_rows(spec, records, sorted_by_key=True) -> pa.Array
-        A deduplicate table's merged row is one of its records: the row numbers of the records a
-        merged read returns, from the keys, sequence fields, _row_kind and _seq alone.
+    merged_row_is_a_record(spec) -> bool; merged_record_rows(spec, records, sorted_by_key=True) -> pa.Array
+        A deduplicate or first-row table's merged row is one of its records: the row numbers of the
+        records a merged read returns, from the keys, sequence fields, _row_kind and _seq alone.
 
     PaimonConfigError, PaimonDataError: ValueError subclasses.
 """
 from .errors import PaimonConfigError, PaimonDataError
-from .kernel import last_record_rows, merge_arrow, merged_row_is_a_record, premerge_arrow
+from .kernel import merge_arrow, merged_record_rows, merged_row_is_a_record, premerge_arrow
 from .spec import MergeSpec, SequenceGroup
 from .types import SqlType, parse_type
 
@@ -36,8 +36,8 @@ __all__ = [
     "PaimonDataError",
     "SequenceGroup",
     "SqlType",
-    "last_record_rows",
     "merge_arrow",
+    "merged_record_rows",
     "merged_row_is_a_record",
     "parse_type",
     "premerge_arrow",

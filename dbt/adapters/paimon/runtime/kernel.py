@@ -14,7 +14,7 @@ from typing import List, Tuple, Union
 import polars as pl
 import pyarrow as pa
 
-from .engines import engine_for
+from .engines import engine_for, first_row
 from .engines.base import ADD, DELETE, ROW_KIND, SEQ, UPDATE_BEFORE
 from .errors import PaimonDataError
 from .spec import MergeSpec
@@ -100,18 +100,19 @@ def last_record_wins(spec: MergeSpec) -> bool:
 
 
 def merged_row_is_a_record(spec: MergeSpec) -> bool:
-    """deduplicate: a key's merged row is one of its records, unchanged (its last in merge
-    order: ``sequence.field`` values, then commit and ``_seq``)."""
-    return spec.engine == "deduplicate"
+    """deduplicate and first-row: a key's merged row is one of its records, unchanged (its last
+    in merge order: ``sequence.field`` values, then commit and ``_seq``; first-row: its first)."""
+    return spec.engine in ("deduplicate", "first-row")
 
 
-def last_record_rows(spec: MergeSpec, records: pa.Table, sorted_by_key: bool = True) -> pa.Array:
+def merged_record_rows(spec: MergeSpec, records: pa.Table, sorted_by_key: bool = True
+                       ) -> pa.Array:
     """For a ``merged_row_is_a_record`` table: the row numbers of the ``records`` a merged read
     returns (in key order with ``sorted_by_key``). Reads only the primary key, the
     ``sequence.field`` columns, ``_row_kind``, ``_seq`` and ``_commit``, so a caller may hand the
     records without their values: a native read keeps exactly these rows of the stored files
     (native_read.py). Merging each commit first and then the commits, as ``merge_arrow`` does,
-    keeps the same record: the last of the lasts."""
+    keeps the same record: the last of the lasts (the first of the firsts)."""
     if not merged_row_is_a_record(spec):
         raise ValueError(f"a {spec.engine} table's merged row is not one of its records")
     pk = list(spec.primary_keys)
@@ -122,8 +123,12 @@ def last_record_rows(spec: MergeSpec, records: pa.Table, sorted_by_key: bool = T
         keys, descending = order_by(spec)
         frame = frame.sort(keys, descending=descending, nulls_last=False, maintain_order=True)
     key = pl.col(pk[0]) if len(pk) == 1 else pl.struct(pk)
-    last = frame.filter(key.is_last_distinct() & pl.col(ADD))
-    return (last.sort(pk) if sorted_by_key else last)[_ROW].to_arrow()
+    if spec.engine == "first-row":
+        first_row.check_retractions(frame, pk)
+        chosen = frame.filter(key.is_first_distinct() & pl.col(ADD))
+    else:
+        chosen = frame.filter(key.is_last_distinct() & pl.col(ADD))
+    return (chosen.sort(pk) if sorted_by_key else chosen)[_ROW].to_arrow()
 
 
 def _merge_last_records(spec: MergeSpec, records: pa.Table) -> pa.Table:
@@ -132,7 +137,7 @@ def _merge_last_records(spec: MergeSpec, records: pa.Table) -> pa.Table:
     gather the surviving rows from Arrow once. Merging a commit first and then the commits, as
     ``merge_arrow`` does, keeps the same record (the last of the last)."""
     columns = _schema_columns(spec, records)
-    rows = last_record_rows(spec, records)
+    rows = merged_record_rows(spec, records)
     # the columns are at the schema's types already (_schema_columns): gather, no cast
     survivors = pa.Table.from_arrays(columns, names=list(spec.names)).take(rows)
     return pa.Table.from_arrays(survivors.columns, schema=spec.arrow_schema).combine_chunks()

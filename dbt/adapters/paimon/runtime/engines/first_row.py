@@ -9,7 +9,8 @@ from ..errors import PaimonDataError
 from .base import ADD, out_columns
 
 
-def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
+def check_retractions(frame: pl.DataFrame, group) -> None:
+    """Raise as Paimon does for a retraction merged with another record of its key."""
     if not frame[ADD].all():
         several = frame.select((pl.len().over(group) > 1) & ~pl.col(ADD)).to_series()
         if several.any():
@@ -17,5 +18,9 @@ def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
                 "By default, First row merge engine can not accept DELETE/UPDATE_BEFORE records. "
                 "You can config 'ignore-delete' (or 'first-row.ignore-delete') = 'true' to ignore them."
             )
+
+
+def merge(spec, frame: pl.DataFrame, group) -> pl.DataFrame:
+    check_retractions(frame, group)
     cols = [c for c in out_columns(spec, group) if c not in group]
     return frame.group_by(group, maintain_order=True).agg([pl.col(c).first() for c in cols])

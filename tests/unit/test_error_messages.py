@@ -189,3 +189,25 @@ def test_a_data_file_expired_under_a_native_read_names_the_table_and_the_retry(l
     assert "REFRESH TABLE" not in message and "at org.apache" not in message
     statement = error_messages.spark_failure(JobFailed(FILE_GONE_TEXT))
     assert "Paimon table analytics.orders is gone" in statement
+
+
+# a native read of a damaged file under an in-process write (the driver waits on the job)
+FILE_DAMAGED_TEXT = """An error occurred while calling o12188.getResult.
+: org.apache.spark.SparkException: Exception thrown in awaitResult:
+	at org.apache.spark.util.SparkThreadUtils$.awaitResult(SparkThreadUtils.scala:53)
+Caused by: org.apache.spark.SparkException: [FAILED_READ_FILE.NO_HINT] Encountered error while reading file file:///w/analytics.db/orders/bucket-0/data-1f.parquet.  SQLSTATE: KD001
+	at org.apache.spark.sql.errors.QueryExecutionErrors$.cannotReadFilesError(QueryExecutionErrors.scala:920)
+Caused by: java.lang.RuntimeException: file:/w/analytics.db/orders/bucket-0/data-1f.parquet is not a Parquet file. Expected magic number at tail, but found [102, 105, 108, 101]
+	at org.apache.parquet.hadoop.ParquetFileReader.readFooter(ParquetFileReader.java:565)
+"""
+
+
+def test_a_damaged_file_under_a_native_read_names_the_file_the_table_and_the_reason(log_file):
+    message = error_messages.model_failure("daily", JobFailed(FILE_DAMAGED_TEXT))
+    assert message.startswith("Model 'daily': Data file file:///w/analytics.db/orders/bucket-0/"
+                              "data-1f.parquet of Paimon table analytics.orders cannot be read "
+                              "(file:/w/analytics.db/orders/bucket-0/data-1f.parquet is not a "
+                              "Parquet file. Expected magic number at tail"), message
+    assert "roll analytics.orders back" in message
+    assert "awaitResult" not in message and "at org.apache" not in message
+    assert "cannot be read" in error_messages.spark_failure(JobFailed(FILE_DAMAGED_TEXT))

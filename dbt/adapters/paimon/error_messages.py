@@ -85,6 +85,29 @@ def expired_file_message(text: str) -> str:
             f"(docs/reads.md).")
 
 
+_FILE_UNREADABLE = re.compile(r"FAILED_READ_FILE\.\w+\][^\n]*?reading file (\S+?)\.?\s+SQLSTATE")
+_CAUSE = re.compile(r"^Caused by: (?:[\w.$]+(?:Exception|Error): )?(.+)$", re.MULTILINE)
+
+
+def unreadable_file_message(text: str) -> str:
+    """For a Paimon data file Spark's own reader failed on (a native read, docs/reads.md): the
+    file, its table, the reader's reason and what to do. Empty for any other error."""
+    found = _FILE_UNREADABLE.search(text)
+    folder = _TABLE_FOLDER.search(found.group(1)) if found else None
+    if folder is None:
+        return ""
+    table = f"{folder.group(1)}.{folder.group(2)}"
+    causes = [c.strip() for c in _CAUSE.findall(text) if "FAILED_READ_FILE" not in c]
+    why = f" ({causes[-1]})" if causes else ""
+    return (f"Data file {found.group(1)} of Paimon table {table} cannot be read{why}: it is "
+            f"damaged, or is not the file Paimon wrote. Restore it, or roll {table} back to a "
+            f"snapshot written before it (docs/tags_and_rollback.md).")
+
+
+def _file_message(text: str) -> str:
+    return expired_file_message(text) or unreadable_file_message(text)
+
+
 def summary(exc: BaseException) -> str:
     """The message of ``exc`` without plans, stacks, tracebacks or task-error payloads."""
     from pyspark.errors import PythonException
@@ -112,7 +135,7 @@ def spark_failure(exc: BaseException) -> str:
     where = record(exc, "a statement failed")
     if METASTORE_UNAVAILABLE in str(exc):
         return _metastore_unavailable(where)
-    gone = expired_file_message(str(exc))
+    gone = _file_message(str(exc))
     if gone:
         return gone
     message = summary(exc)
@@ -127,7 +150,7 @@ def model_failure(model: str, exc: BaseException) -> str:
     Spark states it; anything else as an unexpected error, with its type and where its full
     trace was written."""
     where = record(exc, f"model '{model}' failed")
-    gone = expired_file_message(str(exc))
+    gone = _file_message(str(exc))
     if gone:
         return f"Model '{model}': {gone}"
     message = summary(exc)

@@ -21,7 +21,11 @@ good_sql_model = "select id, id * 2 as twice from range(1000)"
 class TestSparkStaysQuietPaimon:
     @pytest.fixture(scope="class")
     def models(self):
-        return {"fine.sql": good_sql_model, "broken.sql": bad_sql_model, **CORRUPTED_MODELS}
+        return {"fine.sql": good_sql_model, "broken.sql": bad_sql_model, **CORRUPTED_MODELS,
+                "damaged.sql": ("{{ config(materialized='paimon_pk', primary_key='id') }}\n"
+                                "select id, 'x' as v from range(5)"),
+                "reads_damaged.sql": ("{{ config(materialized='paimon_pk', primary_key='id') }}"
+                                      "\nselect * from {{ ref('damaged') }}")}
 
     def test_successful_run_prints_nothing_from_spark(self, project, capfd):
         capfd.readouterr()
@@ -52,6 +56,18 @@ class TestSparkStaysQuietPaimon:
         assert_unexpected_error_reported(results.results[0].message, "reads_corrupted",
                                          spark_logs.current_log_path())
         assert "Traceback" not in "".join(capfd.readouterr())
+
+    def test_a_damaged_file_under_spark_own_reader_names_file_table_and_reason(self, project):
+        """A deduplicate table is read by Spark's own Parquet reader (docs/reads.md): its
+        failure on a damaged file is no unexpected error but says which file of which table,
+        why, and what to do."""
+        run_dbt(["run", "--select", "damaged"])
+        corrupt_data_files(project.adapter.config.credentials.warehouse, project.test_schema,
+                           "damaged")
+        results = run_dbt(["run", "--select", "reads_damaged"], expect_pass=False)
+        message = " ".join(results.results[0].message.split())
+        assert f"of Paimon table {project.test_schema}.damaged cannot be read" in message, message
+        assert "is not a Parquet file" in message and "unexpected error" not in message
 
 
 # --------------------------------------------------------------------------- real dbt processes

@@ -81,7 +81,8 @@ class SessionConnection(SparkConnectionWrapper):
         self._cursor: Optional[SessionCursor] = None
 
     def cursor(self) -> "SessionConnection":
-        environments.current_registry().activate()  # this thread may be new to the JVM
+        # this thread may be new to the JVM; the entries are brought up to date by execute()
+        environments.current_registry().activate(refresh=False)
         self._cursor = SessionCursor(self.spark)
         return self
 
@@ -90,6 +91,7 @@ class SessionConnection(SparkConnectionWrapper):
         if sql.endswith(";"):
             sql = sql[:-1]
         assert self._cursor, "Cursor not available"
+        environments.current_registry().activate(sql)
         sql = paimon_insert_target(sql) or sql
         self._cursor.execute(sql, *(bindings or []))
 

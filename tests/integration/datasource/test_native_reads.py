@@ -51,6 +51,11 @@ def read_way(spark, name) -> str:
     return properties["paimon.read"]
 
 
+def named_by_a_statement(registry, name) -> None:
+    """What dbt's next statement naming ``name`` does first: the table's choice of rows."""
+    registry.activate(f"select * from {name}")
+
+
 def scan_of(spark, name) -> str:
     return spark.table(name)._jdf.queryExecution().executedPlan().toString()
 
@@ -126,12 +131,27 @@ def test_level_0_runs_of_a_deduplicate_table_are_read_natively_without_supersede
         write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), location,
                               model_name="t")
     registry.sync()
+    # read through the Python source until a statement names it (no keys read for a table a
+    # command writes and never reads)
+    assert read_way(spark, "db.users") == "python-until-read"
+    named_by_a_statement(registry, "db.users")
     assert read_way(spark, "db.users") == "native-with-deleted-rows"
     assert "FileScan parquet" in scan_of(spark, "db.users")
     merged = python_rows(spark, warehouse, "db.users")
     assert entry_rows(spark, "db.users") == merged and len(merged) == 30
     assert sorted((i, v) for i, v, _ in merged) == \
         [(i, 0 if i < 5 else 1 if i < 10 else 2) for i in range(30)]
+    # the next snapshot: a statement that does not name the table moves its entry without
+    # reading keys; it reads the new rows through the Python source until one names it
+    write_primary_key_run(spark, spark.createDataFrame(
+        [(0, 9, "b")], "id long, v long, dt string"), location, model_name="t")
+    registry.activate("select 1")
+    assert read_way(spark, "db.users") == "python-until-read"
+    merged = python_rows(spark, warehouse, "db.users")
+    assert (0, 9, "b") in merged and entry_rows(spark, "db.users") == merged
+    named_by_a_statement(registry, "`db`.`USERS`")
+    assert read_way(spark, "db.users") == "native-with-deleted-rows"
+    assert entry_rows(spark, "db.users") == merged
     compact_table(spark, location, full=True)
     registry.activate()
     assert read_way(spark, "db.users") == "native"
@@ -157,6 +177,7 @@ def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
             [(0, 9, "-D"), (2, 9, "-D")], "id long, v long, kind string"), location,
             row_kind_column="kind", model_name="t")
         registry.sync()
+        named_by_a_statement(registry, f"db.{name}")
         assert read_way(spark, f"db.{name}") == "native-with-deleted-rows", name
         assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}") \
             == expected, name
@@ -491,6 +512,7 @@ def test_a_choice_of_stored_rows_equals_the_merged_read(spark, warehouse, regist
         if deletion_vectors:
             compact_table(spark, location)
     registry.sync()
+    named_by_a_statement(registry, f"db.{name}")
     assert read_way(spark, f"db.{name}") in ("native", "native-with-deleted-rows")
     assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
 
@@ -505,6 +527,7 @@ def test_every_key_deleted_reads_no_file(spark, warehouse, registry):
             [(1, 1, kind), (2, 2, kind)], "id long, v long, kind string"), location,
             row_kind_column="kind", model_name="t")
     registry.sync()
+    named_by_a_statement(registry, "db.emptied")
     assert read_way(spark, "db.emptied") == "native"  # both files wholly superseded: none read
     assert entry_rows(spark, "db.emptied") == python_rows(spark, warehouse, "db.emptied") == []
 

@@ -66,6 +66,8 @@ SINK_LOG_VERSION = "v1"
 # the most records of one split among which this process chooses (about 40 bytes each
 # while choosing, two splits at a time); a larger split is merged by Spark's tasks instead
 MAX_CHOICE_RECORDS = 20_000_000
+# plan_native's reason when it was not to read keys for a choice of rows
+CHOICE_DEFERRED = "a choice of rows, made when a statement reads the table"
 # folders of older snapshots a table keeps besides its current one: a query that listed the
 # previous one a moment ago still finds it
 KEEP_PREVIOUS = 1
@@ -82,10 +84,11 @@ class NativeSnapshot:
     deleted: Dict[str, np.ndarray] = field(default_factory=dict, compare=False)
 
 
-def plan_native(table, snapshot_id: Optional[int] = None
+def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
                 ) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
     """(the snapshot's id, its native plan or None, why not when None): the latest snapshot,
-    or ``snapshot_id``."""
+    or ``snapshot_id``. Without ``choose``, a snapshot whose splits need a choice of rows
+    (reading their keys) is not planned: the reason is then CHOICE_DEFERRED."""
     from dbt.adapters.paimon.datasource.source import arrow_schema_of, is_raw_convertible
     from dbt.adapters.paimon.format.splits import plan_splits
 
@@ -132,6 +135,8 @@ def plan_native(table, snapshot_id: Optional[int] = None
     if (vectors or merges) and file_format != "parquet":
         # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
         return snapshot_id, None, "rows to leave out of ORC files"
+    if not choose and any(len(split.files) > 1 or _has_retractions(split) for split in merges):
+        return snapshot_id, None, CHOICE_DEFERRED
     superseded = _superseded_positions(table, merges)
     if superseded is None:  # the merged read fails the same way, when (if ever) it is read
         return snapshot_id, None, "records the merge refuses"
@@ -319,7 +324,14 @@ def _superseded_positions(table, splits) -> Optional[Dict[str, np.ndarray]]:
     return {name: rows for part in found for name, rows in part.items()}
 
 
+def _has_retractions(split) -> bool:
+    """Whether a file of the split may hold -U/-D records (an unknown count may)."""
+    return any(f.delete_row_count != 0 for f in split.files)
+
+
 def _split_superseded(table, split) -> Dict[str, np.ndarray]:
+    if len(split.files) == 1 and not _has_retractions(split):
+        return {}  # one file is one sorted run: each key once (its commit merged it)
     from dbt.adapters.paimon.datasource.source import merge_spec_of
     from dbt.adapters.paimon.format.kv_files import read_split_records
     from dbt.adapters.paimon.runtime import merged_record_rows

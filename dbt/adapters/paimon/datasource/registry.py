@@ -53,12 +53,15 @@ PROVIDER_PREFIX = "paimon."
 SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
 BRANCH_PROPERTY = "paimon.branch"
-READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES or PYTHON
+READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, PYTHON or UNCHOSEN
 # the tables the views of database `db` read, in `db__paimon`: read_<t> (the snapshot's rows),
 # deletes_<t> (a native read's deleted rows), write_<t> (SQL INSERT's target)
 HIDDEN_DATABASE_SUFFIX = "__paimon"
 READ_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "deletes_", "write_"
 NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
+# read through the Python source until a statement names the table: its snapshot needs a choice
+# of rows (native_read.CHOICE_DEFERRED), made then; the entry is a PYTHON one until then
+UNCHOSEN = "python-until-read"
 REGISTERED_CONF_PREFIX = "spark.dbt.paimon.registered."
 _PROVIDER_LINE = re.compile(r"^Provider: (.*)$", re.MULTILINE)
 _TYPE_LINE = re.compile(r"^Type: (.*)$", re.MULTILINE)
@@ -179,48 +182,59 @@ class PaimonTableRegistry:
         self.spark.conf.set(key, digest)
         self._session_registrations[key] = digest
 
-    def activate(self) -> SparkSession:
+    def activate(self, sql: Optional[str] = None, refresh: bool = True) -> SparkSession:
         """Make this session the active one of the calling thread, bring the entries of tables
-        committed to since they were made up to date, and return the session.
+        committed to since they were made up to date (``refresh``), and return the session.
+        ``sql``: the statement about to run; the tables it names get their choice of rows
+        (UNCHOSEN entries), the others keep it for a statement that reads them.
 
         dbt runs models in worker threads. Spark resolves Python data sources in
         DataFrameWriter.save() through the thread's *active* session, which a new py4j thread
         does not have: without this, writes fail with DATA_SOURCE_NOT_FOUND. A Spark Connect
         session names itself in every request: nothing to do there.
         """
-        self.refresh_stale()
+        if refresh:
+            self.refresh_stale(sql)
         if is_connect(self.spark):
             return self.spark
         jvm = self.spark.sparkContext._jvm
         jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
         return self.spark
 
-    def refresh_stale(self) -> None:
+    def refresh_stale(self, sql: Optional[str] = None) -> None:
         """Re-make the entry of every table whose latest snapshot is not the one its entry
         reads: a native entry reads a fixed file list, and a table can turn native (a
         compaction) or stop being so (an uncompacted write). Local warehouses only: a
         snapshot id there is one small file read; a remote table's entry reads its latest
-        snapshot through the Python source anyway."""
+        snapshot through the Python source anyway.
+
+        A choice of rows (reading every key of the files to merge) is made only for the tables
+        ``sql`` names: a table a command writes and never reads costs no such read."""
         if self._reads_root is None or not self._exposed:
             return
         with self._sync_lock:
             for (database, table), snapshot in list(self._exposed.items()):
-                if self._reads_root_of(database) is None or listing.latest_snapshot_stamp(
-                        self.warehouse_of(database), database,
-                        self.paimon_name(database, table)) == snapshot:
+                if self._reads_root_of(database) is None:
                     continue
-                self._expose_again(database, table, self._entries.get((database, table)))
+                entry = self._entries.get((database, table))
+                named = _names(sql, table)
+                if listing.latest_snapshot_stamp(
+                        self.warehouse_of(database), database,
+                        self.paimon_name(database, table)) == snapshot and not (
+                        named and entry is not None and entry.read == UNCHOSEN):
+                    continue
+                self._expose_again(database, table, entry, choose=named)
 
-    def _expose_again(self, database: str, table: str, entry) -> bool:
+    def _expose_again(self, database: str, table: str, entry, choose: bool = True) -> bool:
         """Make a table's catalog entry again from its current snapshot (from scratch if another
         process changed the entry); False if the table is gone."""
         try:
             try:
-                self.expose(database, table, entry)
+                self.expose(database, table, entry, choose)
             except TableNotFoundError:
                 raise
             except Exception:  # noqa: BLE001 - another process changed the entry
-                self.expose(database, table)
+                self.expose(database, table, choose=choose)
             return True
         except TableNotFoundError:
             self._exposed.pop((database, table), None)
@@ -391,7 +405,7 @@ class PaimonTableRegistry:
                                                 self.options_of(database)))
         changed = False
         for table in sorted(paimon_tables):
-            changed |= self.expose(database, table, entries.get(table))
+            changed |= self.expose(database, table, entries.get(table), choose=False)
         for table, entry in entries.items():
             if entry.ours and table not in paimon_tables:
                 self.forget(database, table)
@@ -399,13 +413,16 @@ class PaimonTableRegistry:
         if not changed:
             self._listed[database] = rows
 
-    def expose(self, database: str, table: str, entry: Optional[CatalogEntry] = None) -> bool:
+    def expose(self, database: str, table: str, entry: Optional[CatalogEntry] = None,
+               choose: bool = True) -> bool:
         """Register the table's provider and create or bring up to date its catalog entry;
-        whether the entry changed."""
+        whether the entry changed. Without ``choose`` a snapshot that needs a choice of rows
+        gets an UNCHOSEN entry (refresh_stale makes the choice when a statement names it)."""
         with self._sync_lock:
-            return self._expose(database, table, entry)
+            return self._expose(database, table, entry, choose)
 
-    def _expose(self, database: str, table: str, entry: Optional[CatalogEntry]) -> bool:
+    def _expose(self, database: str, table: str, entry: Optional[CatalogEntry],
+                choose: bool) -> bool:
         check_name("database", database)
         check_name("table", table)
         source = self.paimon_name(database, table)  # (a branch exists only with its table)
@@ -428,6 +445,7 @@ class PaimonTableRegistry:
                 )
             if entry.kind == "VIEW" and entry.schema_id == schema_id \
                     and entry.snapshot == snapshot and entry.branch == branch \
+                    and not (choose and entry.read == UNCHOSEN) \
                     and self._files_present(database, source, entry):
                 self._exposed[(database, table)] = snapshot
                 self._entries[(database, table)] = entry
@@ -435,31 +453,32 @@ class PaimonTableRegistry:
         self._listed.pop(database, None)
         paimon_table = self.open_table(database, table)
         schema_id = paimon_table.table_schema.id  # the schema the entry describes
-        plan = None
+        plan, why = None, ""
         if self._reads_root_of(database) is not None:
-            latest, plan, _ = native_read.plan_native(paimon_table)
+            latest, plan, why = native_read.plan_native(paimon_table, choose=choose)
             snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
+        read = (UNCHOSEN if why == native_read.CHOICE_DEFERRED else PYTHON) if plan is None \
+            else NATIVE_WITH_DELETES if plan.deleted else NATIVE
         self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan,
-                         source)
+                         source, read)
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", {
             SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
-            READ_PROPERTY: PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted
-            else NATIVE, BRANCH_PROPERTY: branch})
+            READ_PROPERTY: read, BRANCH_PROPERTY: branch})
         if self._write_targets.pop((database, table), None):  # its columns may have changed
             self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
         return True
 
     def _make_entry(self, database: str, table: str, entry: Optional[CatalogEntry],
                     paimon_table, schema_id: int, snapshot: str,
-                    plan: Optional["native_read.NativeSnapshot"], source: str) -> None:
+                    plan: Optional["native_read.NativeSnapshot"], source: str,
+                    read: str) -> None:
         """Create or move the entry of ``database.table``, reading Paimon table ``source``
-        (``table`` or one of its branches)."""
+        (``table`` or one of its branches) the way ``read`` says."""
         branch = source.partition(listing.BRANCH_SEPARATOR)[2]
         view = f"{quote_identifier(database)}.{quote_identifier(table)}"
         rows = hidden_table(database, READ_PREFIX, table)
         deletes = hidden_table(database, DELETES_PREFIX, table)
-        read = PYTHON if plan is None else NATIVE_WITH_DELETES if plan.deleted else NATIVE
         folder = None
         if plan is not None:
             folder = native_read.write_file_list(self._reads_root_of(database), database, source,
@@ -468,12 +487,12 @@ class PaimonTableRegistry:
                       f"'{SNAPSHOT_PROPERTY}' = '{snapshot}', '{READ_PROPERTY}' = '{read}', "
                       f"'{BRANCH_PROPERTY}' = '{branch}')")
         same_shape = (entry is not None and entry.kind == "VIEW"
-                      and entry.schema_id == schema_id and entry.read == read
+                      and entry.schema_id == schema_id and _shape(entry.read) == _shape(read)
                       and entry.branch == branch)
         try:
             if same_shape:
                 # the next snapshot of a table read the same way: the same columns, other files
-                if read != PYTHON:
+                if plan is not None:
                     self.spark.sql(f"alter table {rows} set location '{_sql_text(folder)}'")
                 if read == NATIVE_WITH_DELETES:
                     self.spark.sql(f"alter table {deletes} set location "
@@ -605,7 +624,7 @@ class PaimonTableRegistry:
         """Whether a native entry's file list is on disk (someone may have deleted
         ``.spark/paimon-reads``): if not, the entry is made again."""
         reads_root = self._reads_root_of(database)
-        if entry.read == PYTHON or reads_root is None or not entry.snapshot:
+        if _shape(entry.read) == PYTHON or reads_root is None or not entry.snapshot:
             return True
         return native_read.has_file_list(native_read.file_list_folder(
             reads_root, database, table, entry.snapshot, entry.schema_id))
@@ -668,3 +687,15 @@ def _catalog_entries(rows: list) -> Dict[str, CatalogEntry]:
             properties=values,
         )
     return entries
+
+
+def _shape(read: str) -> str:
+    """The entry's tables and view: an UNCHOSEN entry's are a PYTHON one's."""
+    return PYTHON if read == UNCHOSEN else read
+
+
+def _names(sql: Optional[str], table: str) -> bool:
+    """Whether the statement ``sql`` names ``table`` (as a word, in any case, quoted or not):
+    a statement reading it through a view of its own does not, and reads the Python source."""
+    return sql is not None and re.search(
+        rf"(?<![\w$]){re.escape(table)}(?![\w$])", sql, re.IGNORECASE) is not None

@@ -149,6 +149,7 @@ class ModelBuilder:
         """``arrow_schema``: the query's columns when its rows are Arrow this process holds
         (Spark is not asked)."""
         if arrow_schema is None:
+            self.registry.activate(sql)  # the tables it names get their choice of rows
             df = self.spark.sql(sql)
             check_typed(model, df)
             arrow_schema = query_schema(df)
@@ -298,6 +299,7 @@ class ModelBuilder:
 
     def _query(self, sql: str, request: Optional[WriteRequest]) -> DataFrame:
         """The model's rows (not computed here)."""
+        self.registry.activate(sql)
         df = self.spark.sql(sql)
         if request is not None and request.strategy == "microbatch" and request.window() is not None:
             # a batch writes only its window: rows outside it are other batches' (an upstream

@@ -383,3 +383,31 @@ class TestPaimonSnapshotTimeTravel:
         _, output = run_dbt_and_capture(["run", "--select", "travel_reader",
                                          "--vars", "{snapshot: 99}"], expect_pass=False)
         assert "has no snapshot 99" in output
+
+
+class TestAnotherWritersRunIsReadAsAChoiceOfRows:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"shop.sql": "{{ config(materialized='paimon_pk', primary_key='k', buckets=1) }}\n"
+                            "select cast(id as int) k, 'dbt' as v from range(4)"}
+
+    def test_a_statement_naming_the_table_reads_it_natively(self, project):
+        """Another writer (pypaimon here) adds a run overlapping dbt's: the next dbt statement
+        naming the table first chooses each key's last record, then Spark's own reader reads
+        just those rows (docs/reads.md)."""
+        import pyarrow as pa
+
+        run_dbt(["run"])
+        schema = project.test_schema
+        table = wh.open_table(project.adapter.config.credentials.warehouse, schema, "shop")
+        builder = table.new_batch_write_builder()
+        write, commit = builder.new_write(), builder.new_commit()
+        write.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()),
+                                    "v": pa.array(["other", "other"])}))
+        commit.commit(write.prepare_commit())
+        write.close()
+        commit.close()
+        assert sorted(rows(project, f"select k, v from {schema}.shop")) == [
+            (0, "dbt"), (1, "other"), (2, "other"), (3, "dbt")]
+        properties = dict(rows(project, f"show tblproperties {schema}.shop"))
+        assert properties["paimon.read"] == "native-with-deleted-rows"

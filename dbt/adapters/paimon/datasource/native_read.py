@@ -17,9 +17,10 @@ are under the warehouse (``<warehouse>/.spark/paimon-reads/``), one per snapshot
 
 Rows to leave out: a deletion vector's rows, and the superseded records of a deduplicate or
 first-row table's splits that need a merge. Such a table's merged row is its key's last (first)
-record, a row of a stored file, so the merge is a choice of rows: made once per snapshot from
-the keys, sequence fields, sequence numbers and row kinds alone (``runtime.merged_record_rows``),
-while Spark reads every column it needs of the chosen rows itself. The rows left out are one bitmap per data file, a small
+record, a row of a stored file, so the merge is a choice of rows: made once per snapshot, when a
+statement names the table (registry.refresh_stale), from the keys, sequence fields, sequence
+numbers and row kinds alone (``runtime.merged_record_rows``), while Spark reads every column it
+needs of the chosen rows itself. The rows left out are one bitmap per data file, a small
 Parquet file beside the log, joined by broadcast on Spark's per-row ``_metadata.file_name`` and
 tested at ``_metadata.row_index`` (the row's position in its file, which is what a deletion
 vector holds). A file none of whose rows is kept is not read.
@@ -208,7 +209,7 @@ def deletion_bitmaps(deleted: Dict[str, np.ndarray]) -> pa.Table:
     ``_metadata.file_name``: bit ``p % 64`` of word ``p // 64`` of ``words`` is set when row
     ``p`` is deleted. A bitmap costs one bit per row up to the last deleted one, so a join
     with it stays a small broadcast whatever the number of deleted rows (a join on (file name,
-    row position) pairs broadcast millions of rows and took seconds)."""
+    row position) pairs would broadcast every deleted row: seconds for millions)."""
     names = list(deleted)
     words = []
     for name in names:

@@ -28,7 +28,8 @@ class SessionPythonJobHelper(PythonJobHelper):
         module_name = f"dbt_paimon_model_{name}"
         spec = importlib.util.spec_from_loader(module_name, loader=None)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-        module.__dict__["spark"] = environments.current_registry().spark
+        # the model's code names the tables it refs: their choice of rows (docs/reads.md)
+        module.__dict__["spark"] = environments.current_registry().activate(compiled_code)
         filename = f"<python model {name}>"
         model_id = self.parsed_model.get("unique_id", name)
         # tracebacks then show the model's source lines

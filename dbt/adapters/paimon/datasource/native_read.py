@@ -136,7 +136,7 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
     if (vectors or merges) and file_format != "parquet":
         # Spark gives a row's position in its file (_metadata.row_index) for Parquet only
         return snapshot_id, None, "rows to leave out of ORC files"
-    if not choose and any(len(split.files) > 1 or _has_retractions(split) for split in merges):
+    if not choose and any(_needs_choice(split) for split in merges):
         return snapshot_id, None, CHOICE_DEFERRED
     superseded = _superseded_positions(table, merges)
     if superseded is None:  # the merged read fails the same way, when (if ever) it is read
@@ -325,14 +325,16 @@ def _superseded_positions(table, splits) -> Optional[Dict[str, np.ndarray]]:
     return {name: rows for part in found for name, rows in part.items()}
 
 
-def _has_retractions(split) -> bool:
-    """Whether a file of the split may hold -U/-D records (an unknown count may)."""
-    return any(f.delete_row_count != 0 for f in split.files)
+def _needs_choice(split) -> bool:
+    """Whether a split to merge has records to leave out: not when it is one file (a file
+    holds each key once, its commit merged it) without -U/-D records (an unknown count may
+    hold some)."""
+    return len(split.files) > 1 or any(f.delete_row_count != 0 for f in split.files)
 
 
 def _split_superseded(table, split) -> Dict[str, np.ndarray]:
-    if len(split.files) == 1 and not _has_retractions(split):
-        return {}  # one file is one sorted run: each key once (its commit merged it)
+    if not _needs_choice(split):
+        return {}
     from dbt.adapters.paimon.datasource.source import merge_spec_of
     from dbt.adapters.paimon.format.kv_files import read_split_records
     from dbt.adapters.paimon.runtime import merged_record_rows

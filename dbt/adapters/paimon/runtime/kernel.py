@@ -38,7 +38,7 @@ def merge_arrow(
     sequence fields, commit and ``_seq`` (the reader). With ``with_changelog=True`` also returns
     the changelog lookup / full-compaction would produce for every commit, in commit order.
     """
-    if not with_changelog and last_record_wins(spec):
+    if not with_changelog and _last_record_wins(spec):
         return _merge_last_records(spec, _as_table(records))
     frame = _prepare(spec, records, keep_commits=True)
     pk = list(spec.primary_keys)
@@ -94,7 +94,7 @@ def _merge(spec: MergeSpec, frame: pl.DataFrame, group: List[str]) -> pl.DataFra
     return merged.with_columns(pl.col(ROW_KIND).is_in(ADD_KINDS).alias(ADD))
 
 
-def last_record_wins(spec: MergeSpec) -> bool:
+def _last_record_wins(spec: MergeSpec) -> bool:
     """deduplicate ordered by commit and ``_seq`` only: a key's merged row is its last record."""
     return spec.engine == "deduplicate" and not spec.sequence_fields
 
@@ -132,7 +132,7 @@ def merged_record_rows(spec: MergeSpec, records: pa.Table, sorted_by_key: bool =
 
 
 def _merge_last_records(spec: MergeSpec, records: pa.Table) -> pa.Table:
-    """``merge_arrow`` for ``last_record_wins`` tables without taking the value columns through
+    """``merge_arrow`` for ``_last_record_wins`` tables without taking the value columns through
     polars: pick each key's last record from the keys, kinds and sequence numbers alone, then
     gather the surviving rows from Arrow once. Merging a commit first and then the commits, as
     ``merge_arrow`` does, keeps the same record (the last of the last)."""

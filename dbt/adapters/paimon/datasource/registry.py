@@ -15,13 +15,15 @@ records each registration (``spark.dbt.paimon.registered.<name>`` = a digest of 
 registered), read with one request, and a command registers only what is missing or differs:
 a command on an unchanged warehouse sends no registration at all.
 
-The entry a query names is a view, ``analytics.orders``, over a hidden table
-``analytics__paimon.read_orders`` that reads the table's latest snapshot one of two ways
-(native_read.py): when no split needs a merge, Spark's own Parquet/ORC reader over the
-snapshot's exact data files (``USING parquet LOCATION <file list>``, anti-joined with
-``deletes_orders``, the rows its deletion vectors delete, if any); otherwise the ``paimon``
-Python data source (``USING paimon.analytics.orders``). The view's properties record the
-Paimon schema id, the snapshot it reads and which way. A view also keeps SQL writes out: Spark
+The entry a query names is a view, ``analytics.orders``, over hidden tables in
+``analytics__paimon`` that read the table's latest snapshot one of two ways (native_read.py):
+when no split needs a merge of values, Spark's own Parquet/ORC reader over the snapshot's exact
+data files (``files_orders``: ``USING parquet LOCATION <file list>``, joined with
+``deletes_orders``, the rows to leave out, if any); otherwise the ``paimon`` Python data source
+(``read_orders``: ``USING paimon.analytics.orders``). The view's properties record the Paimon
+schema id, the snapshot it reads, which way, and which hidden tables exist for which schema:
+they stay when the table turns to the other way, so that a snapshot costs a moved location and
+at most a new view. A view also keeps SQL writes out: Spark
 refuses ``INSERT INTO`` a view, where a Parquet table would take the rows into a folder no
 Paimon reader sees: the adapter's connection sends an SQL ``INSERT`` into a Paimon table to a
 table of the ``paimon`` source instead (``sql_write_target``), which appends or overwrites as
@@ -54,10 +56,17 @@ SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
 BRANCH_PROPERTY = "paimon.branch"
 READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, PYTHON or UNCHOSEN
-# the tables the views of database `db` read, in `db__paimon`: read_<t> (the snapshot's rows),
-# deletes_<t> (a native read's deleted rows), write_<t> (SQL INSERT's target)
+# the tables the views of database `db` read, in `db__paimon`: read_<t> (the Python source's
+# rows), files_<t> (the snapshot's files, read natively), deletes_<t> (the rows a native read
+# leaves out), write_<t> (SQL INSERT's target)
 HIDDEN_DATABASE_SUFFIX = "__paimon"
-READ_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "deletes_", "write_"
+READ_PREFIX, FILES_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "files_", "deletes_", "write_"
+# the view's record of which hidden tables exist: read_<t>'s schema id, files_<t>'s schema id
+# and file format ("3:parquet"), and whether deletes_<t> does
+PYTHON_ROWS_PROPERTY = "paimon.python-rows"
+NATIVE_ROWS_PROPERTY = "paimon.native-rows"
+DELETED_ROWS_PROPERTY = "paimon.deleted-rows"
+HIDDEN_TABLE_PROPERTIES = (PYTHON_ROWS_PROPERTY, NATIVE_ROWS_PROPERTY, DELETED_ROWS_PROPERTY)
 NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
 # read through the Python source until a statement names the table: its snapshot needs a choice
 # of rows (native_read.CHOICE_DEFERRED), made then; the entry is a PYTHON one until then
@@ -234,7 +243,7 @@ class PaimonTableRegistry:
             except TableNotFoundError:
                 raise
             except Exception:  # noqa: BLE001 - another process changed the entry
-                self.expose(database, table, choose=choose)
+                self.expose(database, table, choose=choose, fresh=True)
             return True
         except TableNotFoundError:
             self._exposed.pop((database, table), None)
@@ -414,15 +423,15 @@ class PaimonTableRegistry:
             self._listed[database] = rows
 
     def expose(self, database: str, table: str, entry: Optional[CatalogEntry] = None,
-               choose: bool = True) -> bool:
+               choose: bool = True, fresh: bool = False) -> bool:
         """Register the table's provider and create or bring up to date its catalog entry;
         whether the entry changed. Without ``choose`` a snapshot that needs a choice of rows
         gets an UNCHOSEN entry (refresh_stale makes the choice when a statement names it)."""
         with self._sync_lock:
-            return self._expose(database, table, entry, choose)
+            return self._expose(database, table, entry, choose, fresh)
 
     def _expose(self, database: str, table: str, entry: Optional[CatalogEntry],
-                choose: bool) -> bool:
+                choose: bool, fresh: bool = False) -> bool:
         check_name("database", database)
         check_name("table", table)
         source = self.paimon_name(database, table)  # (a branch exists only with its table)
@@ -459,12 +468,10 @@ class PaimonTableRegistry:
             snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
         read = (UNCHOSEN if why == native_read.CHOICE_DEFERRED else PYTHON) if plan is None \
             else NATIVE_WITH_DELETES if plan.deleted else NATIVE
-        self._make_entry(database, table, entry, paimon_table, schema_id, snapshot, plan,
-                         source, read)
+        properties = self._make_entry(database, table, entry, paimon_table, schema_id,
+                                      snapshot, plan, source, read, fresh)
         self._exposed[(database, table)] = snapshot
-        self._entries[(database, table)] = CatalogEntry("VIEW", "", {
-            SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
-            READ_PROPERTY: read, BRANCH_PROPERTY: branch})
+        self._entries[(database, table)] = CatalogEntry("VIEW", "", properties)
         if self._write_targets.pop((database, table), None):  # its columns may have changed
             self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
         return True
@@ -472,56 +479,80 @@ class PaimonTableRegistry:
     def _make_entry(self, database: str, table: str, entry: Optional[CatalogEntry],
                     paimon_table, schema_id: int, snapshot: str,
                     plan: Optional["native_read.NativeSnapshot"], source: str,
-                    read: str) -> None:
+                    read: str, fresh: bool = False) -> Dict[str, str]:
         """Create or move the entry of ``database.table``, reading Paimon table ``source``
-        (``table`` or one of its branches) the way ``read`` says."""
+        (``table`` or one of its branches) the way ``read`` says.
+
+        The hidden tables of each way of reading stay when the entry turns to another (a table
+        often alternates between native and Python reads: a compaction, then a write), and the
+        view's properties record which exist for which schema: a snapshot read the other way
+        then costs a moved location and a new view, not a new set of tables (over Spark Connect
+        each statement is a round trip). ``fresh``: trust none of them. Returns the view's
+        properties."""
         branch = source.partition(listing.BRANCH_SEPARATOR)[2]
         view = f"{quote_identifier(database)}.{quote_identifier(table)}"
-        rows = hidden_table(database, READ_PREFIX, table)
+        python_rows = hidden_table(database, READ_PREFIX, table)
+        native_rows = hidden_table(database, FILES_PREFIX, table)
         deletes = hidden_table(database, DELETES_PREFIX, table)
         folder = None
         if plan is not None:
             folder = native_read.write_file_list(self._reads_root_of(database), database, source,
                                                  plan, schema_id, snapshot)
-        properties = (f"tblproperties ('{SCHEMA_ID_PROPERTY}' = '{schema_id}', "
-                      f"'{SNAPSHOT_PROPERTY}' = '{snapshot}', '{READ_PROPERTY}' = '{read}', "
-                      f"'{BRANCH_PROPERTY}' = '{branch}')")
-        same_shape = (entry is not None and entry.kind == "VIEW"
-                      and entry.schema_id == schema_id and _shape(entry.read) == _shape(read)
-                      and entry.branch == branch)
+        before = entry.properties if (not fresh and entry is not None and entry.kind == "VIEW"
+                                      and entry.branch == branch) else {}
+        # what the hidden tables hold after this change, as the view's properties say it
+        hidden = {key: before[key] for key in HIDDEN_TABLE_PROPERTIES if key in before}
         try:
-            if same_shape:
-                # the next snapshot of a table read the same way: the same columns, other files
-                if plan is not None:
-                    self.spark.sql(f"alter table {rows} set location '{_sql_text(folder)}'")
-                if read == NATIVE_WITH_DELETES:
-                    self.spark.sql(f"alter table {deletes} set location "
-                                   f"'{_sql_text(native_read.deletes_folder(folder))}'")
-                self.spark.sql(f"alter view {view} set {properties}")
-            else:
-                if entry is not None and entry.kind != "VIEW":
-                    self.spark.sql(f"drop table if exists {view}")  # an older-style entry
-                self.spark.sql(f"create database if not exists "
-                               f"{quote_identifier(hidden_database(database))}")
-                self.spark.sql(f"drop table if exists {rows}")
-                self.spark.sql(f"drop table if exists {deletes}")
-                columns = spark_ddl_columns(arrow_schema_of(paimon_table))
-                if plan is None:
-                    self.spark.sql(f"create table {rows} ({columns}) "
-                                   f"using {provider_name(database, source)}")
+            statements = []
+            if entry is not None and entry.kind != "VIEW":
+                statements.append(f"drop table if exists {view}")  # an older-style entry
+            if not hidden:
+                statements.append(f"create database if not exists "
+                                  f"{quote_identifier(hidden_database(database))}")
+            # a hidden table the properties do not record as it is needed is made anew (a
+            # table of that name may be left by an older entry: dropped first)
+            columns = spark_ddl_columns(arrow_schema_of(paimon_table))
+            if plan is None and hidden.get(PYTHON_ROWS_PROPERTY) != str(schema_id):
+                statements += [f"drop table if exists {python_rows}",
+                               f"create table {python_rows} ({columns}) "
+                               f"using {provider_name(database, source)}"]
+                hidden[PYTHON_ROWS_PROPERTY] = str(schema_id)
+            if plan is not None:
+                native_shape = f"{schema_id}:{plan.file_format}"
+                if hidden.get(NATIVE_ROWS_PROPERTY) == native_shape:
+                    statements.append(f"alter table {native_rows} set location "
+                                      f"'{_sql_text(folder)}'")
                 else:
                     # recursiveFileLookup: no partition columns inferred from the files'
                     # folders (dt=2024-01-01/): Paimon's files hold every column themselves
-                    self.spark.sql(f"create table {rows} ({columns}) using {plan.file_format} "
-                                   f"options (recursiveFileLookup 'true') "
-                                   f"location '{_sql_text(folder)}'")
-                query = f"select * from {rows}"
-                if read == NATIVE_WITH_DELETES:
-                    self.spark.sql(f"create table {deletes} ({native_read.BITMAPS_DDL}) "
-                                   f"using parquet location "
-                                   f"'{_sql_text(native_read.deletes_folder(folder))}'")
-                    query = native_read.live_rows_sql(rows, deletes)
-                self.spark.sql(f"create or replace view {view} {properties} as {query}")
+                    statements += [f"drop table if exists {native_rows}",
+                                   f"create table {native_rows} ({columns}) using "
+                                   f"{plan.file_format} options (recursiveFileLookup 'true') "
+                                   f"location '{_sql_text(folder)}'"]
+                    hidden[NATIVE_ROWS_PROPERTY] = native_shape
+            if read == NATIVE_WITH_DELETES:
+                location = _sql_text(native_read.deletes_folder(folder))
+                if DELETED_ROWS_PROPERTY in hidden:
+                    statements.append(f"alter table {deletes} set location '{location}'")
+                else:
+                    statements += [f"drop table if exists {deletes}",
+                                   f"create table {deletes} ({native_read.BITMAPS_DDL}) "
+                                   f"using parquet location '{location}'"]
+                    hidden[DELETED_ROWS_PROPERTY] = "bitmaps"
+            properties = {SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
+                          READ_PROPERTY: read, BRANCH_PROPERTY: branch, **hidden}
+            listed = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
+            if before and entry.schema_id == schema_id and _shape(entry.read) == _shape(read):
+                # the view reads the same tables: only its properties change
+                statements.append(f"alter view {view} set tblproperties ({listed})")
+            else:
+                query = (f"select * from {python_rows}" if plan is None
+                         else native_read.live_rows_sql(native_rows, deletes)
+                         if read == NATIVE_WITH_DELETES else f"select * from {native_rows}")
+                statements.append(f"create or replace view {view} tblproperties ({listed}) "
+                                  f"as {query}")
+            for statement in statements:
+                self.spark.sql(statement)
         except Exception as exc:
             # Another dbt process on the same Spark Connect server (one metastore) made the
             # entry meanwhile: fine if it is this table's, as of this schema and snapshot.
@@ -530,8 +561,10 @@ class PaimonTableRegistry:
             now = self._catalog_entries(database).get(table)
             if now is None or now.schema_id != schema_id or now.snapshot != snapshot:
                 raise
+            properties = now.properties
         if self._reads_root_of(database) is not None:
             native_read.prune_file_lists(self._reads_root_of(database), database, source, folder)
+        return properties
 
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
@@ -569,7 +602,7 @@ class PaimonTableRegistry:
                 self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
             self.spark.sql(
                 f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
-            for prefix in (READ_PREFIX, DELETES_PREFIX):
+            for prefix in (READ_PREFIX, FILES_PREFIX, DELETES_PREFIX):
                 self.spark.sql(f"drop table if exists {hidden_table(database, prefix, table)}")
             if self._reads_root is not None:
                 native_read.forget_file_lists(self._reads_root, database, table)

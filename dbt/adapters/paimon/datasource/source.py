@@ -30,8 +30,15 @@ from pyspark.sql.datasource import (
     DataSourceArrowWriter,
     DataSourceReader,
     EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
     In,
     InputPartition,
+    IsNotNull,
+    IsNull,
+    LessThan,
+    LessThanOrEqual,
+    StringStartsWith,
     WriterCommitMessage,
 )
 from pyspark.sql.types import StructType
@@ -192,6 +199,7 @@ class PaimonReader(DataSourceReader):
         self.schema = schema
         self.snapshot_id = snapshot_id
         self.partition_filter: List[Dict[str, Any]] = []  # PaimonPushdownReader fills it
+        self.conditions: List[tuple] = []  # ... and this: splits.Condition, for file skipping
 
     def partitions(self) -> Sequence[InputPartition]:
         from dbt.adapters.paimon.format.splits import plan_splits
@@ -200,7 +208,7 @@ class PaimonReader(DataSourceReader):
         partitions = combine_filters(self.partition_filter)
         if partitions == []:  # contradictory filters (dt = 'a' AND dt = 'b') select nothing
             return [SplitPartition(None)]
-        splits = plan_splits(table, self.snapshot_id, partitions)
+        splits = plan_splits(table, self.snapshot_id, partitions, self.conditions)
         if not table.primary_keys:  # append tables: Paimon's partition order (queue tables)
             from dbt.adapters.paimon.format.queue import order_splits
 
@@ -235,17 +243,44 @@ class PaimonPushdownReader(PaimonReader):
     with ``spark.sql.python.filterPushdown.enabled``)."""
 
     def pushFilters(self, filters):
-        """Prune on partition equality / IN filters; Spark still evaluates everything else."""
+        """Prune on partition equality / IN filters, and skip files by their statistics
+        (splits.stats_predicate) on comparisons of other columns; Spark still evaluates every
+        filter but the partition ones."""
         partition_keys = set(self.location.open().partition_keys)
         for f in filters:
-            attribute = getattr(f, "attribute", None)  # Not/And/Or carry children instead
+            attribute = getattr(f, "attribute", None)  # Not carries a child instead
             column = attribute[0] if attribute and len(attribute) == 1 else None
             if column in partition_keys and isinstance(f, EqualTo):
                 self.partition_filter.append({column: f.value})
             elif column in partition_keys and isinstance(f, In):
                 self.partition_filter.append({column: list(f.value)})
             else:
+                condition = _stats_condition(f, column)
+                if condition is not None:
+                    self.conditions.append(condition)
                 yield f
+
+
+# Spark's pushed filters that file statistics can answer -> splits.STATS_OPERATIONS
+_STATS_FILTERS = ((EqualTo, "equal"), (LessThan, "less_than"),
+                  (LessThanOrEqual, "less_or_equal"), (GreaterThan, "greater_than"),
+                  (GreaterThanOrEqual, "greater_or_equal"), (In, "is_in"), (IsNull, "is_null"),
+                  (IsNotNull, "is_not_null"), (StringStartsWith, "startswith"))
+
+
+def _stats_condition(f, column: Optional[str]) -> Optional[tuple]:
+    """A pushed filter on one top-level column as (operation, column, value), or None."""
+    if column is None:
+        return None
+    for kind, operation in _STATS_FILTERS:
+        if type(f) is kind:  # noqa: E721 - exact classes: no subclass changes the meaning
+            value = getattr(f, "value", None)
+            if operation == "is_in":
+                value = [v for v in value if v is not None]
+            elif operation not in ("is_null", "is_not_null") and value is None:
+                return None
+            return (operation, column, value)
+    return None
 
 
 def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = False
@@ -359,9 +394,10 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
     """Write ``batches`` (Spark's Arrow of the rows) as new files of the append table ``table``;
     returns the commit messages. On failure the files already written are deleted (a failing
     Spark task's messages never reach abort())."""
+    from dbt.adapters.paimon.format.file_stats import with_full_stats
     from dbt.adapters.paimon.format.queue import bucket_groups, is_queue_table
 
-    write = table.new_batch_write_builder().new_write()
+    write = with_full_stats(table).new_batch_write_builder().new_write()
     target = arrow_schema_of(table)
     queue = is_queue_table(table)
     try:

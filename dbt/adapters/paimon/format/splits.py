@@ -24,6 +24,7 @@ from pypaimon.utils.file_store_path_factory import canonical_data_file_path
 
 from dbt.adapters.paimon.format.deletion_vectors import DeletionFile, bucket_deletion_index
 from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.format.file_stats import Condition, stats_predicate
 
 PartitionFilter = Union[None, Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
@@ -159,17 +160,21 @@ def partition_predicate(table, partition_filter: PartitionFilter):
 
 
 def plan_splits(table, snapshot_id: Optional[int] = None,
-                partition_filter: PartitionFilter = None) -> List[Split]:
+                partition_filter: PartitionFilter = None,
+                conditions: Sequence[Condition] = ()) -> List[Split]:
     """One Split per (partition, bucket) holding ALL its live files (every level).
 
     ``partition_filter`` prunes on the manifests' partition values before any data file is
-    opened. Returns [] for a table without snapshots.
+    opened; ``conditions`` skip the files whose statistics say no row can match
+    (``file_stats.stats_predicate``): the splits then hold only the files a read of the matching rows
+    needs, and the reader still applies the filters. Returns [] for a table without snapshots.
     """
     snapshot = _resolve_snapshot(table, snapshot_id)
     if snapshot is None:
         return []
     manifests = ManifestListManager(table).read_all(snapshot)
     scanner = FileScanner(table, lambda: (manifests, snapshot),
+                          predicate=stats_predicate(table, conditions),
                           partition_predicate=partition_predicate(table, partition_filter),
                           skip_level0=False)
     entries = scanner.plan_files()

@@ -372,3 +372,26 @@ def test_commits_and_lookup_changelog_match_the_java_fold(name, commits):
         got = got_changes = "raises"
     assert got == expected
     assert got_changes == changes
+
+
+def test_an_older_inputs_nested_rows_update_in_order():
+    """nested_partial_update in a sequence group, an older record with two rows of one nested key
+    and then an older record with NULL there. Java's aggReversed(acc, x) is agg(x, acc)
+    (FieldAggregator); FieldNestedPartialUpdateAgg.agg(null, input) keys the input's rows in
+    order, each non-null field overwriting: the second row's x stands. Found by the property
+    test above."""
+    options, merge, unordered = CASES["pu-group-first-non-null"]
+    s = make_spec(SCHEMA, **options)
+    UNORDERED.clear()
+    UNORDERED.update(unordered)
+    n = None
+    recs = [("+I", 1, 1, n, n, n, n, n, n),
+            ("+I", 1, 0, n, n, [{"id": 0, "x": 0}, {"id": 0, "x": 1}], n, n, n),
+            ("+I", 1, 0, n, n, n, n, n, n)]
+    expected = fold(merge, [(r[0], tuple(r[1:])) for r in recs], canonical)
+    got = kernel_rows(merge_arrow(s, records(s, [arrow_row(r) for r in recs])), unordered)
+    assert got == expected
+    assert got[0][4] == [{"id": 0, "x": 1}]
+    # the two rows alone stay as written: agg(acc, null) returns acc
+    got = kernel_rows(merge_arrow(s, records(s, [arrow_row(r) for r in recs[:2]])), unordered)
+    assert got[0][4] == [{"id": 0, "x": 0}, {"id": 0, "x": 1}]

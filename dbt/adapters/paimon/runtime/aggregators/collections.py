@@ -501,16 +501,25 @@ class NestedPartialUpdate(NestedUpdate):
             )
 
     def survivors(self, el: pl.DataFrame) -> pl.DataFrame:
-        # Per key and field: a newer row's non-null value overwrites, an older row's only fills
-        # a NULL (agg(x, acc) updates x's row with acc's); nothing makes a value NULL again.
+        # Per key and field: a newer row's non-null value overwrites, an older input's only
+        # fills a NULL (aggReversed(acc, x) = agg(x, acc): x's rows first, then acc's), so
+        # among older inputs the first one's value stands. Inside one input the rows update in
+        # order: its last non-null value. Nothing makes a value NULL again.
         values = [f for f in self.row_fields if f not in self.nested_key]
         newer = pl.col(_O) == ADD
+
+        def older_value(v: str) -> pl.Expr:
+            # the first older input, its last row: sort the whole group, then filter
+            order = [pl.col(_P), -pl.col(_I).cast(pl.Int64)]
+            older = ~newer & pl.col(v).is_not_null()
+            return pl.col(v).sort_by(order).filter(older.sort_by(order)).first()
+
         return el.group_by([_R] + self.nested_key, maintain_order=True).agg(
             [pl.col(_P).min(), pl.col(_I).first()]
             + [
                 pl.coalesce(
                     pl.col(v).filter(newer & pl.col(v).is_not_null()).last(),
-                    pl.col(v).filter(~newer & pl.col(v).is_not_null()).first(),
+                    older_value(v),
                 ).alias(v)
                 for v in values
             ]

@@ -129,6 +129,34 @@ def test_killing_the_watchdog_takes_its_server_down(plan):
     assert info(plan)["server_pid"] != running["server_pid"]
 
 
+def test_a_server_left_without_its_watchdog_is_stopped_by_the_next_command(plan):
+    """Where no parent-death signal exists (macOS), a SIGKILLed watchdog leaves its server
+    running: the next command to look for the daemon stops it. A process that merely took a
+    recorded pid (its command line does not name the server's port) is left alone."""
+    import subprocess
+
+    os.makedirs(plan.state_dir, exist_ok=True)
+    watchdog = subprocess.Popen([sys.executable, "-c", "pass"])
+    watchdog.wait()  # a pid that no longer runs
+    port = daemon._free_port()
+    orphan = subprocess.Popen([sys.executable, "-c", FAKE_SERVER, str(port)])
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    try:
+        for server, stays in ((stranger, True), (orphan, False)):
+            with open(plan.path(INFO_NAME), "w") as out:
+                json.dump({"pid": watchdog.pid, "server_pid": server.pid, "port": port}, out)
+            assert daemon.running(plan.state_dir) is None
+            assert not os.path.exists(plan.path(INFO_NAME))
+            if stays:
+                assert server.poll() is None
+            else:
+                assert server.wait(timeout=20) is not None
+    finally:
+        for process in (orphan, stranger):
+            process.kill()
+            process.wait()
+
+
 def test_a_server_that_dies_while_starting_is_reported(plan, monkeypatch):
     monkeypatch.setattr(daemon, "_server_command",
                         lambda plan, port: [sys.executable, "-c", "import sys; sys.exit(3)"])

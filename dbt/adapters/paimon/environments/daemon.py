@@ -28,6 +28,7 @@ import fcntl
 import glob
 import hashlib
 import os
+import re
 import secrets
 import signal
 import socket
@@ -172,18 +173,48 @@ def _locked(path: str) -> Iterator[None]:
 
 
 def _live_info(state_dir: str) -> Optional[Dict]:
-    """daemon.json while its watchdog lives (a stale file is removed)."""
+    """daemon.json while its watchdog lives (a stale file is removed, and a server it left
+    behind is stopped)."""
     path = os.path.join(state_dir, INFO_NAME)
     info = read_json(path)
     if info is None:
         return None
     if not alive(info.get("pid")):
+        _stop_orphan(info)
         try:
             os.remove(path)
         except FileNotFoundError:
             pass
         return None
     return info
+
+
+def _stop_orphan(info: Dict) -> None:
+    """Stop the server of a watchdog that is gone. On Linux the parent-death signal has stopped
+    it already; elsewhere (macOS has no such signal) a SIGKILLed watchdog leaves its server
+    running, and the next command stops it here. The pid is only taken for the server's while
+    that process's command line names the server's port (a pid can be reused)."""
+    pid, port = info.get("server_pid"), info.get("port")
+    if not alive(pid) or not port:
+        return
+    try:
+        # -ww: the whole command line, not a screen's width of it
+        command = subprocess.run(["ps", "-ww", "-o", "command=", "-p", str(int(pid))],
+                                 capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    if not re.search(rf"(?<!\d){int(port)}(?!\d)", command):
+        return
+    try:
+        os.kill(int(pid), signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while alive(pid):
+        if time.monotonic() > deadline:
+            os.kill(int(pid), signal.SIGKILL)
+            break
+        time.sleep(0.1)
 
 
 def _listening(port: int) -> bool:

@@ -15,7 +15,8 @@ from pypaimon.schema.data_types import DataTypeParser, PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
+                                                   write_append_files)
 from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops import compact_table
@@ -322,13 +323,50 @@ def test_schema_evolution(spark, warehouse, registry):
     assert entry_rows(spark, "db.evolving") == python_rows(spark, warehouse, "db.evolving") \
         == [(1, "a", "d", None), (2, "b", "d", 0.5)]
     # a renamed column: older files hold it under its old name, which only Paimon's field ids
-    # tell; the Python path maps it
+    # tell; they are a projection of their own, read by that name and renamed in the view
     catalog.alter_table("db.evolving", [SchemaChange.rename_column("name", "label")])
     registry.activate()
     registry.sync()
-    assert read_way(spark, "db.evolving") == "python"
+    assert read_way(spark, "db.evolving") == "native"
     assert spark.table("db.evolving").columns == ["id", "label", "dt", "score"]
-    assert entry_rows(spark, "db.evolving") == [(1, "a", "d", None), (2, "b", "d", 0.5)]
+    assert entry_rows(spark, "db.evolving") == python_rows(spark, warehouse, "db.evolving") \
+        == [(1, "a", "d", None), (2, "b", "d", 0.5)]
+    # the files of schema 0 (no score) and of schema 1: a projection each, besides the
+    # current schema's list (empty)
+    assert scan_of(spark, "db.evolving").count("FileScan parquet") == 3
+    # a dropped column's name taken by a new column: the older files hold another column
+    # under it, which must read as NULL (the new column's files are read by name)
+    catalog.alter_table("db.evolving", [SchemaChange.drop_column("score")])
+    catalog.alter_table("db.evolving", [SchemaChange.add_column(
+        "score", DataTypeParser.parse_data_type("STRING"))])
+    now = pa.schema([pa.field("id", pa.int64(), nullable=False), ("label", pa.string()),
+                     pa.field("dt", pa.string(), nullable=False), ("score", pa.string())])
+    commit(wh.open_table(warehouse, "db", "evolving"), [(3, "c", "d", "new")], now)
+    registry.activate()
+    assert read_way(spark, "db.evolving") == "native"
+    assert entry_rows(spark, "db.evolving") == python_rows(spark, warehouse, "db.evolving") \
+        == [(1, "a", "d", None), (2, "b", "d", None), (3, "c", "d", "new")]
+    properties = {r.key: r.value for r in spark.sql("show tblproperties db.evolving").collect()}
+    # both older schemas' files are read by the columns (id, name, dt): one projection (the
+    # older `score` is not among them)
+    assert properties["paimon.projected-rows"].startswith("1:")
+    # time travel to the snapshot before: the same projections, in a temporary view
+    previous = wh.open_table(warehouse, "db", "evolving").snapshot_manager() \
+        .get_latest_snapshot().id - 1
+    assert registry.snapshot_view("db", "evolving", previous, "evolving_before")
+    assert entry_rows(spark, "evolving_before") == [(1, "a", "d", None), (2, "b", "d", None)]
+    # an overwrite writes every row in the current schema: no projection is left
+    table = wh.open_table(warehouse, "db", "evolving")
+    rewritten = pa.Table.from_pylist([dict(zip(now.names, r)) for r in entry_rows(
+        spark, "db.evolving")], schema=now)
+    commit_append_files(table, write_append_files(table, [rewritten]), overwrite="table")
+    registry.activate()
+    assert entry_rows(spark, "db.evolving") == [(1, "a", "d", None), (2, "b", "d", None),
+                                                (3, "c", "d", "new")]
+    properties = {r.key: r.value for r in spark.sql("show tblproperties db.evolving").collect()}
+    assert properties["paimon.projected-rows"] == "0:"
+    assert not [r.tableName for r in spark.sql(f"show tables in db{HIDDEN_DATABASE_SUFFIX}")
+                .collect() if r.tableName.startswith("files_1_")]
 
 
 def test_widened_columns_read_natively_from_parquet_files(spark, warehouse, registry):

@@ -36,9 +36,11 @@ A snapshot is read natively only when the result is certain to equal the merged 
 - every column's type is one Spark reads exactly as the Python path converts it (no
   nanosecond timestamps, no Paimon-only types; from ORC files no dates and no timestamps:
   ``_spark_orc_reads_exactly``);
-- every file's schema gives each current column under its current name and type (or, in
-  Parquet files, a type Spark's reader widens exactly: ``_widens_exactly``), or lacks it with
-  no other column of that name (a rename or another type change needs a projection).
+- every file's schema gives each current column at its current type (or, in Parquet files, a
+  type Spark's Parquet reader widens exactly: ``_widens_exactly``), or lacks it. Files that
+  hold a column under another name (a renamed column, found by Paimon's field id; a name a
+  dropped column had and a new one took again) are a ``Projection``: a file list of their own,
+  read by the names they store and renamed in the entry's view.
 A row-tracking table's rewritten files also store ``_ROW_ID`` and ``_SEQUENCE_NUMBER``: the entry
 declares the table's columns only, so Spark reads just those.
 """
@@ -61,6 +63,7 @@ NATIVE_FORMATS = ("parquet", "orc")
 READS_DIRNAME = os.path.join(".spark", "paimon-reads")
 SINK_LOG_DIR = "_spark_metadata"
 DELETES_DIR = "deleted-rows-bitmaps"
+PROJECTION_PREFIX = "projection-"
 TRAVEL_PREFIX = "travel-snapshot-"
 # Spark's FileStreamSinkLog: version line, then one JSON entry per file
 SINK_LOG_VERSION = "v1"
@@ -75,14 +78,26 @@ KEEP_PREVIOUS = 1
 
 
 @dataclass(frozen=True)
+class Projection:
+    """Data files of older schemas that hold some current columns under other names (renamed
+    columns; a name a dropped column had and a new column took again). ``columns``: per current
+    column, its name in these files, None where they lack it (read as NULL)."""
+
+    columns: Tuple[Optional[str], ...]
+    files: Tuple[Tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class NativeSnapshot:
-    """A snapshot Spark reads with its own file readers: ``files`` are (absolute path, bytes);
-    ``deleted``: data file name -> the row positions its deletion vector deletes."""
+    """A snapshot Spark reads with its own file readers: ``files`` are (absolute path, bytes),
+    read by the current columns' names; ``projected``: the files read by other names;
+    ``deleted``: data file name -> the row positions to leave out."""
 
     snapshot_id: int
     file_format: str
     files: Tuple[Tuple[str, int], ...]
     deleted: Dict[str, np.ndarray] = field(default_factory=dict, compare=False)
+    projected: Tuple[Projection, ...] = ()
 
 
 def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
@@ -123,9 +138,10 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
     if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
         return snapshot_id, None, f"file formats {sorted(map(str, formats))}"
     file_format = formats.pop() if formats else _table_format(options)
-    if not _schemas_line_up(table, {f.schema_id for f in files},
-                            widening=file_format == "parquet"):
-        return snapshot_id, None, "a file's schema needs a projection"
+    stored = {schema_id: _stored_columns(table, schema_id, widening=file_format == "parquet")
+              for schema_id in {f.schema_id for f in files}}
+    if any(columns is None or not any(columns) for columns in stored.values()):
+        return snapshot_id, None, "a file's column types need a cast Spark's reader does not make"
     if file_format not in NATIVE_FORMATS:
         return snapshot_id, None, f"file format {file_format}"
     if file_format == "orc":
@@ -148,10 +164,22 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
     # a file whose every row is left out is not read at all
     files = [f for f in files if len(deleted.get(f.file_name, ())) < f.row_count]
     kept = {f.file_name for f in files}
+    as_is = {schema_id for schema_id, columns in stored.items()
+             if _read_as_is(table, schema_id, columns)}
+    projected: Dict[Tuple[Optional[str], ...], list] = {}
+    for f in files:
+        if f.schema_id not in as_is:
+            projected.setdefault(stored[f.schema_id], []).append(_listed(f))
     return snapshot_id, NativeSnapshot(
         snapshot_id, file_format,
-        tuple((_absolute(f.file_path), int(f.file_size)) for f in files),
-        {name: rows for name, rows in deleted.items() if name in kept}), ""
+        tuple(_listed(f) for f in files if f.schema_id in as_is),
+        {name: rows for name, rows in deleted.items() if name in kept},
+        tuple(Projection(columns, tuple(listed))
+              for columns, listed in sorted(projected.items(), key=repr))), ""
+
+
+def _listed(meta) -> Tuple[str, int]:
+    return _absolute(meta.file_path), int(meta.file_size)
 
 
 def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnapshot,
@@ -166,15 +194,9 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
         return folder
     os.makedirs(parent, exist_ok=True)
     staging = os.path.join(parent, f".staging-{uuid.uuid4().hex}")
-    os.makedirs(os.path.join(staging, SINK_LOG_DIR))
-    lines = [SINK_LOG_VERSION] + [
-        # a URI: Paimon's escaped partition folders (dt=10%3A00) keep their '%' as '%25'
-        json.dumps({"path": pathlib.Path(path).as_uri(), "size": size, "isDir": False,
-                    "modificationTime": 0, "blockReplication": 1, "blockSize": size or 1,
-                    "action": "add"})
-        for path, size in plan.files]
-    with open(os.path.join(staging, SINK_LOG_DIR, "0"), "w", encoding="utf-8") as out:
-        out.write("\n".join(lines))
+    _write_sink_log(staging, plan.files)
+    for number, projection in enumerate(plan.projected, start=1):
+        _write_sink_log(projection_folder(staging, number), projection.files)
     if plan.deleted:
         os.makedirs(os.path.join(staging, DELETES_DIR))
         pq.write_table(deletion_bitmaps(plan.deleted),
@@ -186,6 +208,24 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     except OSError:  # another process put the same folder in place first
         shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def _write_sink_log(folder: str, files) -> None:
+    os.makedirs(os.path.join(folder, SINK_LOG_DIR))
+    lines = [SINK_LOG_VERSION] + [
+        # a URI: Paimon's escaped partition folders (dt=10%3A00) keep their '%' as '%25'
+        json.dumps({"path": pathlib.Path(path).as_uri(), "size": size, "isDir": False,
+                    "modificationTime": 0, "blockReplication": 1, "blockSize": size or 1,
+                    "action": "add"})
+        for path, size in files]
+    with open(os.path.join(folder, SINK_LOG_DIR, "0"), "w", encoding="utf-8") as out:
+        out.write("\n".join(lines))
+
+
+def projection_folder(folder: str, number: int) -> str:
+    """The file list of a snapshot's ``number``-th Projection (from 1), inside its folder (the
+    snapshot's own file list names its files, not the folder's contents)."""
+    return os.path.join(folder, f"{PROJECTION_PREFIX}{number}")
 
 
 def file_list_folder(reads_root: str, database: str, table: str, stamp: str,
@@ -201,7 +241,9 @@ def has_file_list(folder: str) -> bool:
 
 
 def _complete(folder: str, plan: NativeSnapshot) -> bool:
-    return has_file_list(folder) and (not plan.deleted or os.path.isdir(deletes_folder(folder)))
+    return has_file_list(folder) and (not plan.deleted or os.path.isdir(deletes_folder(folder))) \
+        and all(has_file_list(projection_folder(folder, number))
+                for number in range(1, len(plan.projected) + 1))
 
 
 def deletion_bitmaps(deleted: Dict[str, np.ndarray]) -> pa.Table:
@@ -221,10 +263,12 @@ def deletion_bitmaps(deleted: Dict[str, np.ndarray]) -> pa.Table:
                      "words": pa.array(words, pa.list_(pa.int64()))})
 
 
-def live_rows_sql(rows: str, bitmaps: str) -> str:
-    """The query of ``rows`` (a table of data files) without the rows ``bitmaps``
-    (``deletion_bitmaps``) deletes."""
-    return (f"select /*+ BROADCAST(d) */ r.* from {rows} r left join {bitmaps} d "
+def live_rows_sql(rows: str, bitmaps: Optional[str], columns: str = "r.*") -> str:
+    """The query of ``columns`` of ``rows`` (a table of data files, as ``r``) without the rows
+    ``bitmaps`` (``deletion_bitmaps``; None: no rows to leave out) deletes."""
+    if bitmaps is None:
+        return f"select {columns} from {rows} r"
+    return (f"select /*+ BROADCAST(d) */ {columns} from {rows} r left join {bitmaps} d "
             f"on r._metadata.file_name = d.file_name "
             f"where {live_row('r._metadata.row_index', 'd.words')}")
 
@@ -376,35 +420,41 @@ def _absolute(path: str) -> str:
     return os.path.abspath(path)
 
 
-def _schemas_line_up(table, schema_ids, widening: bool) -> bool:
-    """Whether Spark reads every file written under ``schema_ids`` with the current schema as
-    Paimon does: each current column under its current name, at its type or (``widening``:
-    Parquet files) a type Spark's Parquet reader widens it to exactly (``_widens_exactly``),
-    or absent with no other column of that name."""
+def _stored_columns(table, schema_id: int, widening: bool
+                    ) -> Optional[Tuple[Optional[str], ...]]:
+    """Per current column, its name in the files written under ``schema_id`` (matched by
+    Paimon's field id; None where they lack it), or None when a column's type changed in a way
+    Spark's reader does not read exactly: another type, or (``widening``: Parquet files) one
+    Spark's Parquet reader does not widen to exactly (``_widens_exactly``)."""
     from pypaimon.schema.data_types import PyarrowFieldParser
 
     def arrow_type(field):
         return PyarrowFieldParser.from_paimon_schema([field]).field(0).type
 
     current = table.table_schema
-    for schema_id in schema_ids:
-        if schema_id == current.id:
-            continue
-        old = table.schema_manager.get_schema(schema_id)
-        old_by_id = {f.id: f for f in old.fields}
-        old_names = {f.name for f in old.fields}
-        for column in current.fields:
-            before = old_by_id.get(column.id)
-            if before is None:
-                if column.name in old_names:  # the name belonged to another (dropped) column
-                    return False
-            elif before.name != column.name:
-                return False
-            elif str(before.type) != str(column.type):
-                stored, now = arrow_type(before), arrow_type(column)
-                if stored != now and not (widening and _widens_exactly(stored, now)):
-                    return False
-    return True
+    if schema_id == current.id:
+        return tuple(f.name for f in current.fields)
+    old_by_id = {f.id: f for f in table.schema_manager.get_schema(schema_id).fields}
+    names = []
+    for column in current.fields:
+        before = old_by_id.get(column.id)
+        if before is not None and str(before.type) != str(column.type):
+            stored, now = arrow_type(before), arrow_type(column)
+            if stored != now and not (widening and _widens_exactly(stored, now)):
+                return None
+        names.append(before.name if before is not None else None)
+    return tuple(names)
+
+
+def _read_as_is(table, schema_id: int, stored: Tuple[Optional[str], ...]) -> bool:
+    """Whether Spark's reader, matching columns by name, reads the files of ``schema_id`` as
+    Paimon does: each current column under its own name, or absent with no other column of
+    that name (a name a dropped column had and a new column took again)."""
+    if schema_id == table.table_schema.id:
+        return True
+    old_names = {f.name for f in table.schema_manager.get_schema(schema_id).fields}
+    return all(name == column.name or (name is None and column.name not in old_names)
+               for name, column in zip(stored, table.table_schema.fields))
 
 
 def _widens_exactly(stored: pa.DataType, now: pa.DataType) -> bool:
@@ -466,3 +516,22 @@ def _spark_reads_leaf(arrow_type: pa.DataType) -> bool:
             or pa.types.is_large_string(arrow_type) or pa.types.is_binary(arrow_type)
             or pa.types.is_large_binary(arrow_type) or pa.types.is_date32(arrow_type)
             or pa.types.is_decimal(arrow_type) or pa.types.is_fixed_size_binary(arrow_type))
+
+
+def projection_schema(projection: Projection, schema: pa.Schema) -> pa.Schema:
+    """The columns a Projection's files are read by: each stored name, at its current type."""
+    return pa.schema([schema.field(i).with_name(stored)
+                      for i, stored in enumerate(projection.columns) if stored is not None])
+
+
+def projection_select(projection: Projection, schema: pa.Schema) -> str:
+    """The select list that gives a Projection's rows (``r``) the current columns: each stored
+    name renamed, NULL for the columns its files lack."""
+    from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_schema
+
+    parts = []
+    for stored, column in zip(projection.columns, spark_schema(schema).fields):
+        value = f"r.{quote_identifier(stored)}" if stored is not None \
+            else f"cast(null as {column.dataType.simpleString()})"
+        parts.append(f"{value} as {quote_identifier(column.name)}")
+    return ", ".join(parts)

@@ -66,7 +66,12 @@ READ_PREFIX, FILES_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "files_", "de
 PYTHON_ROWS_PROPERTY = "paimon.python-rows"
 NATIVE_ROWS_PROPERTY = "paimon.native-rows"
 DELETED_ROWS_PROPERTY = "paimon.deleted-rows"
-HIDDEN_TABLE_PROPERTIES = (PYTHON_ROWS_PROPERTY, NATIVE_ROWS_PROPERTY, DELETED_ROWS_PROPERTY)
+# ... and how many files_<n>_<t> tables (native_read.Projection: files read by older column
+# names) exist, for which projections ("2:<digest>"; "0:" for none)
+PROJECTED_ROWS_PROPERTY = "paimon.projected-rows"
+NO_PROJECTIONS = "0:"
+HIDDEN_TABLE_PROPERTIES = (PYTHON_ROWS_PROPERTY, NATIVE_ROWS_PROPERTY, DELETED_ROWS_PROPERTY,
+                           PROJECTED_ROWS_PROPERTY)
 NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
 # read through the Python source until a statement names the table: its snapshot needs a choice
 # of rows (native_read.CHOICE_DEFERRED), made then; the entry is a PYTHON one until then
@@ -93,6 +98,20 @@ def hidden_database(database: str) -> str:
 def hidden_table(database: str, prefix: str, table: str) -> str:
     """``db__paimon.<prefix><table>``, quoted."""
     return f"{quote_identifier(hidden_database(database))}.{quote_identifier(prefix + table)}"
+
+
+def projected_table(database: str, table: str, number: int) -> str:
+    """The hidden table of a native read's ``number``-th Projection (from 1), quoted."""
+    return hidden_table(database, f"{FILES_PREFIX}{number}_", table)
+
+
+def projected_key(schema_id: int, plan: "native_read.NativeSnapshot") -> str:
+    """What PROJECTED_ROWS_PROPERTY records for ``plan``: the projection tables' count and a
+    digest of their columns."""
+    if not plan.projected:
+        return NO_PROJECTIONS
+    described = repr((schema_id, plan.file_format, [p.columns for p in plan.projected]))
+    return f"{len(plan.projected)}:{hashlib.sha256(described.encode()).hexdigest()[:16]}"
 
 
 def check_name(kind: str, name: str) -> str:
@@ -530,6 +549,26 @@ class PaimonTableRegistry:
                                    f"{plan.file_format} options (recursiveFileLookup 'true') "
                                    f"location '{_sql_text(folder)}'"]
                     hidden[NATIVE_ROWS_PROPERTY] = native_shape
+            afterwards = []  # tables the new view no longer reads: dropped once it is in place
+            if plan is not None:
+                key = projected_key(schema_id, plan)
+                had = int(hidden.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS).split(":")[0])
+                schema = arrow_schema_of(paimon_table)
+                for number, projection in enumerate(plan.projected, start=1):
+                    name = projected_table(database, table, number)
+                    location = _sql_text(native_read.projection_folder(folder, number))
+                    if hidden.get(PROJECTED_ROWS_PROPERTY) == key:
+                        statements.append(f"alter table {name} set location '{location}'")
+                    else:
+                        statements += [
+                            f"drop table if exists {name}",
+                            f"create table {name} ("
+                            f"{spark_ddl_columns(native_read.projection_schema(projection, schema))}"
+                            f") using {plan.file_format} options (recursiveFileLookup 'true') "
+                            f"location '{location}'"]
+                afterwards += [f"drop table if exists {projected_table(database, table, number)}"
+                               for number in range(len(plan.projected) + 1, had + 1)]
+                hidden[PROJECTED_ROWS_PROPERTY] = key
             if read == NATIVE_WITH_DELETES:
                 location = _sql_text(native_read.deletes_folder(folder))
                 if DELETED_ROWS_PROPERTY in hidden:
@@ -542,16 +581,17 @@ class PaimonTableRegistry:
             properties = {SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
                           READ_PROPERTY: read, BRANCH_PROPERTY: branch, **hidden}
             listed = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
-            if before and entry.schema_id == schema_id and _shape(entry.read) == _shape(read):
+            if before and entry.schema_id == schema_id and _shape(entry.read) == _shape(read) \
+                    and before.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS) == \
+                    hidden.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS):
                 # the view reads the same tables: only its properties change
                 statements.append(f"alter view {view} set tblproperties ({listed})")
             else:
-                query = (f"select * from {python_rows}" if plan is None
-                         else native_read.live_rows_sql(native_rows, deletes)
-                         if read == NATIVE_WITH_DELETES else f"select * from {native_rows}")
+                query = self._view_query(database, table, plan, read,
+                                         arrow_schema_of(paimon_table))
                 statements.append(f"create or replace view {view} tblproperties ({listed}) "
                                   f"as {query}")
-            for statement in statements:
+            for statement in statements + afterwards:
                 self.spark.sql(statement)
         except Exception as exc:
             # Another dbt process on the same Spark Connect server (one metastore) made the
@@ -565,6 +605,22 @@ class PaimonTableRegistry:
         if self._reads_root_of(database) is not None:
             native_read.prune_file_lists(self._reads_root_of(database), database, source, folder)
         return properties
+
+    def _view_query(self, database: str, table: str,
+                    plan: Optional["native_read.NativeSnapshot"], read: str,
+                    schema) -> str:
+        """The query of an entry's view: the Python source's table, or the snapshot's files
+        (and each Projection's, renamed) without the rows to leave out."""
+        if plan is None:
+            return f"select * from {hidden_table(database, READ_PREFIX, table)}"
+        deletes = hidden_table(database, DELETES_PREFIX, table) \
+            if read == NATIVE_WITH_DELETES else None
+        parts = [native_read.live_rows_sql(hidden_table(database, FILES_PREFIX, table), deletes)]
+        for number, projection in enumerate(plan.projected, start=1):
+            parts.append(native_read.live_rows_sql(
+                projected_table(database, table, number), deletes,
+                columns=native_read.projection_select(projection, schema)))
+        return " union all ".join(parts)
 
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
@@ -597,13 +653,17 @@ class PaimonTableRegistry:
         with self._sync_lock:
             self._listed.pop(database, None)
             self._exposed.pop((database, table), None)
-            self._entries.pop((database, table), None)
+            entry = self._entries.pop((database, table), None)
+            projected = int((entry.properties if entry else {}).get(
+                PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS).split(":")[0])
             if self._write_targets.pop((database, table), None):
                 self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
             self.spark.sql(
                 f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
             for prefix in (READ_PREFIX, FILES_PREFIX, DELETES_PREFIX):
                 self.spark.sql(f"drop table if exists {hidden_table(database, prefix, table)}")
+            for number in range(1, projected + 1):
+                self.spark.sql(f"drop table if exists {projected_table(database, table, number)}")
             if self._reads_root is not None:
                 native_read.forget_file_lists(self._reads_root, database, table)
 
@@ -626,21 +686,33 @@ class PaimonTableRegistry:
                                        plan.snapshot_id)
         folder = native_read.write_file_list(reads_root, database, source, plan, schema_id,
                                              stamp, prefix=native_read.TRAVEL_PREFIX)
-        rows = (self.spark.read.format(plan.file_format)
-                .schema(spark_schema(arrow_schema_of(paimon_table)))
-                .option("recursiveFileLookup", "true").load(folder))
-        if plan.deleted:
-            from pyspark.sql import functions as F
+        from pyspark.sql import functions as F
 
+        schema = arrow_schema_of(paimon_table)
+        bitmaps = (self.spark.read.format("parquet").schema(native_read.BITMAPS_DDL)
+                   .load(native_read.deletes_folder(folder))) if plan.deleted else None
+
+        def live_rows(location: str, columns) -> "DataFrame":  # noqa: F821
+            rows = (self.spark.read.format(plan.file_format).schema(spark_schema(columns))
+                    .option("recursiveFileLookup", "true").load(location))
+            if bitmaps is None:
+                return rows
             names = rows.columns
-            bitmaps = (self.spark.read.format("parquet").schema(native_read.BITMAPS_DDL)
-                       .load(native_read.deletes_folder(folder)))
             located = rows.select("*", F.col("_metadata.file_name").alias("__file"),
                                   F.col("_metadata.row_index").alias("__row"))
-            rows = (located.join(F.broadcast(bitmaps), located["__file"] == bitmaps["file_name"],
+            return (located.join(F.broadcast(bitmaps), located["__file"] == bitmaps["file_name"],
                                  "left")
                     .where(F.expr(native_read.live_row("__row", "words")))
                     .select(*[F.col(quote_identifier(n)) for n in names]))
+
+        rows = live_rows(folder, schema)
+        for number, projection in enumerate(plan.projected, start=1):
+            renamed = live_rows(native_read.projection_folder(folder, number),
+                                native_read.projection_schema(projection, schema))
+            rows = rows.unionAll(renamed.select(*[
+                (F.col(quote_identifier(stored)) if stored is not None
+                 else F.lit(None).cast(column.dataType)).alias(column.name)
+                for stored, column in zip(projection.columns, spark_schema(schema).fields)]))
         rows.createOrReplaceTempView(view)
         return view
 

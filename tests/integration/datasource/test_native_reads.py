@@ -442,12 +442,20 @@ def test_sql_writes_into_a_paimon_table_are_refused(spark, warehouse, registry):
 def test_dropped_table_leaves_no_entry_and_no_file_list(spark, warehouse, registry):
     table = wh.create_table(warehouse, "db", "gone", SCHEMA)
     commit(table, [(1, "a", "d")])
+    wh.open_catalog(warehouse).alter_table("db.gone", [SchemaChange.rename_column("name", "n")])
+    renamed = pa.schema([SCHEMA.field("id"), ("n", pa.string()), SCHEMA.field("dt")])
+    commit(wh.open_table(warehouse, "db", "gone"), [(2, "b", "d")], renamed)
     registry.sync()
-    wh.drop_table(warehouse, "db", "gone")
-    registry.sync()
-    assert "gone" not in [r.tableName for r in spark.sql("show tables in db").collect()]
-    assert not [r.tableName for r in spark.sql(f"show tables in db{HIDDEN_DATABASE_SUFFIX}")
+
+    def hidden_tables():
+        return [r.tableName for r in spark.sql(f"show tables in db{HIDDEN_DATABASE_SUFFIX}")
                 .collect() if r.tableName.endswith("_gone")]
+
+    assert "files_1_gone" in hidden_tables()  # the older file's projection
+    wh.drop_table(warehouse, "db", "gone")
+    PaimonTableRegistry(spark, warehouse, {}).sync()  # the next command's sync
+    assert "gone" not in [r.tableName for r in spark.sql("show tables in db").collect()]
+    assert not hidden_tables()
     assert not os.path.exists(os.path.join(warehouse, ".spark", "paimon-reads", "db", "gone"))
 
 

@@ -436,7 +436,7 @@ class PaimonTableRegistry:
             changed |= self.expose(database, table, entries.get(table), choose=False)
         for table, entry in entries.items():
             if entry.ours and table not in paimon_tables:
-                self.forget(database, table)
+                self.forget(database, table, entry)
                 changed = True
         if not changed:
             self._listed[database] = rows
@@ -648,12 +648,13 @@ class PaimonTableRegistry:
     def _write_table(self, database: str, table: str) -> str:
         return hidden_table(database, WRITE_PREFIX, table)
 
-    def forget(self, database: str, table: str) -> None:
-        """Drop the catalog entry of a Paimon table that was dropped or renamed."""
+    def forget(self, database: str, table: str, entry: Optional[CatalogEntry] = None) -> None:
+        """Drop the catalog entry of a Paimon table that was dropped or renamed, and its hidden
+        tables (``entry``: the entry as listed, when this process has not made it)."""
         with self._sync_lock:
             self._listed.pop(database, None)
             self._exposed.pop((database, table), None)
-            entry = self._entries.pop((database, table), None)
+            entry = self._entries.pop((database, table), None) or entry
             projected = int((entry.properties if entry else {}).get(
                 PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS).split(":")[0])
             if self._write_targets.pop((database, table), None):

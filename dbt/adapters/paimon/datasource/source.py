@@ -233,9 +233,9 @@ class PaimonReader(DataSourceReader):
                 for piece in iter_append_file(table, partition.split, meta, target.names):
                     yield from conform(piece, target).to_batches(max_chunksize=65536)
             return
-        data = read_merged_split(table, partition.split, target.names)
-        if data.num_rows:
-            yield from conform(data, target).to_batches(max_chunksize=65536)
+        for data in iter_merged_split(table, partition.split, target.names):
+            if data.num_rows:
+                yield from conform(data, target).to_batches(max_chunksize=65536)
 
 
 class PaimonPushdownReader(PaimonReader):
@@ -307,6 +307,25 @@ def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = F
     records = read_split_records(table, split)
     merged = merge_arrow(merge_spec_of(table), records.drop_columns(["_level"]))
     return merged.select(list(columns))
+
+
+def iter_merged_split(table, split, columns: Sequence[str]) -> Iterator[pa.Table]:
+    """``read_merged_split``'s rows in pieces. A raw-convertible split streams file by file
+    and batch by batch (its files hold each key once and no retraction: their rows are the
+    merged rows), one sorted run's files in key order; a split to merge comes whole (the merge
+    runtime merges a bucket at once)."""
+    from dbt.adapters.paimon.format.kv_files import iter_append_file
+
+    read = dataclasses.replace(split, files=split.batch_read_files()) \
+        if split.deletion_vectors else split
+    if not read.files or not is_raw_convertible(read) or not all(
+            f.file_name.lower().endswith((".parquet", ".orc")) for f in read.files):
+        yield read_merged_split(table, split, columns)  # (other formats: pypaimon's reader)
+        return
+    files = read.files if read.deletion_vectors else \
+        sorted(read.files, key=lambda f: tuple(f.min_key.values))
+    for meta in files:
+        yield from iter_append_file(table, read, meta, columns)
 
 
 def is_raw_convertible(split) -> bool:

@@ -248,9 +248,10 @@ def read_append_split(table, split: Split, columns: Optional[Sequence[str]] = No
 
 def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[str],
                      batch_rows: int = 65536) -> Iterator[pa.Table]:
-    """The rows of one data file of an append-table split, in file order and batches of at
-    most ``batch_rows`` (a Parquet file is read row group by row group: memory is bounded by
-    a batch, not the file), without the rows its deletion vector deletes. Columns are the
+    """The rows of one data file of an append-table split (or of a primary-key file whose rows
+    are merged rows: no retraction, every key once), in file order and batches of at most
+    ``batch_rows`` (a Parquet file is read row group by row group: memory is bounded by a
+    batch, not the file), without the rows its deletion vector deletes. Columns are the
     table's ``columns`` as the current schema types them, found in an older file by field id
     (a renamed column), NULL where the file predates the column. Parquet and ORC files are
     read here with pyarrow; others through pypaimon's reader."""

@@ -552,7 +552,7 @@ class PaimonTableRegistry:
             afterwards = []  # tables the new view no longer reads: dropped once it is in place
             if plan is not None:
                 key = projected_key(schema_id, plan)
-                had = int(hidden.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS).split(":")[0])
+                had = _projection_count(hidden)
                 schema = arrow_schema_of(paimon_table)
                 for number, projection in enumerate(plan.projected, start=1):
                     name = projected_table(database, table, number)
@@ -655,8 +655,7 @@ class PaimonTableRegistry:
             self._listed.pop(database, None)
             self._exposed.pop((database, table), None)
             entry = self._entries.pop((database, table), None) or entry
-            projected = int((entry.properties if entry else {}).get(
-                PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS).split(":")[0])
+            projected = _projection_count(entry.properties if entry else {})
             if self._write_targets.pop((database, table), None):
                 self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
             self.spark.sql(
@@ -793,6 +792,11 @@ def _catalog_entries(rows: list) -> Dict[str, CatalogEntry]:
             properties=values,
         )
     return entries
+
+
+def _projection_count(properties: Dict[str, str]) -> int:
+    """How many files_<n>_<t> tables PROJECTED_ROWS_PROPERTY records."""
+    return int(properties.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS).split(":")[0])
 
 
 def _shape(read: str) -> str:

@@ -199,7 +199,7 @@ class PaimonReader(DataSourceReader):
         self.schema = schema
         self.snapshot_id = snapshot_id
         self.partition_filter: List[Dict[str, Any]] = []  # PaimonPushdownReader fills it
-        self.conditions: List[tuple] = []  # ... and this: splits.Condition, for file skipping
+        self.conditions: List[tuple] = []  # ... and this: file_stats.Condition, file skipping
 
     def partitions(self) -> Sequence[InputPartition]:
         from dbt.adapters.paimon.format.splits import plan_splits
@@ -244,7 +244,7 @@ class PaimonPushdownReader(PaimonReader):
 
     def pushFilters(self, filters):
         """Prune on partition equality / IN filters, and skip files by their statistics
-        (splits.stats_predicate) on comparisons of other columns; Spark still evaluates every
+        (file_stats.stats_predicate) on comparisons of other columns; Spark still evaluates every
         filter but the partition ones."""
         partition_keys = set(self.location.open().partition_keys)
         for f in filters:
@@ -261,7 +261,7 @@ class PaimonPushdownReader(PaimonReader):
                 yield f
 
 
-# Spark's pushed filters that file statistics can answer -> splits.STATS_OPERATIONS
+# Spark's pushed filters that file statistics can answer -> file_stats.STATS_OPERATIONS
 _STATS_FILTERS = ((EqualTo, "equal"), (LessThan, "less_than"),
                   (LessThanOrEqual, "less_or_equal"), (GreaterThan, "greater_than"),
                   (GreaterThanOrEqual, "greater_or_equal"), (In, "is_in"), (IsNull, "is_null"),
@@ -314,12 +314,12 @@ def iter_merged_split(table, split, columns: Sequence[str]) -> Iterator[pa.Table
     and batch by batch (its files hold each key once and no retraction: their rows are the
     merged rows), one sorted run's files in key order; a split to merge comes whole (the merge
     runtime merges a bucket at once)."""
-    from dbt.adapters.paimon.format.kv_files import iter_append_file
+    from dbt.adapters.paimon.format.kv_files import iter_append_file, read_by_pyarrow
 
     read = dataclasses.replace(split, files=split.batch_read_files()) \
         if split.deletion_vectors else split
-    if not read.files or not is_raw_convertible(read) or not all(
-            f.file_name.lower().endswith((".parquet", ".orc")) for f in read.files):
+    if not read.files or not is_raw_convertible(read) or \
+            not all(read_by_pyarrow(f) for f in read.files):
         yield read_merged_split(table, split, columns)  # (other formats: pypaimon's reader)
         return
     files = read.files if read.deletion_vectors else \

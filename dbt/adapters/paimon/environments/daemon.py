@@ -205,16 +205,7 @@ def _stop_orphan(info: Dict) -> None:
         return
     if not re.search(rf"(?<!\d){int(port)}(?!\d)", command):
         return
-    try:
-        os.kill(int(pid), signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + STOP_TIMEOUT_S
-    while alive(pid):
-        if time.monotonic() > deadline:
-            os.kill(int(pid), signal.SIGKILL)
-            break
-        time.sleep(0.1)
+    _stop_and_wait([pid])
 
 
 def _listening(port: int) -> bool:
@@ -342,22 +333,28 @@ def _retire(plan: DaemonPlan, info: Dict) -> None:
 def _terminate(state_dir: str, info: Dict) -> None:
     """SIGTERM the watchdog (it stops the server) and wait for both to end; then daemon.json
     goes, unless a new daemon wrote it (a watchdog removes it itself, a killed one cannot)."""
-    for key in ("pid", "server_pid"):
-        if alive(info.get(key)):
+    _stop_and_wait([info.get("pid"), info.get("server_pid")])
+    _live_info(state_dir)  # removes the file of a watchdog that is gone
+
+
+def _stop_and_wait(pids: List[Optional[int]]) -> None:
+    """SIGTERM the first of ``pids`` that runs (a watchdog stops its server itself) and wait
+    for all of them to end; what still runs after STOP_TIMEOUT_S gets SIGKILL, last first."""
+    for pid in pids:
+        if alive(pid):
             try:
-                os.kill(int(info[key]), signal.SIGTERM)
+                os.kill(int(pid), signal.SIGTERM)
             except ProcessLookupError:
                 pass
             break
     deadline = time.monotonic() + STOP_TIMEOUT_S
-    while alive(info.get("pid")) or alive(info.get("server_pid")):
+    while any(alive(pid) for pid in pids):
         if time.monotonic() > deadline:
-            for key in ("server_pid", "pid"):
-                if alive(info.get(key)):
-                    os.kill(int(info[key]), signal.SIGKILL)
+            for pid in reversed(pids):
+                if alive(pid):
+                    os.kill(int(pid), signal.SIGKILL)
             break
         time.sleep(0.1)
-    _live_info(state_dir)  # removes the file of a watchdog that is gone
 
 
 def running(state_dir: str) -> Optional[Dict]:

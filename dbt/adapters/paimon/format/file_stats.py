@@ -52,8 +52,18 @@ def stats_predicate(table, conditions: Sequence[Condition]):
     return predicates[0] if len(predicates) == 1 else builder.and_predicates(predicates)
 
 
+def full_stats_options(table):
+    """The table's options for a writer: full statistics unless it chooses a stats mode."""
+    from pypaimon.common.options.core_options import CoreOptions
+
+    options = CoreOptions.copy(table.options)
+    if STATS_MODE not in table.table_schema.options:
+        options.set(CoreOptions.METADATA_STATS_MODE, "full")
+    return options
+
+
 def with_full_stats(table):
-    """``table`` for writing: its files get full statistics unless it chooses a stats mode."""
+    """``table`` for its own write builder, with ``full_stats_options``."""
     if STATS_MODE in table.table_schema.options:
         return table
     return table.copy({STATS_MODE: "full"})

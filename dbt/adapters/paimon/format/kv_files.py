@@ -42,6 +42,7 @@ from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
 
 from dbt.adapters.paimon.format.deletion_vectors import live_mask, read_deletion_vectors
 from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.format.file_stats import full_stats_options
 from dbt.adapters.paimon.format.splits import Split, bucket_split
 
 SEQUENCE_COLUMN = "_SEQUENCE_NUMBER"
@@ -255,8 +256,7 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
     table's ``columns`` as the current schema types them, found in an older file by field id
     (a renamed column), NULL where the file predates the column. Parquet and ORC files are
     read here with pyarrow; others through pypaimon's reader."""
-    name = meta.file_name.lower()
-    if not name.endswith((".parquet", ".orc")):
+    if not read_by_pyarrow(meta):
         one = dataclasses.replace(split, files=[meta])
         yield read_append_split(table, one, columns)
         return
@@ -288,6 +288,12 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
         raise PaimonFormatError(
             f"data file {meta.file_name} of {table.identifier} has {offset} rows, its "
             f"metadata {meta.row_count}: its deletion vector positions cannot be applied")
+
+
+def read_by_pyarrow(meta: DataFileMeta) -> bool:
+    """Whether ``iter_append_file`` reads the file with pyarrow, a batch at a time (Parquet,
+    ORC) rather than whole through pypaimon's reader."""
+    return meta.file_name.lower().endswith((".parquet", ".orc"))
 
 
 def _file_batches(table, meta: DataFileMeta, columns: Sequence[str],
@@ -424,11 +430,7 @@ def write_kv_file(table, partition: Union[Mapping[str, Any], Sequence[Any]], buc
     if check_order:
         _check_sorted_unique(table, data.select([KEY_PREFIX + k
                                                  for k in table.trimmed_primary_keys]))
-    options = CoreOptions.copy(table.options)
-    if CoreOptions.METADATA_STATS_MODE.key() not in table.table_schema.options:
-        # pypaimon defaults to no value stats; Java to truncate(16). Full stats let readers
-        # prune files by value.
-        options.set(CoreOptions.METADATA_STATS_MODE, "full")
+    options = full_stats_options(table)  # readers skip files by value (file_stats.py)
     if changelog:
         options.set(CoreOptions.DATA_FILE_PREFIX, "changelog-")
     writer = KeyValueDataWriter(table, values, bucket, max_seq_number=-1, options=options)

@@ -166,8 +166,8 @@ def plan_splits(table, snapshot_id: Optional[int] = None,
 
     ``partition_filter`` prunes on the manifests' partition values before any data file is
     opened; ``conditions`` skip the files whose statistics say no row can match
-    (``file_stats.stats_predicate``): the splits then hold only the files a read of the matching rows
-    needs, and the reader still applies the filters. Returns [] for a table without snapshots.
+    (``file_stats.stats_predicate``): the splits then hold only the files a read of the
+    matching rows needs, and the reader still applies the filters. Returns [] for a table without snapshots.
     """
     snapshot = _resolve_snapshot(table, snapshot_id)
     if snapshot is None:

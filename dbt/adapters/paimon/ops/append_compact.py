@@ -304,12 +304,12 @@ def _rewrite_group(table, split: Split, group: List) -> List:
 def _write_plain(table, split: Split) -> List:
     from pypaimon.write.writer.append_only_data_writer import AppendOnlyDataWriter
 
-    from dbt.adapters.paimon.format.file_stats import with_full_stats
+    from dbt.adapters.paimon.format.file_stats import full_stats_options
     from dbt.adapters.paimon.format.kv_files import read_append_split, write_through
 
     rows = read_append_split(table, split)
     writer = AppendOnlyDataWriter(table, tuple(split.partition_values), split.bucket, 0,
-                                  options=with_full_stats(table).options)
+                                  options=full_stats_options(table))
     return write_through(writer, rows.to_batches())
 
 

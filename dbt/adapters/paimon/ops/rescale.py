@@ -302,11 +302,11 @@ def _write_append_bucket(table, partition, bucket: int, pieces: List[pa.Table]) 
 
     from pypaimon.write.writer.append_only_data_writer import AppendOnlyDataWriter
 
-    from dbt.adapters.paimon.format.file_stats import with_full_stats
+    from dbt.adapters.paimon.format.file_stats import full_stats_options
     from dbt.adapters.paimon.format.kv_files import write_through
 
     writer = AppendOnlyDataWriter(table, tuple(partition), bucket, 0,
-                                  options=with_full_stats(table).options)
+                                  options=full_stats_options(table))
     files = write_through(writer, (batch for piece in pieces for batch in piece.to_batches()))
     numbered, start = [], 0
     for meta in files:

@@ -78,6 +78,38 @@ def test_concurrent_writer_of_the_same_bucket_is_a_conflict_not_overlapping_numb
     assert all(high < low for (_, high), (low, _) in zip(ranges, ranges[1:]))
 
 
+def test_one_writers_run_rolled_into_files_of_interleaved_numbers_commits(tmp_path):
+    """A bucket's run is sorted by key and rolls into files at ``target-file-size``; its
+    numbers count arrival, so the rolled files' number ranges interleave (Java's
+    MergeTreeWriter writes them so). Their keys are disjoint: the commit takes them."""
+    wh = str(tmp_path / "warehouse")
+    warehouse.create_table(wh, "db", "rolled", SCHEMA, primary_keys=["id"], partition_keys=[],
+                           options={"bucket": "1", "target-file-size": "4 kb"})
+    location = TableLocation(wh, "db", "rolled", {})
+    table = location.open()
+    ids = list(range(2000))
+    records = pa.table({"id": pa.array(ids, pa.int64()), "v": [f"v{i}" for i in ids],
+                        "_row_kind": ["+I"] * len(ids),
+                        # arrival order unlike key order (7919 is prime to 2000)
+                        "_seq": pa.array([i * 7919 % 2000 for i in ids], pa.int64())})
+    files = write_kv_file(table, (), 0, records, sequence_base=0)
+    assert len(files) > 2
+    assert files[1].min_sequence_number <= files[0].max_sequence_number
+    commit_mod.commit_append(table, [new_commit_message((), 0, new_files=files)])
+    assert read_merged(location).column("v").to_pylist() == [f"v{i}" for i in ids]
+
+
+def test_two_writers_files_of_one_bucket_in_one_commit_are_a_conflict(location):
+    """Two tasks that wrote one bucket number from the same floor: their files overlap in
+    numbers and keys, and the commit refuses them (either version of key 3 could win)."""
+    table = location.open()
+    mine = _bucket_file(table, [1, 3], "mine")
+    theirs = _bucket_file(table, [2, 3], "theirs")
+    with pytest.raises(CommitConflictError, match="overlap in sequence numbers .* and in keys"):
+        commit_mod.commit_append(table, mine + theirs)
+    assert list_snapshots(table) == []
+
+
 def test_concurrent_writer_of_other_buckets_is_retried_and_both_land(tmp_path, monkeypatch):
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", "p", SCHEMA, primary_keys=["id"], partition_keys=[],

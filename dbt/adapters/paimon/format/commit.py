@@ -184,12 +184,27 @@ def check_sequence_numbers(table, messages: Sequence[CommitMessage],
                 f"start at sequence number {ranges[0][0]}, but the bucket already holds "
                 f"numbers up to {floor}: the bucket was written since this write read it, or "
                 f"two tasks wrote it (shuffle by (partition, bucket)). Retry the run.")
-        for (_, high), (low, _) in zip(ranges, ranges[1:]):
+        _check_overlaps(table, partition, bucket, files)
+
+
+def _check_overlaps(table, partition, bucket, files) -> None:
+    """New files of one bucket whose sequence numbers overlap must hold different keys: one
+    writer's sorted run rolls into several files of disjoint key ranges whose numbers (arrival
+    order) interleave, as Java's ``MergeTreeWriter`` writes them; two writers of the bucket
+    would hold some keys twice under the same numbers, and either version could win."""
+    ordered = sorted(files, key=lambda f: f.min_sequence_number)
+    for i, first in enumerate(ordered):
+        for second in ordered[i + 1:]:
+            if second.min_sequence_number > first.max_sequence_number:
+                break
+            low = max(tuple(first.min_key.values), tuple(second.min_key.values))
+            high = min(tuple(first.max_key.values), tuple(second.max_key.values))
             if low <= high:
                 raise CommitConflictError(
                     f"two new files for partition {partition} bucket {bucket} of "
-                    f"{table.identifier} overlap in sequence numbers ({low} <= {high}): two "
-                    f"tasks wrote the same bucket; shuffle by (partition, bucket)")
+                    f"{table.identifier} overlap in sequence numbers "
+                    f"({second.min_sequence_number} <= {first.max_sequence_number}) and in "
+                    f"keys: two tasks wrote the same bucket; shuffle by (partition, bucket)")
 
 
 def commit_append(table, messages: Sequence[CommitMessage],

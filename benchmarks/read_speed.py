@@ -20,6 +20,10 @@ Three downstream queries, each best of 3, as a dbt model's select would run them
 * narrow: 2 of 20 columns, a selective filter, a group by;
 * full: every column aggregated;
 * join: the table joined with itself on the key, one side filtered.
+Then the memory a Python task needs to read one split (the largest of each table), each read in
+a fresh Python process: its peak resident memory above what it held after its imports, for the
+reader's way (pieces streamed as the data source hands them to Spark) and for the whole split
+read at once.
 Writes benchmarks/results/read_speed.txt and read_speed.png.
 """
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -124,6 +129,40 @@ def best_of(spark, sql: str, times: int = 3) -> float:
     return best
 
 
+# one split read in a fresh process: argv = warehouse, table, 'streamed' | 'whole'; prints the
+# peak resident memory (KiB, Linux's ru_maxrss) after the imports and after the read
+SPLIT_READ = """
+import os, resource, sys
+from dbt.adapters.paimon.datasource.source import iter_merged_split, read_merged_split
+from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.format.kv_files import iter_append_file
+from dbt.adapters.paimon.format.splits import plan_splits
+import dbt.adapters.paimon.runtime, polars  # imported by a first merge: not the read's memory
+table = wh.open_table(sys.argv[1], "bench", sys.argv[2])
+split = max(plan_splits(table), key=lambda s: sum(f.row_count for f in s.files))
+names = list(table.field_names)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+if not table.primary_keys:
+    pieces = (p for f in split.files for p in iter_append_file(table, split, f, names))
+elif sys.argv[3] == "streamed":
+    pieces = iter_merged_split(table, split, names)
+else:
+    pieces = [read_merged_split(table, split, names)]
+rows = sum(p.num_rows for p in pieces)
+print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rows, flush=True)
+os._exit(0)  # (pypaimon's reader can leave a thread that aborts the interpreter's exit)
+"""
+
+
+def split_read_mib(warehouse: str, name: str, way: str) -> tuple:
+    """(MiB a fresh process's read of the table's largest split adds to its peak, rows)."""
+    done = subprocess.run([sys.executable, "-c", SPLIT_READ, warehouse, name, way],
+                          capture_output=True, text=True, check=True,
+                          cwd=os.path.join(os.path.dirname(__file__), ".."))
+    before, after, rows = map(int, done.stdout.split())
+    return (after - before) / 1024, rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=2_000_000)
@@ -196,6 +235,15 @@ def main() -> int:
         lines.append(f"| {query} | " + " | ".join(cells) + " |")
     lines.append(f"pk 4 runs: choosing each key's last record of the new snapshot (once per "
                  f"snapshot, at its first read): {choice_seconds:.2f} s")
+    lines += ["", "Memory of a Python task reading one split (the table's largest), all columns: "
+              "peak resident memory above the process's after its imports",
+              "| table | rows | as the reader streams it | the split read whole |", "|---|---|---|---|"]
+    for label, name in (("append", "events_append"), ("pk compacted", "events_pk"),
+                        ("pk 4 runs (merge runtime)", "events_pk_4_runs")):
+        streamed, rows = split_read_mib(warehouse, name, "streamed")
+        whole = f"{split_read_mib(warehouse, name, 'whole')[0]:.0f} MiB" \
+            if name != "events_append" else "-"
+        lines.append(f"| {label} | {rows:,} | {streamed:.0f} MiB | {whole} |")
     text = "\n".join(lines) + "\n"
     print(text)
     os.makedirs(RESULTS, exist_ok=True)

@@ -240,10 +240,16 @@ def iter_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
         for i, buffered in enumerate(buffers):
             if buffered is None:
                 continue
+            # a run is sorted: its records up to the bound are a prefix (sliced, not copied)
             upto = _keys_at_most(buffered, keys, bound)
-            pieces.append(buffered.filter(upto))
-            buffers[i] = buffered.filter(pc.invert(upto))
-        yield pa.concat_tables(pieces).combine_chunks()
+            count = pc.sum(upto).as_py() or 0
+            if count and not pc.all(upto.slice(0, count)).as_py():
+                raise PaimonFormatError(
+                    f"a data file of {table.identifier} (partition {split.partition}, bucket "
+                    f"{split.bucket}) is not sorted by the primary key {keys}")
+            pieces.append(buffered.slice(0, count))
+            buffers[i] = buffered.slice(count)
+        yield pa.concat_tables(pieces)
 
 
 def sorted_runs(files: Sequence[DataFileMeta]) -> List[List[DataFileMeta]]:

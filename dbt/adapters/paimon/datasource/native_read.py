@@ -131,9 +131,10 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
                     return snapshot_id, None, "a split too large to choose rows in this process"
                 merges.append(probe)
         files.extend(read)
-        if split.deletion_files:
-            names = {f.file_name for f in read}
-            vectors.append({name: d for name, d in split.deletion_files.items() if name in names})
+        names = {f.file_name for f in read}
+        located = {name: d for name, d in split.deletion_files.items() if name in names}
+        if located:  # (vectors of level-0 files only: nothing this read leaves out)
+            vectors.append(located)
     formats = {_format_of(f.file_name) for f in files}
     if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
         return snapshot_id, None, f"file formats {sorted(map(str, formats))}"

@@ -130,18 +130,25 @@ def best_of(spark, sql: str, times: int = 3) -> float:
 
 
 # one split read in a fresh process: argv = warehouse, table, 'streamed' | 'whole'; prints the
-# peak resident memory (KiB, Linux's ru_maxrss) after the imports and after the read
+# process's peak resident memory (KiB) after the imports and after the read, and the rows.
+# /proc/self/status VmHWM, not ru_maxrss: Linux carries a parent's peak into ru_maxrss across
+# fork and exec, and this benchmark's own process is large
 SPLIT_READ = """
-import os, resource, sys
+import os, sys
 from dbt.adapters.paimon.datasource.source import iter_merged_split, read_merged_split
 from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.format.kv_files import iter_append_file
 from dbt.adapters.paimon.format.splits import plan_splits
 import dbt.adapters.paimon.runtime, polars  # imported by a first merge: not the read's memory
+
+def peak():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
 table = wh.open_table(sys.argv[1], "bench", sys.argv[2])
 split = max(plan_splits(table), key=lambda s: sum(f.row_count for f in s.files))
 names = list(table.field_names)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak()
 if not table.primary_keys:
     pieces = (p for f in split.files for p in iter_append_file(table, split, f, names))
 elif sys.argv[3] == "streamed":
@@ -149,7 +156,7 @@ elif sys.argv[3] == "streamed":
 else:
     pieces = [read_merged_split(table, split, names)]
 rows = sum(p.num_rows for p in pieces)
-print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rows, flush=True)
+print(before, peak(), rows, flush=True)
 os._exit(0)  # (pypaimon's reader can leave a thread that aborts the interpreter's exit)
 """
 

@@ -13,8 +13,9 @@ Two ways in:
 - a catalog table ``USING paimon.<db>.<table>`` (see registry.py), whose per-table subclass
   carries the table's identity because Spark hands catalog tables no options.
 
-Primary-key tables are always read merged: every file of a split goes through the merge runtime
-(pypaimon's own reader is wrong for first-row tables and for deletes).
+Primary-key tables are always read merged (pypaimon's own reader is wrong for first-row tables
+and for deletes): a split that needs a merge goes through the merge runtime a key range at a time
+(``iter_merged_split``); a raw-convertible one is read as stored.
 """
 
 from __future__ import annotations

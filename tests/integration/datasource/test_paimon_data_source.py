@@ -157,13 +157,12 @@ def test_a_compacted_primary_key_split_streams_file_by_file_in_key_order(spark, 
 
 
 def test_a_split_to_merge_streams_by_key_range(spark, warehouse):
-    """A split whose runs overlap is merged a key range at a time: each piece holds every
-    record of its keys (so merging it alone is exact) and at most a batch per sorted run; the
-    pieces come in key order, and merged one by one they give the whole split's merged rows.
+    """kv_files.iter_split_records cuts a split whose runs overlap into key ranges: each piece
+    holds every record of its keys (so merging it alone is exact) and at most a batch per sorted
+    run; the pieces come in key order, and merged one by one they give the whole split's rows.
     An aggregation table with a composite key (string, then integer), a compacted run of several
     files under two overlapping level-0 runs, one with a deletion."""
-    from dbt.adapters.paimon.datasource.source import (iter_merged_split, merge_spec_of,
-                                                       read_merged_split)
+    from dbt.adapters.paimon.datasource.source import merge_spec_of, read_merged_split
     from dbt.adapters.paimon.format.kv_files import iter_split_records, sorted_runs
     from dbt.adapters.paimon.ops import compact_table
     from dbt.adapters.paimon.runtime import merge_arrow
@@ -213,7 +212,6 @@ def test_a_split_to_merge_streams_by_key_range(spark, warehouse):
                                for p in pieces])
     whole = read_merged_split(table, split, names)
     assert merged.equals(whole)
-    assert pa.concat_tables(iter_merged_split(table, split, names)).equals(whole)
     row = {r["id"]: r for r in whole.to_pylist()}
     assert row[2500]["total"] == 11 and row[2500]["note"] == "base"
     assert row[3100]["total"] == 111 and row[3100]["note"] == "late"

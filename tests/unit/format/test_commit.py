@@ -138,8 +138,10 @@ def test_append_rejects_stale_or_overlapping_sequence_numbers(pk_table):
         commit_append(pk_table, [new_commit_message(split.partition_values, split.bucket,
                                                     stale)])
     base = next_sequence_number(pk_table, split)
+    # two tasks of one bucket number from the same base: key ranges [1, 3] and [2, 2] overlap
+    # (files of disjoint key ranges may share numbers: one writer's rolled run has them)
     task_a = write_kv_file(pk_table, split.partition, split.bucket,
-                           records(orders(DAY, [1])), sequence_base=base)
+                           records(orders(DAY, [1, 3])), sequence_base=base)
     task_b = write_kv_file(pk_table, split.partition, split.bucket,
                            records(orders(DAY, [2])), sequence_base=base)
     both = [new_commit_message(split.partition_values, split.bucket, task_a),

@@ -313,12 +313,8 @@ def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = F
 def iter_merged_split(table, split, columns: Sequence[str]) -> Iterator[pa.Table]:
     """``read_merged_split``'s rows in pieces. A raw-convertible split streams file by file
     and batch by batch (its files hold each key once and no retraction: their rows are the
-    merged rows), one sorted run's files in key order; a split to merge comes whole.
-
-    (``kv_files.iter_split_records`` cuts a split into key ranges that merge on their own, but
-    merged range by range, a partial-update table with nested columns in ORC files gave rows
-    Spark refused (a null map key) where the whole merge did not: not used until that is
-    understood.)"""
+    merged rows), one sorted run's files in key order; a split to merge comes whole (the merge
+    runtime merges a bucket at once)."""
     from dbt.adapters.paimon.format.kv_files import iter_append_file, read_by_pyarrow
 
     read = dataclasses.replace(split, files=split.batch_read_files()) \

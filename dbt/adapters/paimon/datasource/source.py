@@ -14,8 +14,8 @@ Two ways in:
   carries the table's identity because Spark hands catalog tables no options.
 
 Primary-key tables are always read merged (pypaimon's own reader is wrong for first-row tables
-and for deletes): a split that needs a merge goes through the merge runtime a key range at a time
-(``iter_merged_split``); a raw-convertible one is read as stored.
+and for deletes): a split that needs a merge goes through the merge runtime whole
+(``iter_merged_split``); a raw-convertible one is read as stored, a batch at a time.
 """
 
 from __future__ import annotations

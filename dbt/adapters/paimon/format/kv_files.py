@@ -144,9 +144,16 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     if not table.primary_keys:
         raise ValueError(f"{table.identifier} is an append table: use read_append_split")
     names = _record_columns(table, columns)
-    out_schema = _records_schema(table, names, with_positions)
-    deleted = _deleted_positions(table, split, split.files)
+    schema = table_arrow_schema(table)
+    out_schema = pa.schema([schema.field(n) for n in names]
+                           + [pa.field("_seq", pa.int64(), nullable=False),
+                              pa.field("_row_kind", pa.string(), nullable=False),
+                              pa.field("_level", pa.int32(), nullable=False)]
+                           + ([pa.field("_file", pa.string(), nullable=False),
+                               pa.field("_position", pa.int64(), nullable=False)]
+                              if with_positions else []))
     pieces = []
+    deleted = _deleted_positions(table, split, split.files)
     for meta in split.files:
         stored = _stored_names(table, meta.schema_id, names)
         raw = _read_file(table, meta, [SEQUENCE_COLUMN, VALUE_KIND_COLUMN]
@@ -155,53 +162,34 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
             raw = raw.append_column("_position", pa.array(np.arange(raw.num_rows,
                                                                     dtype=np.int64)))
         raw = _without_deleted(table, meta, raw, deleted)
-        if raw.num_rows:
-            pieces.append(_as_records(table, split, meta, raw, names, stored, out_schema))
+        n = raw.num_rows
+        if n == 0:
+            continue
+        arrays = []
+        for name in names:
+            target = schema.field(name).type
+            if stored[name] is not None and stored[name] in raw.column_names:
+                column = raw.column(stored[name])
+                arrays.append(column if column.type == target else column.cast(target))
+            elif name in split.partition:  # partition value not stored in the file
+                arrays.append(pa.array([split.partition[name]] * n, target))
+            else:  # column added after this file was written
+                arrays.append(pa.nulls(n, target))
+        kinds = raw.column(VALUE_KIND_COLUMN).combine_chunks()
+        if pc.max(kinds).as_py() > 3 or pc.min(kinds).as_py() < 0:
+            raise PaimonFormatError(f"data file {meta.file_name} of {table.identifier} has an "
+                                    f"unknown _VALUE_KIND (expected 0..3)")
+        arrays.append(raw.column(SEQUENCE_COLUMN).cast(pa.int64()))
+        arrays.append(pc.take(_ROW_KIND_ARRAY, kinds.cast(pa.int32())))
+        arrays.append(pa.array(np.full(n, meta.level, dtype=np.int32)))
+        if with_positions:
+            arrays.append(pa.array([meta.file_name], pa.string()).take(
+                pa.array(np.zeros(n, dtype=np.int32))))
+            arrays.append(raw.column("_position"))
+        pieces.append(pa.Table.from_arrays(arrays, schema=out_schema))
     if not pieces:
         return out_schema.empty_table()
     return pa.concat_tables(pieces).combine_chunks()
-
-
-def _records_schema(table, names: Sequence[str], with_positions: bool = False) -> pa.Schema:
-    schema = table_arrow_schema(table)
-    return pa.schema([schema.field(n) for n in names]
-                     + [pa.field("_seq", pa.int64(), nullable=False),
-                        pa.field("_row_kind", pa.string(), nullable=False),
-                        pa.field("_level", pa.int32(), nullable=False)]
-                     + ([pa.field("_file", pa.string(), nullable=False),
-                         pa.field("_position", pa.int64(), nullable=False)]
-                        if with_positions else []))
-
-
-def _as_records(table, split: Split, meta: DataFileMeta, raw: pa.Table, names: Sequence[str],
-                stored: Mapping[str, Optional[str]], out_schema: pa.Schema) -> pa.Table:
-    """Rows of the key-value file ``meta`` as ``read_split_records`` returns them: each table
-    column found by its stored name (``_stored_names``), the split's partition value, or NULL
-    (added later); then ``_seq``, ``_row_kind``, ``_level`` (and ``_file``, ``_position`` when
-    ``out_schema`` has them and ``raw`` holds ``_position``)."""
-    n = raw.num_rows
-    arrays = []
-    for name in names:
-        field = out_schema.field(name)
-        if stored[name] is not None and stored[name] in raw.column_names:
-            column = raw.column(stored[name])
-            arrays.append(column if column.type == field.type else column.cast(field.type))
-        elif name in split.partition:  # partition value not stored in the file
-            arrays.append(pa.array([split.partition[name]] * n, field.type))
-        else:  # column added after this file was written
-            arrays.append(pa.nulls(n, field.type))
-    kinds = raw.column(VALUE_KIND_COLUMN).combine_chunks()
-    if pc.max(kinds).as_py() > 3 or pc.min(kinds).as_py() < 0:
-        raise PaimonFormatError(f"data file {meta.file_name} of {table.identifier} has an "
-                                f"unknown _VALUE_KIND (expected 0..3)")
-    arrays.append(raw.column(SEQUENCE_COLUMN).cast(pa.int64()))
-    arrays.append(pc.take(_ROW_KIND_ARRAY, kinds.cast(pa.int32())))
-    arrays.append(pa.array(np.full(n, meta.level, dtype=np.int32)))
-    if "_position" in out_schema.names:
-        arrays.append(pa.array([meta.file_name], pa.string()).take(
-            pa.array(np.zeros(n, dtype=np.int32))))
-        arrays.append(raw.column("_position"))
-    return pa.Table.from_arrays(arrays, schema=out_schema)
 
 
 def rows_with_keys(rows: pa.Table, keys: pa.Table, primary_keys: Sequence[str]) -> pa.Table:
@@ -276,7 +264,15 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
     stored = _stored_names(table, meta.schema_id, columns)
     wanted = [stored[c] for c in columns if stored[c] is not None]
     positions = _deleted_positions(table, split, [meta]).get(meta.file_name)
-    for raw in _live_batches(table, meta, wanted, positions, batch_rows):
+    mask = live_mask(meta.row_count, positions)
+    offset = 0
+    for raw in _file_batches(table, meta, wanted, batch_rows):
+        n = raw.num_rows
+        if mask is not None:
+            raw = raw.filter(pa.array(mask[offset:offset + n]))
+        offset += n
+        if raw.num_rows == 0:
+            continue
         arrays = []
         for column in columns:
             target = schema.field(column).type
@@ -288,21 +284,6 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
             else:  # column added after this file was written
                 arrays.append(pa.nulls(raw.num_rows, target))
         yield pa.Table.from_arrays(arrays, schema=pa.schema([schema.field(c) for c in columns]))
-
-
-def _live_batches(table, meta: DataFileMeta, columns: Sequence[str],
-                  deleted: Optional[np.ndarray], batch_rows: int) -> Iterator[pa.Table]:
-    """The file's ``columns`` a batch at a time, without the ``deleted`` positions (its deletion
-    vector); empty batches left out."""
-    mask = live_mask(meta.row_count, deleted)
-    offset = 0
-    for raw in _file_batches(table, meta, columns, batch_rows):
-        n = raw.num_rows
-        if mask is not None:
-            raw = raw.filter(pa.array(mask[offset:offset + n]))
-        offset += n
-        if raw.num_rows:
-            yield raw
     if mask is not None and offset != meta.row_count:
         raise PaimonFormatError(
             f"data file {meta.file_name} of {table.identifier} has {offset} rows, its "

@@ -154,3 +154,73 @@ def test_a_compacted_primary_key_split_streams_file_by_file_in_key_order(spark, 
     assert streamed.column("v").to_pylist()[-1].startswith("run2")
     rows = sorted(map(tuple, read(spark, warehouse, "db.runs").where("id >= 9998").collect()))
     assert rows == [(9998, "run2-" + "x" * 20), (9999, "run2-" + "x" * 20)]
+
+
+def test_a_split_to_merge_streams_by_key_range(spark, warehouse):
+    """A split whose runs overlap is merged a key range at a time: each piece holds every
+    record of its keys (so merging it alone is exact) and at most a batch per sorted run; the
+    pieces come in key order, and merged one by one they give the whole split's merged rows.
+    An aggregation table with a composite key (string, then integer), a compacted run of several
+    files under two overlapping level-0 runs, one with a deletion."""
+    from dbt.adapters.paimon.datasource.source import (iter_merged_split, merge_spec_of,
+                                                       read_merged_split)
+    from dbt.adapters.paimon.format.kv_files import iter_split_records
+    from dbt.adapters.paimon.format.sorted_runs import sorted_runs
+    from dbt.adapters.paimon.ops import compact_table
+    from dbt.adapters.paimon.runtime import merge_arrow
+    from dbt.adapters.paimon.write import write_primary_key_run
+
+    schema = pa.schema([pa.field("region", pa.string(), nullable=False),
+                        pa.field("id", pa.int64(), nullable=False),
+                        ("total", pa.int64()), ("note", pa.string())])
+    wh.create_table(warehouse, "db", "agg", schema, primary_keys=["region", "id"],
+                    options={"bucket": "1", "target-file-size": "16 kb",
+                             "merge-engine": "aggregation",
+                             "fields.total.aggregate-function": "sum",
+                             "fields.note.aggregate-function": "last_non_null_value"})
+    location = TableLocation(warehouse, "db", "agg", {})
+
+    def run(ids, total, note, kinds=None):
+        rows = {"region": [f"r{i % 3}" for i in ids], "id": list(ids),
+                "total": [total] * len(ids), "note": [note] * len(ids)}
+        if kinds is not None:
+            rows["_kind"] = kinds
+        frame = spark.createDataFrame(pa.table(rows).to_pandas())
+        write_primary_key_run(spark, frame, location, model_name="agg",
+                              row_kind_column="_kind" if kinds is not None else None)
+
+    run(range(0, 6000), 1, "base")
+    compact_table(spark, location, full=True)
+    run(range(2000, 4000), 10, None)
+    run(range(3000, 7000), 100, "late", kinds=["-D" if i == 3500 else "+I"
+                                              for i in range(3000, 7000)])
+    table = location.open()
+    split, = splits.plan_splits(table)
+    runs = sorted_runs(split.files)
+    # each level-0 file (the runs roll at 16 kb), then the compacted run of several files
+    assert runs[-1].level == 5 and len(runs[-1].files) > 2 and len(runs) > 3
+
+    batch = 700
+    pieces = list(iter_split_records(table, split, batch_rows=batch))
+    assert len(pieces) > 10
+    assert max(p.num_rows for p in pieces) <= len(runs) * batch
+    keys = [list(zip(p.column("region").to_pylist(), p.column("id").to_pylist()))
+            for p in pieces]
+    for before, after in zip(keys, keys[1:]):
+        assert max(before) < min(after)  # ascending key ranges: no key in two pieces
+    spec = merge_spec_of(table)
+    names = ["region", "id", "total", "note"]
+    merged = pa.concat_tables([merge_arrow(spec, p.drop_columns(["_level"])).select(names)
+                               for p in pieces])
+    whole = read_merged_split(table, split, names)
+    assert merged.equals(whole)
+    assert pa.concat_tables(iter_merged_split(table, split, names)).equals(whole)
+    row = {r["id"]: r for r in whole.to_pylist()}
+    assert row[2500]["total"] == 11 and row[2500]["note"] == "base"
+    assert row[3100]["total"] == 111 and row[3100]["note"] == "late"
+    assert row[6500]["total"] == 100
+    # the aggregation retracts the deleted record's value: sum 1 + 10 - 100
+    assert row[3500]["total"] == -89
+    frame = read(spark, warehouse, "db.agg").where("id in (2500, 3100, 3500)")
+    assert sorted((r.id, r.total) for r in frame.collect()) == [(2500, 11), (3100, 111),
+                                                               (3500, -89)]

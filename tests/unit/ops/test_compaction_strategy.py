@@ -2,12 +2,14 @@
 from types import SimpleNamespace
 
 from dbt.adapters.paimon.format.splits import Split
-from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor, sorted_runs
+from dbt.adapters.paimon.format.sorted_runs import sorted_runs
+from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor
 
 
-def _file(name, level, size, seq, deletes=0):
+def _file(name, level, size, seq, deletes=0, min_key=(0,)):
     return SimpleNamespace(file_name=name, level=level, file_size=size, max_sequence_number=seq,
-                           delete_row_count=deletes)
+                           min_sequence_number=seq, delete_row_count=deletes,
+                           min_key=SimpleNamespace(values=list(min_key)))
 
 
 def _split(*files):
@@ -25,11 +27,11 @@ def test_options():
     assert CompactionConfig.from_options({"changelog-producer": "lookup"}).max_level == 5
 
 
-def test_sorted_runs_newest_level0_first():
-    runs = sorted_runs([_file("a", 0, 1, 1), _file("b", 0, 1, 5), _file("c", 2, 1, 0),
-                        _file("d", 2, 1, 0)])
+def test_sorted_runs_newest_level0_first_a_levels_files_in_key_order():
+    runs = sorted_runs([_file("a", 0, 1, 1), _file("b", 0, 1, 5), _file("c", 2, 1, 0, min_key=(9,)),
+                        _file("d", 2, 1, 0, min_key=(3,))])
     assert [(r.level, [f.file_name for f in r.files]) for r in runs] == \
-        [(0, ["b"]), (0, ["a"]), (2, ["c", "d"])]
+        [(0, ["b"]), (0, ["a"]), (2, ["d", "c"])]
 
 
 def test_below_trigger_nothing():

@@ -14,8 +14,8 @@ Two ways in:
   carries the table's identity because Spark hands catalog tables no options.
 
 Primary-key tables are always read merged (pypaimon's own reader is wrong for first-row tables
-and for deletes): a split that needs a merge goes through the merge runtime whole
-(``iter_merged_split``); a raw-convertible one is read as stored, a batch at a time.
+and for deletes): a split that needs a merge goes through the merge runtime a key range at a time
+(``iter_merged_split``); a raw-convertible one is read as stored.
 """
 
 from __future__ import annotations
@@ -311,16 +311,30 @@ def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = F
 
 
 def iter_merged_split(table, split, columns: Sequence[str]) -> Iterator[pa.Table]:
-    """``read_merged_split``'s rows in pieces. A raw-convertible split streams file by file
-    and batch by batch (its files hold each key once and no retraction: their rows are the
-    merged rows), one sorted run's files in key order; a split to merge comes whole (the merge
-    runtime merges a bucket at once)."""
-    from dbt.adapters.paimon.format.kv_files import iter_append_file, read_by_pyarrow
+    """``read_merged_split``'s rows in pieces, in key order, memory bounded by a batch per
+    sorted run rather than by the split. A raw-convertible split streams file by file and batch
+    by batch (its files hold each key once and no retraction: their rows are the merged rows),
+    one sorted run's files in key order. A split to merge streams by key range
+    (``kv_files.iter_split_records``): each piece holds every record of its keys and is merged
+    on its own. Files pyarrow does not read, and floating-point keys, come whole."""
+    from dbt.adapters.paimon.format.kv_files import (iter_append_file, iter_split_records,
+                                                     read_by_pyarrow, streams_by_key)
+    from dbt.adapters.paimon.runtime import merge_arrow
 
     read = dataclasses.replace(split, files=split.batch_read_files()) \
         if split.deletion_vectors else split
-    if not read.files or not is_raw_convertible(read) or \
-            not all(read_by_pyarrow(f) for f in read.files):
+    if not read.files:
+        yield read_merged_split(table, split, columns)
+        return
+    if not is_raw_convertible(read):
+        if not streams_by_key(table, read):
+            yield read_merged_split(table, split, columns)
+            return
+        spec = merge_spec_of(table)
+        for records in iter_split_records(table, read):
+            yield merge_arrow(spec, records.drop_columns(["_level"])).select(list(columns))
+        return
+    if not all(read_by_pyarrow(f) for f in read.files):
         yield read_merged_split(table, split, columns)  # (other formats: pypaimon's reader)
         return
     files = read.files if read.deletion_vectors else \

@@ -43,6 +43,7 @@ from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
 from dbt.adapters.paimon.format.deletion_vectors import live_mask, read_deletion_vectors
 from dbt.adapters.paimon.format.errors import PaimonFormatError
 from dbt.adapters.paimon.format.file_stats import full_stats_options
+from dbt.adapters.paimon.format.sorted_runs import sorted_runs
 from dbt.adapters.paimon.format.splits import Split, bucket_split
 
 SEQUENCE_COLUMN = "_SEQUENCE_NUMBER"
@@ -144,16 +145,9 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
     if not table.primary_keys:
         raise ValueError(f"{table.identifier} is an append table: use read_append_split")
     names = _record_columns(table, columns)
-    schema = table_arrow_schema(table)
-    out_schema = pa.schema([schema.field(n) for n in names]
-                           + [pa.field("_seq", pa.int64(), nullable=False),
-                              pa.field("_row_kind", pa.string(), nullable=False),
-                              pa.field("_level", pa.int32(), nullable=False)]
-                           + ([pa.field("_file", pa.string(), nullable=False),
-                               pa.field("_position", pa.int64(), nullable=False)]
-                              if with_positions else []))
-    pieces = []
+    out_schema = _records_schema(table, names, with_positions)
     deleted = _deleted_positions(table, split, split.files)
+    pieces = []
     for meta in split.files:
         stored = _stored_names(table, meta.schema_id, names)
         raw = _read_file(table, meta, [SEQUENCE_COLUMN, VALUE_KIND_COLUMN]
@@ -162,34 +156,139 @@ def read_split_records(table, split: Split, columns: Optional[Sequence[str]] = N
             raw = raw.append_column("_position", pa.array(np.arange(raw.num_rows,
                                                                     dtype=np.int64)))
         raw = _without_deleted(table, meta, raw, deleted)
-        n = raw.num_rows
-        if n == 0:
-            continue
-        arrays = []
-        for name in names:
-            target = schema.field(name).type
-            if stored[name] is not None and stored[name] in raw.column_names:
-                column = raw.column(stored[name])
-                arrays.append(column if column.type == target else column.cast(target))
-            elif name in split.partition:  # partition value not stored in the file
-                arrays.append(pa.array([split.partition[name]] * n, target))
-            else:  # column added after this file was written
-                arrays.append(pa.nulls(n, target))
-        kinds = raw.column(VALUE_KIND_COLUMN).combine_chunks()
-        if pc.max(kinds).as_py() > 3 or pc.min(kinds).as_py() < 0:
-            raise PaimonFormatError(f"data file {meta.file_name} of {table.identifier} has an "
-                                    f"unknown _VALUE_KIND (expected 0..3)")
-        arrays.append(raw.column(SEQUENCE_COLUMN).cast(pa.int64()))
-        arrays.append(pc.take(_ROW_KIND_ARRAY, kinds.cast(pa.int32())))
-        arrays.append(pa.array(np.full(n, meta.level, dtype=np.int32)))
-        if with_positions:
-            arrays.append(pa.array([meta.file_name], pa.string()).take(
-                pa.array(np.zeros(n, dtype=np.int32))))
-            arrays.append(raw.column("_position"))
-        pieces.append(pa.Table.from_arrays(arrays, schema=out_schema))
+        if raw.num_rows:
+            pieces.append(_as_records(table, split, meta, raw, names, stored, out_schema))
     if not pieces:
         return out_schema.empty_table()
     return pa.concat_tables(pieces).combine_chunks()
+
+
+def _records_schema(table, names: Sequence[str], with_positions: bool = False) -> pa.Schema:
+    schema = table_arrow_schema(table)
+    return pa.schema([schema.field(n) for n in names]
+                     + [pa.field("_seq", pa.int64(), nullable=False),
+                        pa.field("_row_kind", pa.string(), nullable=False),
+                        pa.field("_level", pa.int32(), nullable=False)]
+                     + ([pa.field("_file", pa.string(), nullable=False),
+                         pa.field("_position", pa.int64(), nullable=False)]
+                        if with_positions else []))
+
+
+def _as_records(table, split: Split, meta: DataFileMeta, raw: pa.Table, names: Sequence[str],
+                stored: Mapping[str, Optional[str]], out_schema: pa.Schema) -> pa.Table:
+    """Rows of the key-value file ``meta`` as ``read_split_records`` returns them: each table
+    column found by its stored name (``_stored_names``), the split's partition value, or NULL
+    (added later); then ``_seq``, ``_row_kind``, ``_level`` (and ``_file``, ``_position`` when
+    ``out_schema`` has them and ``raw`` holds ``_position``)."""
+    n = raw.num_rows
+    arrays = []
+    for name in names:
+        field = out_schema.field(name)
+        if stored[name] is not None and stored[name] in raw.column_names:
+            column = raw.column(stored[name])
+            arrays.append(column if column.type == field.type else column.cast(field.type))
+        elif name in split.partition:  # partition value not stored in the file
+            arrays.append(pa.array([split.partition[name]] * n, field.type))
+        else:  # column added after this file was written
+            arrays.append(pa.nulls(n, field.type))
+    kinds = raw.column(VALUE_KIND_COLUMN).combine_chunks()
+    if pc.max(kinds).as_py() > 3 or pc.min(kinds).as_py() < 0:
+        raise PaimonFormatError(f"data file {meta.file_name} of {table.identifier} has an "
+                                f"unknown _VALUE_KIND (expected 0..3)")
+    arrays.append(raw.column(SEQUENCE_COLUMN).cast(pa.int64()))
+    arrays.append(pc.take(_ROW_KIND_ARRAY, kinds.cast(pa.int32())))
+    arrays.append(pa.array(np.full(n, meta.level, dtype=np.int32)))
+    if "_position" in out_schema.names:
+        arrays.append(pa.array([meta.file_name], pa.string()).take(
+            pa.array(np.zeros(n, dtype=np.int32))))
+        arrays.append(raw.column("_position"))
+    return pa.Table.from_arrays(arrays, schema=out_schema)
+
+
+def iter_split_records(table, split: Split, columns: Optional[Sequence[str]] = None,
+                       batch_rows: int = 65536) -> Iterator[pa.Table]:
+    """``read_split_records``' records of a split in pieces whose memory is bounded by a batch
+    per sorted run, not by the split: each piece holds every record of its keys, and the pieces
+    come in ascending key ranges, so merging each piece on its own (the merge is per key) gives
+    the split's merged rows in key order.
+
+    Each sorted run (a level-0 file; the files of one higher level, in key order) is read a
+    batch at a time; a piece is every buffered record whose key is at most the smallest of the
+    runs' last buffered keys: no run can hold a record of those keys further on. Within a piece,
+    runs come by sequence number (a merge finds them in arrival order, as in a whole read).
+    Only for Parquet/ORC files and primary keys whose order Arrow compares as Paimon does
+    (``streams_by_key``); callers read other splits whole."""
+    names = _record_columns(table, columns)
+    out_schema = _records_schema(table, names)
+    keys = list(table.primary_keys)
+    deleted = _deleted_positions(table, split, split.files)
+    # oldest first: a piece then holds its records in arrival order, as a whole read does,
+    # and the merge need not sort them
+    runs = [_run_records(table, split, run.files, names, out_schema, deleted, batch_rows)
+            for run in sorted(sorted_runs(split.files), key=lambda r: r.min_sequence_number)]
+    buffers: List[Optional[pa.Table]] = [out_schema.empty_table() for _ in runs]
+    while True:
+        for i, run in enumerate(runs):  # refill the runs whose records were all taken
+            while buffers[i] is not None and buffers[i].num_rows == 0:
+                buffers[i] = next(run, None)
+        open_runs = [b for b in buffers if b is not None]
+        if not open_runs:
+            return
+        # every record of a key up to this bound is buffered: each run is read in key order.
+        # (Arrow orders the runs' last keys: no conversion to Python values)
+        lasts = pa.concat_tables([b.select(keys).slice(b.num_rows - 1) for b in open_runs])
+        first = lasts.sort_by([(k, "ascending") for k in keys]).slice(0, 1)
+        bound = [first.column(k)[0] for k in keys]
+        pieces = []
+        for i, buffered in enumerate(buffers):
+            if buffered is None:
+                continue
+            # a run is sorted: its records up to the bound are a prefix (sliced, not copied)
+            upto = _keys_at_most(buffered, keys, bound)
+            count = pc.sum(upto).as_py() or 0
+            if count and not pc.all(upto.slice(0, count)).as_py():
+                raise PaimonFormatError(
+                    f"a data file of {table.identifier} (partition {split.partition}, bucket "
+                    f"{split.bucket}) is not sorted by the primary key {keys}")
+            pieces.append(buffered.slice(0, count))
+            buffers[i] = buffered.slice(count)
+        yield pa.concat_tables(pieces)
+
+
+def streams_by_key(table, split: Split) -> bool:
+    """Whether ``iter_split_records`` can read the split: Parquet/ORC files, and primary-key
+    types that Arrow orders as Paimon's key comparator does (not floating point: NaN, -0.0)."""
+    schema = table_arrow_schema(table)
+    ordered = (pa.types.is_integer, pa.types.is_string, pa.types.is_large_string,
+               pa.types.is_binary, pa.types.is_large_binary, pa.types.is_date,
+               pa.types.is_timestamp, pa.types.is_decimal, pa.types.is_boolean)
+    return all(read_by_pyarrow(f) for f in split.files) and all(
+        any(test(schema.field(k).type) for test in ordered) for k in table.primary_keys)
+
+
+def _keys_at_most(rows: pa.Table, keys: Sequence[str], bound: Sequence[pa.Scalar]
+                  ) -> pa.ChunkedArray:
+    """Boolean mask of the rows whose key is lexicographically at most ``bound``."""
+    below = None
+    equal = None
+    for key, scalar in zip(keys, bound):
+        column = rows.column(key)
+        less, same = pc.less(column, scalar), pc.equal(column, scalar)
+        below = less if below is None else pc.or_(below, pc.and_(equal, less))
+        equal = same if equal is None else pc.and_(equal, same)
+    return pc.or_(below, equal)
+
+
+def _run_records(table, split: Split, run: Sequence[DataFileMeta], names: Sequence[str],
+                 out_schema: pa.Schema, deleted: Dict[str, np.ndarray], batch_rows: int
+                 ) -> Iterator[pa.Table]:
+    """One sorted run's records, file by file, a batch at a time, without deleted rows."""
+    for meta in run:
+        stored = _stored_names(table, meta.schema_id, names)
+        wanted = [SEQUENCE_COLUMN, VALUE_KIND_COLUMN] + \
+            [stored[n] for n in names if stored[n] is not None]
+        for raw in _live_batches(table, meta, wanted, deleted.get(meta.file_name), batch_rows):
+            yield _as_records(table, split, meta, raw, names, stored, out_schema)
 
 
 def rows_with_keys(rows: pa.Table, keys: pa.Table, primary_keys: Sequence[str]) -> pa.Table:
@@ -264,15 +363,7 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
     stored = _stored_names(table, meta.schema_id, columns)
     wanted = [stored[c] for c in columns if stored[c] is not None]
     positions = _deleted_positions(table, split, [meta]).get(meta.file_name)
-    mask = live_mask(meta.row_count, positions)
-    offset = 0
-    for raw in _file_batches(table, meta, wanted, batch_rows):
-        n = raw.num_rows
-        if mask is not None:
-            raw = raw.filter(pa.array(mask[offset:offset + n]))
-        offset += n
-        if raw.num_rows == 0:
-            continue
+    for raw in _live_batches(table, meta, wanted, positions, batch_rows):
         arrays = []
         for column in columns:
             target = schema.field(column).type
@@ -284,6 +375,21 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
             else:  # column added after this file was written
                 arrays.append(pa.nulls(raw.num_rows, target))
         yield pa.Table.from_arrays(arrays, schema=pa.schema([schema.field(c) for c in columns]))
+
+
+def _live_batches(table, meta: DataFileMeta, columns: Sequence[str],
+                  deleted: Optional[np.ndarray], batch_rows: int) -> Iterator[pa.Table]:
+    """The file's ``columns`` a batch at a time, without the ``deleted`` positions (its deletion
+    vector); empty batches left out."""
+    mask = live_mask(meta.row_count, deleted)
+    offset = 0
+    for raw in _file_batches(table, meta, columns, batch_rows):
+        n = raw.num_rows
+        if mask is not None:
+            raw = raw.filter(pa.array(mask[offset:offset + n]))
+        offset += n
+        if raw.num_rows:
+            yield raw
     if mask is not None and offset != meta.row_count:
         raise PaimonFormatError(
             f"data file {meta.file_name} of {table.identifier} has {offset} rows, its "

@@ -1,10 +1,9 @@
 """Which files of a bucket to compact, and to which level: Paimon's compaction strategies.
 
-A bucket's files form sorted runs: every level-0 file is a run of its own (newest first), every
-non-empty higher level is one run. Mirrors Java ``UniversalCompaction`` (size amplification,
-size ratio, run count), ``ForceUpLevel0Compaction`` (tables whose readers need level 0 empty:
-first-row, lookup changelog) and ``CompactStrategy.pickFullCompaction``; only metadata is
-read here.
+A bucket's files form sorted runs (format/sorted_runs.py). Mirrors Java
+``UniversalCompaction`` (size amplification, size ratio, run count), ``ForceUpLevel0Compaction``
+(tables whose readers need level 0 empty: first-row, lookup changelog) and
+``CompactStrategy.pickFullCompaction``; only metadata is read here.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import List, Mapping, Optional, Sequence
 
 from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 
+from dbt.adapters.paimon.format.sorted_runs import SortedRun, sorted_runs
 from dbt.adapters.paimon.format.splits import Split
 
 DEFAULT_TRIGGER = 5             # num-sorted-run.compaction-trigger
@@ -60,16 +60,6 @@ class CompactionConfig:
                    force_up_level0=force)
 
 
-@dataclass(frozen=True)
-class SortedRun:
-    level: int
-    files: List[DataFileMeta]
-
-    @property
-    def size(self) -> int:
-        return sum(f.file_size for f in self.files)
-
-
 @dataclass
 class CompactUnit:
     """Files of one (partition, bucket) to merge into new files at ``output_level``."""
@@ -80,15 +70,6 @@ class CompactUnit:
     full: bool
     # the bucket's files left out of the unit (deletion-vector tables look keys up in them)
     other_files: List[DataFileMeta] = field(default_factory=list)
-
-
-def sorted_runs(files: Sequence[DataFileMeta]) -> List[SortedRun]:
-    level0 = sorted((f for f in files if f.level == 0),
-                    key=lambda f: f.max_sequence_number, reverse=True)
-    runs = [SortedRun(0, [f]) for f in level0]
-    for level in sorted({f.level for f in files if f.level > 0}):
-        runs.append(SortedRun(level, [f for f in files if f.level == level]))
-    return runs
 
 
 def _unit(split: Split, runs: Sequence[SortedRun], output_level: int, full: bool) -> CompactUnit:

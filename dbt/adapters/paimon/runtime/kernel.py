@@ -13,6 +13,7 @@ from typing import List, Tuple, Union
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .engines import engine_for, first_row
 from .engines.base import ADD, DELETE, ROW_KIND, SEQ, UPDATE_BEFORE
@@ -262,10 +263,9 @@ def _cast(array: pa.Array, target: pa.DataType) -> pa.Array:
         return array
     if pa.types.is_map(target) and not pa.types.is_map(array.type):
         lists = array.cast(pa.list_(array.type.value_type)) if pa.types.is_large_list(array.type) else array
-        entries = lists.values
+        offsets, entries = _zero_based(lists)
         keys = _cast(entries.field(0), target.key_type)
         items = _cast(entries.field(1), target.item_type)
-        offsets = lists.offsets
         return pa.MapArray.from_arrays(offsets, keys, items, type=target, mask=lists.is_null())
     if pa.types.is_struct(target) and pa.types.is_struct(array.type):
         children = [_cast(array.field(i), target.field(i).type) for i in range(target.num_fields)]
@@ -274,6 +274,23 @@ def _cast(array: pa.Array, target: pa.DataType) -> pa.Array:
         pa.types.is_list(array.type) or pa.types.is_large_list(array.type)
     ):
         lists = array.cast(pa.list_(array.type.value_type)) if pa.types.is_large_list(array.type) else array
-        values = _cast(lists.values, target.value_type)
-        return pa.ListArray.from_arrays(lists.offsets, values, type=target, mask=lists.is_null())
+        offsets, values = _zero_based(lists)
+        return pa.ListArray.from_arrays(offsets, _cast(values, target.value_type), type=target,
+                                        mask=lists.is_null())
     return array.cast(target)
+
+
+def _zero_based(lists: pa.Array) -> Tuple[pa.Array, pa.Array]:
+    """A list array's offsets, starting at 0, and the values they index.
+
+    polars exports a sliced list column with its offsets buffer sliced (array offset 0, first
+    offset above 0). An array built from such offsets is valid, but pyarrow's IPC writer (19.x)
+    rebases offsets only for an array with an offset: it writes the values cut to the range in
+    use beside the offsets as they are, and the reader (Spark, through the data source) reads
+    past the values. A merge of a key's single record hands its lists on unchanged, as slices."""
+    offsets = lists.offsets
+    start = offsets[0].as_py() if len(offsets) else 0
+    if start == 0:
+        return offsets, lists.values
+    end = offsets[-1].as_py()
+    return pc.subtract(offsets, pa.scalar(start, offsets.type)), lists.values.slice(start, end - start)

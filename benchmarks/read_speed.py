@@ -15,8 +15,6 @@ The same ``--rows`` rows x 20 columns (an id, 9 integers, 5 doubles, 5 strings) 
   source, which merges every column in the merge runtime;
 * a deletion-vector primary-key table after the same 4 runs, each followed by the compaction
   dbt-paimon's runs do (deletion vectors for the superseded rows);
-* a partial-update table after the same 4 runs: its entry merges the files' rows with Spark SQL
-  aggregates (each column's last non-NULL value by sequence number, datasource/merge_sql.py);
 * pypaimon-rust's DataFusion SQL on the compacted primary-key table (its own reader).
 Three downstream queries, each best of 3, as a dbt model's select would run them:
 * narrow: 2 of 20 columns, a selective filter, a group by;
@@ -197,8 +195,6 @@ def main() -> int:
     compact_table(spark, TableLocation(warehouse, "bench", "events_pk", {}), full=True)
     runs = [chunks] + [updates(chunks, rng) for _ in range(3)]
     write_paimon(warehouse, "events_pk_4_runs", runs, primary_key=True)
-    write_paimon(warehouse, "events_pu_4_runs", runs, primary_key=True,
-                 options={"merge-engine": "partial-update"})
     write_paimon(warehouse, "events_pk_dv", runs[:1], primary_key=True,
                  options={"deletion-vectors.enabled": "true"})
     dv = TableLocation(warehouse, "bench", "events_pk_dv", {})
@@ -226,8 +222,7 @@ def main() -> int:
                 ("pk compacted, Python source", "events_pk_python"),
                 ("pk 4 runs, native", "bench.events_pk_4_runs"),
                 ("pk 4 runs, Python source (merge runtime)", "events_pk_4_runs_python"),
-                ("pk deletion vectors 4 runs, native", "bench.events_pk_dv"),
-                ("partial-update 4 runs, native (SQL merge)", "bench.events_pu_4_runs")]
+                ("pk deletion vectors 4 runs, native", "bench.events_pk_dv")]
     results = {}
     for query, sql in QUERIES.items():
         for label, table in subjects:

@@ -184,83 +184,23 @@ def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
             == expected, name
 
 
-def test_a_merge_spark_sql_aggregates_give_reads_the_files_natively(spark, warehouse,
-                                                                    registry):
-    """A partial-update or aggregation table's level-0 runs (no retraction; functions that fold
-    by sequence number or skip NULLs) are merged by a GROUP BY of the key over the data files'
-    rows (merge_sql.py): exactly the merge runtime's rows, Spark reading only the columns a
-    query uses. A compacted run below the later runs counts as one record of each key."""
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                        pa.field("dt", pa.string(), nullable=False), ("v", pa.int64()),
-                        ("w", pa.string()), ("b", pa.bool_())])
-    ddl = "id long, dt string, v long, w string, b boolean"
-    runs = [[(1, "x", 5, None, True), (2, "x", None, "a", None), (3, "y", 1, "c", False)],
-            [(1, "x", None, "b", False), (2, "x", 7, None, None)],
-            [(1, "x", 2, None, None), (3, "y", None, None, True), (4, "y", 9, "d", None)]]
-    cases = {
-        "partial": ({"merge-engine": "partial-update"},
-                    [(1, "x", 2, "b", False), (2, "x", 7, "a", None), (3, "y", 1, "c", True),
-                     (4, "y", 9, "d", None)]),
-        "aggregated": ({"merge-engine": "aggregation", "fields.v.aggregate-function": "max",
-                        "fields.w.aggregate-function": "first_value",
-                        "fields.b.aggregate-function": "bool_or"},
-                       [(1, "x", 5, None, True), (2, "x", 7, "a", None),
-                        (3, "y", 1, "c", True), (4, "y", 9, "d", None)]),
-        "lasts": ({"merge-engine": "aggregation", "fields.v.aggregate-function": "last_value",
-                   "fields.w.aggregate-function": "first_non_null_value",
-                   "fields.b.aggregate-function": "bool_and"},
-                  [(1, "x", 2, "b", False), (2, "x", 7, "a", None), (3, "y", None, "c", False),
-                   (4, "y", 9, "d", None)]),
-    }
-    for name, (options, expected) in cases.items():
-        wh.create_table(warehouse, "db", name, schema, primary_keys=["id", "dt"],
-                        partition_keys=["dt"], options={"bucket": "2", **options})
-        location = TableLocation(warehouse, "db", name, {})
-        for number, rows in enumerate(runs):
-            write_primary_key_run(spark, spark.createDataFrame(rows, ddl), location,
-                                  model_name="t")
-            if number == 0:
-                compact_table(spark, location, full=True)  # a run at the top level below
-        registry.sync()
-        assert read_way(spark, f"db.{name}") == "native-merged", name
-        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}") \
-            == sorted(expected, key=repr), name
-        narrow = spark.table(f"db.{name}").where("id = 2").select("v")
-        plan = narrow._jdf.queryExecution().executedPlan().toString()
-        # the key, v and (for a function by sequence number) the sequence number: no w, no b
-        read_schema = plan.split("ReadSchema: ")[1].split(">")[0]
-        assert "FileScan parquet" in plan and read_schema in (
-            "struct<id:bigint,dt:string,v:bigint,_SEQUENCE_NUMBER:bigint",
-            "struct<id:bigint,dt:string,v:bigint"), plan
-        assert narrow.collect()[0].v == 7
-
-
-def test_a_merge_of_values_spark_sql_cannot_give_keeps_the_python_path(spark, warehouse,
-                                                                        registry):
-    """A sum (Paimon checks every running sum for overflow), a merge with a retraction, and a
-    sequence group are merged by the merge runtime."""
+def test_a_merge_of_values_keeps_the_python_path(spark, warehouse, registry):
+    """partial-update and aggregation tables merge values: their level-0 runs go through the
+    merge runtime."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         ("w", pa.int64())])
-    for name, options, kinds in [
-            ("summed", {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"},
-             ["+I", "+I"]),
-            ("removed", {"merge-engine": "partial-update",
-                         "partial-update.remove-record-on-delete": "true"}, ["+I", "-D"]),
-            ("grouped", {"merge-engine": "partial-update",
-                         "fields.w.sequence-group": "v"}, ["+I", "+I"])]:
+    for name, options in [("partial", {"merge-engine": "partial-update"}),
+                          ("summed", {"merge-engine": "aggregation",
+                                      "fields.v.aggregate-function": "sum"})]:
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
         location = TableLocation(warehouse, "db", name, {})
-        for run, kind in enumerate(kinds):
+        for run in range(2):
             write_primary_key_run(spark, spark.createDataFrame(
-                [(1, run + 1, 5 - run, kind), (2, run, run, "+I")],
-                "id long, v long, w long, _kind string"), location, model_name="t",
-                row_kind_column="_kind")
+                [(1, run + 1, 5 - run)], "id long, v long, w long"), location, model_name="t")
         registry.sync()
         assert read_way(spark, f"db.{name}") == "python", name
         assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
-    assert entry_rows(spark, "db.summed") == [(1, 3, 4), (2, 1, 1)]
-    assert entry_rows(spark, "db.removed") == [(2, 1, 1)]
 
 
 class CountingSession:
@@ -279,15 +219,14 @@ class CountingSession:
 
 def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehouse, registry,
                                                                   monkeypatch):
-    """An aggregation table that sums is read natively after a full compaction and through
-    the Python source after the next write. Both hidden tables stay (the view's properties say
-    which exist for which schema), so each turn costs the view and at most a moved location:
-    over Spark Connect every statement is a round trip."""
+    """A partial-update table is read natively after a full compaction and through the Python
+    source after the next write. Both hidden tables stay (the view's properties say which exist
+    for which schema), so each turn costs the view and at most a moved location: over Spark
+    Connect every statement is a round trip."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         ("w", pa.int64())])
     wh.create_table(warehouse, "db", "turns", schema, primary_keys=["id"],
-                    options={"bucket": "1", "merge-engine": "aggregation",
-                             "fields.v.aggregate-function": "sum"})
+                    options={"bucket": "1", "merge-engine": "partial-update"})
     location = TableLocation(warehouse, "db", "turns", {})
 
     def write(run):
@@ -314,7 +253,7 @@ def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehous
         compact_table(spark, location, full=True)
         assert refreshed() == ("native", 2)  # files_turns moved, and the view
     assert "FileScan parquet" in scan_of(spark, "db.turns")
-    assert entry_rows(spark, "db.turns") == [(1, 6, None), (3, None, 1), (4, None, 2),
+    assert entry_rows(spark, "db.turns") == [(1, 3, None), (3, None, 1), (4, None, 2),
                                              (5, None, 3)]
     properties = {r.key: r.value for r in spark.sql("show tblproperties db.turns").collect()}
     assert properties["paimon.python-rows"] == "0"
@@ -324,7 +263,7 @@ def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehous
         "x", DataTypeParser.parse_data_type("BIGINT"))])
     registry.sync()
     assert read_way(spark, "db.turns") == "native"
-    assert entry_rows(spark, "db.turns")[0] == (1, 6, None, None)
+    assert entry_rows(spark, "db.turns")[0] == (1, 3, None, None)
     properties = {r.key: r.value for r in spark.sql("show tblproperties db.turns").collect()}
     assert properties["paimon.native-rows"] == "1:parquet"
 
@@ -537,9 +476,7 @@ def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry
             == expected
     # a deduplicate table's level-0 runs: each snapshot's own choice of rows
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
-    for name, options in (("merged", {}), ("partial", {"merge-engine": "partial-update"}),
-                          ("summed", {"merge-engine": "aggregation",
-                                      "fields.v.aggregate-function": "sum"})):
+    for name, options in (("merged", {}), ("partial", {"merge-engine": "partial-update"})):
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
         pk = TableLocation(warehouse, "db", name, {})
@@ -551,14 +488,8 @@ def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry
     for snapshot in (1, 2):
         view = registry.snapshot_view("db", "merged", snapshot, f"merged_at_{snapshot}")
         assert entry_rows(spark, view) == [(1, snapshot - 1), (2, snapshot - 1)]
-    # a partial-update snapshot: its files merged by Spark SQL aggregates (merge_sql.py)
-    for snapshot in (1, 2):
-        view = registry.snapshot_view("db", "partial", snapshot, f"partial_at_{snapshot}")
-        assert view == f"partial_at_{snapshot}"
-        assert "FileScan parquet" in scan_of(spark, view)
-        assert entry_rows(spark, view) == [(1, snapshot - 1), (2, snapshot - 1)]
-    # a snapshot whose merge only the merge runtime gives is left to the Python source
-    assert registry.snapshot_view("db", "summed", 2, "summed_at_2") is None
+    # a snapshot whose merge combines values is left to the Python source
+    assert registry.snapshot_view("db", "partial", 2, "partial_at_2") is None
 
 
 def test_orc_files_are_read_by_sparks_orc_reader(spark, warehouse, registry):

@@ -34,8 +34,7 @@ from pypaimon.schema.data_types import PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.registry import (HIDDEN_DATABASE_SUFFIX, NATIVE,
-                                                     NATIVE_MERGED, NATIVE_WITH_DELETES, PYTHON,
-                                                     READ_PROPERTY,
+                                                     NATIVE_WITH_DELETES, PYTHON, READ_PROPERTY,
                                                      PaimonTableRegistry)
 from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
                                                    write_append_files)
@@ -343,18 +342,8 @@ def expected_read(case, location, rows: int) -> set:
     if case["format"] == "orc" and any(_has_date_or_timestamp(t) for t in types):
         return {PYTHON}
     if case["uncompacted"]:  # every run's files at level 0
-        if case["mode"] in ("partial-update", "aggregation"):
-            # Spark SQL aggregates merge them (merge_sql.py), but for the functions that need
-            # the merge runtime (a sum checks each running value; floating-point max and min)
-            dropped = case["changed"] if case["evolution"] in ("drop", "add-drop") else None
-            functions = [(t[0], case["options"].get(f"fields.{name}.aggregate-function"))
-                         for name, t in case["columns"] if name != dropped]
-            if any(f == "sum" or (f in ("max", "min") and t in ("FLOAT", "DOUBLE"))
-                   for t, f in functions):
-                return {PYTHON}
-            return {NATIVE_MERGED}
-        if case["format"] == "orc":
-            return {PYTHON}  # Spark gives no row positions in ORC files
+        if case["mode"] not in ("deduplicate", "first-row") or case["format"] == "orc":
+            return {PYTHON}  # the runtime merges values (ORC: Spark gives no row positions)
         return {NATIVE, NATIVE_WITH_DELETES}  # each key's last (first) record: a choice of rows
     if not any(name in {f.file_name for f in s.files if f.level > 0 or not s.primary_key_table}
                for s in plan_splits(location.open()) for name in s.deletion_files):

@@ -29,10 +29,8 @@ A snapshot is read natively only when the result is certain to equal the merged 
 (``source.read_merged_split``); otherwise the table keeps the Python data source:
 - every split is raw-convertible (``source.is_raw_convertible``: for a deletion-vector
   primary-key table, its files above level 0), or the table's merge keeps records whole
-  (deduplicate, with or without ``sequence.field``, and first-row), or it is a partial-update
-  or aggregation merge Spark SQL aggregates give (merge_sql.py: no retractions, no sequence
-  field or group, functions that fold by sequence number or skip NULLs; then no renamed
-  columns);
+  (deduplicate, with or without ``sequence.field``, and first-row; partial-update and
+  aggregation splits keep the merge runtime);
 - all files have one format Spark reads (Parquet or ORC; rows to leave out: Parquet only, the
   format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
@@ -60,8 +58,6 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from dbt.adapters.paimon.datasource.merge_sql import merge_aggregates
 
 NATIVE_FORMATS = ("parquet", "orc")
 READS_DIRNAME = os.path.join(".spark", "paimon-reads")
@@ -102,9 +98,6 @@ class NativeSnapshot:
     files: Tuple[Tuple[str, int], ...]
     deleted: Dict[str, np.ndarray] = field(default_factory=dict, compare=False)
     projected: Tuple[Projection, ...] = ()
-    # a partial-update or aggregation snapshot whose splits need a merge: per value column,
-    # the Spark SQL aggregate that merges the files' rows by primary key (merge_sql.py)
-    merge: Tuple[Tuple[str, str], ...] = ()
 
 
 def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
@@ -125,7 +118,6 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
         return snapshot_id or _latest(table), None, "no data"
     snapshot_id = splits[0].snapshot_id
     files, merges, vectors = [], [], []
-    merge_sql: Tuple[Tuple[str, str], ...] = ()
     for split in splits:
         read = split.batch_read_files() if split.primary_key_table else split.files
         if split.primary_key_table:
@@ -134,14 +126,7 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
             probe = _with_files(split, read)
             if not is_raw_convertible(probe):
                 if not _merge_keeps_records(table):
-                    if not merge_sql:
-                        merge_sql, why = merge_aggregates(table)
-                        if merge_sql is None:
-                            return snapshot_id, None, f"a split needs a merge of values ({why})"
-                    if any(f.delete_row_count != 0 for f in read):
-                        return snapshot_id, None, "a split's records to merge retract"
-                    files.extend(read)
-                    continue
+                    return snapshot_id, None, "a split needs a merge of values"
                 if sum(f.row_count for f in read) > MAX_CHOICE_RECORDS:
                     return snapshot_id, None, "a split too large to choose rows in this process"
                 merges.append(probe)
@@ -186,17 +171,12 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
     for f in files:
         if f.schema_id not in as_is:
             projected.setdefault(stored[f.schema_id], []).append(_listed(f))
-    if merge_sql and (projected or deleted):
-        # (a deletion-vector table's splits need no merge; files read by older names would
-        # need the sequence number in their projection too)
-        return snapshot_id, None, "a merge of files with deleted rows or renamed columns"
     return snapshot_id, NativeSnapshot(
         snapshot_id, file_format,
         tuple(_listed(f) for f in files if f.schema_id in as_is),
         {name: rows for name, rows in deleted.items() if name in kept},
         tuple(Projection(columns, tuple(listed))
-              for columns, listed in sorted(projected.items(), key=repr)),
-        merge_sql), ""
+              for columns, listed in sorted(projected.items(), key=repr))), ""
 
 
 def _listed(meta) -> Tuple[str, int]:

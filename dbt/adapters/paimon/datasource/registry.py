@@ -40,10 +40,9 @@ import threading
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-import pyarrow as pa
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon.datasource import merge_sql, native_read
+from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
 from dbt.adapters.paimon.datasource.spark_env import is_connect, register_data_source
 from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
@@ -56,7 +55,7 @@ PROVIDER_PREFIX = "paimon."
 SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
 BRANCH_PROPERTY = "paimon.branch"
-READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, NATIVE_MERGED, PYTHON or UNCHOSEN
+READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, PYTHON or UNCHOSEN
 # the tables the views of database `db` read, in `db__paimon`: read_<t> (the Python source's
 # rows), files_<t> (the snapshot's files, read natively), deletes_<t> (the rows a native read
 # leaves out), write_<t> (SQL INSERT's target)
@@ -74,9 +73,6 @@ NO_PROJECTIONS = "0:"
 HIDDEN_TABLE_PROPERTIES = (PYTHON_ROWS_PROPERTY, NATIVE_ROWS_PROPERTY, DELETED_ROWS_PROPERTY,
                            PROJECTED_ROWS_PROPERTY)
 NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
-# the files' rows merged by Spark SQL aggregates (merge_sql.py): files_<t> then also declares
-# their _SEQUENCE_NUMBER
-NATIVE_MERGED = "native-merged"
 # read through the Python source until a statement names the table: its snapshot needs a choice
 # of rows (native_read.CHOICE_DEFERRED), made then; the entry is a PYTHON one until then
 UNCHOSEN = "python-until-read"
@@ -490,8 +486,7 @@ class PaimonTableRegistry:
             latest, plan, why = native_read.plan_native(paimon_table, choose=choose)
             snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
         read = (UNCHOSEN if why == native_read.CHOICE_DEFERRED else PYTHON) if plan is None \
-            else NATIVE_WITH_DELETES if plan.deleted else NATIVE_MERGED if plan.merge \
-            else NATIVE
+            else NATIVE_WITH_DELETES if plan.deleted else NATIVE
         properties = self._make_entry(database, table, entry, paimon_table, schema_id,
                                       snapshot, plan, source, read, fresh)
         self._exposed[(database, table)] = snapshot
@@ -542,10 +537,7 @@ class PaimonTableRegistry:
                                f"using {provider_name(database, source)}"]
                 hidden[PYTHON_ROWS_PROPERTY] = str(schema_id)
             if plan is not None:
-                native_shape = f"{schema_id}:{plan.file_format}" + (":merged" if plan.merge
-                                                                     else "")
-                native_columns = columns + (f", {merge_sql.SEQUENCE_COLUMN} bigint"
-                                            if plan.merge else "")
+                native_shape = f"{schema_id}:{plan.file_format}"
                 if hidden.get(NATIVE_ROWS_PROPERTY) == native_shape:
                     statements.append(f"alter table {native_rows} set location "
                                       f"'{_sql_text(folder)}'")
@@ -553,7 +545,7 @@ class PaimonTableRegistry:
                     # recursiveFileLookup: no partition columns inferred from the files'
                     # folders (dt=2024-01-01/): Paimon's files hold every column themselves
                     statements += [f"drop table if exists {native_rows}",
-                                   f"create table {native_rows} ({native_columns}) using "
+                                   f"create table {native_rows} ({columns}) using "
                                    f"{plan.file_format} options (recursiveFileLookup 'true') "
                                    f"location '{_sql_text(folder)}'"]
                     hidden[NATIVE_ROWS_PROPERTY] = native_shape
@@ -596,8 +588,7 @@ class PaimonTableRegistry:
                 statements.append(f"alter view {view} set tblproperties ({listed})")
             else:
                 query = self._view_query(database, table, plan, read,
-                                         arrow_schema_of(paimon_table),
-                                         list(paimon_table.primary_keys))
+                                         arrow_schema_of(paimon_table))
                 statements.append(f"create or replace view {view} tblproperties ({listed}) "
                                   f"as {query}")
             for statement in statements + afterwards:
@@ -617,17 +608,14 @@ class PaimonTableRegistry:
 
     def _view_query(self, database: str, table: str,
                     plan: Optional["native_read.NativeSnapshot"], read: str,
-                    schema, primary_keys: List[str]) -> str:
+                    schema) -> str:
         """The query of an entry's view: the Python source's table, or the snapshot's files
-        (and each Projection's, renamed) without the rows to leave out, or merged by their
-        primary key (NATIVE_MERGED)."""
+        (and each Projection's, renamed) without the rows to leave out."""
         if plan is None:
             return f"select * from {hidden_table(database, READ_PREFIX, table)}"
         deletes = hidden_table(database, DELETES_PREFIX, table) \
             if read == NATIVE_WITH_DELETES else None
         parts = [native_read.live_rows_sql(hidden_table(database, FILES_PREFIX, table), deletes)]
-        if plan.merge:  # (plan_native merges no projected files)
-            return merge_sql.merged_rows_sql(parts[0], schema.names, primary_keys, plan.merge)
         for number, projection in enumerate(plan.projected, start=1):
             parts.append(native_read.live_rows_sql(
                 projected_table(database, table, number), deletes,
@@ -717,14 +705,6 @@ class PaimonTableRegistry:
                     .where(F.expr(native_read.live_row("__row", "words")))
                     .select(*[F.col(quote_identifier(n)) for n in names]))
 
-        if plan.merge:  # (plan_native merges no projected files, and leaves out no rows)
-            records = live_rows(folder, schema.append(
-                pa.field(merge_sql.SEQUENCE_COLUMN, pa.int64())))
-            records.createOrReplaceTempView(f"{view}__records")
-            self.spark.sql(merge_sql.merged_rows_sql(
-                f"select * from {quote_identifier(view + '__records')}", schema.names,
-                list(paimon_table.primary_keys), plan.merge)).createOrReplaceTempView(view)
-            return view
         rows = live_rows(folder, schema)
         for number, projection in enumerate(plan.projected, start=1):
             renamed = live_rows(native_read.projection_folder(folder, number),

@@ -288,8 +288,8 @@ def _zero_based(lists: pa.Array) -> Tuple[pa.Array, pa.Array]:
     rebases offsets only for an array with an offset: it writes the values cut to the range in
     use beside the offsets as they are, and the reader (Spark, through the data source) reads
     past the values. A merge of a key's single record hands its lists on unchanged, as slices."""
-    offsets = lists.offsets
-    start = offsets[0].as_py() if len(offsets) else 0
+    offsets = lists.offsets  # (never empty: _cast returns an empty array before this)
+    start = offsets[0].as_py()
     if start == 0:
         return offsets, lists.values
     end = offsets[-1].as_py()

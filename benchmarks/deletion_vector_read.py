@@ -6,10 +6,15 @@ Three primary-key tables (deduplicate) receive the same ``--runs`` runs (each up
 keys, the first inserts them all), written with the format layer, no Spark:
 * merge-on-read -- every run a level-0 file per bucket: a read merges ``--runs`` sorted runs;
 * deletion vectors -- ``deletion-vectors.enabled``: every run followed by the lookup compaction
-  dbt-paimon's run maintenance does (deletion vectors for the superseded rows);
+  dbt-paimon's run maintenance does (deletion vectors for the superseded rows, and a file whose
+  vector deletes more than ``compaction.delete-ratio-threshold`` (0.2) of its rows rewritten
+  without them);
+* the same with ``compaction.delete-ratio-threshold`` = 1 (a file is never rewritten for its
+  deleted rows: what Paimon Java's compaction of a primary-key table leaves);
 * compacted -- the merge-on-read table after a full compaction: one top-level run.
 Each read is the table's merged rows through ``plan_splits`` + ``read_merged_split`` (what each
-Spark task of the ``paimon`` data source does), best of 3. Writes benchmarks/results/
+Spark task of the ``paimon`` data source does), best of 3, beside the rows its files store and
+the seconds its runs took to write and compact. Writes benchmarks/results/
 deletion_vector_read.txt.
 """
 from __future__ import annotations
@@ -89,39 +94,55 @@ def main() -> None:
     args = parser.parse_args()
     root = tempfile.mkdtemp(prefix="dv-bench-")
     options = {"bucket": str(args.buckets)}
-    tables = {"merge-on-read": dict(options),
-              "deletion vectors": dict(options, **{"deletion-vectors.enabled": "true"})}
-    for name, opts in tables.items():
-        table = warehouse.create_table(root, "db", name.replace(" ", "_").replace("-", "_"),
-                                       SCHEMA, primary_keys=["id"], options=opts)
+    vectors = {"deletion-vectors.enabled": "true"}
+    tables = {"merge-on-read": ("merge_on_read", dict(options)),
+              "deletion vectors": ("deletion_vectors", dict(options, **vectors)),
+              "dv, never rewritten": ("never_rewritten", dict(
+                  options, **vectors, **{"compaction.delete-ratio-threshold": "1"}))}
+    write_seconds = {}
+    for name, (table_name, opts) in tables.items():
+        table = warehouse.create_table(root, "db", table_name, SCHEMA, primary_keys=["id"],
+                                       options=opts)
         rng = np.random.default_rng(11)
+        start = time.perf_counter()
         for run in range(args.runs):
             write_run(table, run_rows(args.keys, run, rng), args.buckets)
-            table = warehouse.open_table(root, "db", table.identifier.get_object_name(), {})
+            table = warehouse.open_table(root, "db", table_name, {})
             if "deletion-vectors.enabled" in opts:
                 compact(table, full=False)
-                table = warehouse.open_table(root, "db", table.identifier.get_object_name(), {})
-    with_vectors = warehouse.open_table(root, "db", "deletion_vectors", {})
-    deleted = sum(d.cardinality or 0 for s in plan_splits(with_vectors)
-                  for d in s.deletion_files.values())
-    assert deleted > 0, "the deletion-vector table holds no deletion vectors"
-    results = {}
-    for name in tables:
-        results[name] = read_seconds((root, "db", name.replace(" ", "_").replace("-", "_")))
+                table = warehouse.open_table(root, "db", table_name, {})
+        write_seconds[name] = time.perf_counter() - start
+    results, stored = {}, {}
+    for name, (table_name, _) in tables.items():
+        results[name] = read_seconds((root, "db", table_name))
+        table = warehouse.open_table(root, "db", table_name, {})
+        stored[name] = sum(f.row_count for s in plan_splits(table) for f in s.files)
+    deleted = {name: sum(d.cardinality or 0 for s in plan_splits(
+        warehouse.open_table(root, "db", tables[name][0], {})) for d in s.deletion_files.values())
+        for name in ("deletion vectors", "dv, never rewritten")}
+    assert deleted["dv, never rewritten"] > 0, "the deletion-vector table holds no vectors"
     table = warehouse.open_table(root, "db", "merge_on_read", {})
+    start = time.perf_counter()
     compact(table, full=True)
+    write_seconds["compacted"] = write_seconds["merge-on-read"] + time.perf_counter() - start
     results["compacted"] = read_seconds((root, "db", "merge_on_read"))
+    stored["compacted"] = sum(f.row_count for s in plan_splits(
+        warehouse.open_table(root, "db", "merge_on_read", {})) for f in s.files)
     rows = {r for _, r in results.values()}
     assert len(rows) == 1, f"the tables read different row counts: {results}"
     base = results["compacted"][0]
     lines = [results_header("deletion_vector_read.py", "one process"),
              f"# {args.keys} keys, {args.runs} runs (the first inserts every key, each later one "
              f"updates half of them), {args.buckets} buckets, deduplicate; merged read of "
-             f"{rows.pop()} rows, best of 3; the deletion-vector table's vectors delete "
-             f"{deleted} stored rows",
-             f"{'table':<18} {'read s':>8} {'vs compacted':>13}"]
+             f"{rows.pop()} rows, best of 3; rows the deletion vectors delete: "
+             f"{deleted['deletion vectors']} (default threshold), "
+             f"{deleted['dv, never rewritten']} (never rewritten); writes: the runs' "
+             f"writes and compactions (compacted: merge-on-read's and one full compaction)",
+             f"{'table':<20} {'read s':>8} {'vs compacted':>13} {'rows stored':>12} "
+             f"{'writes s':>9}"]
     for name, (seconds, _) in results.items():
-        lines.append(f"{name:<18} {seconds:>8.3f} {seconds / base:>12.2f}x")
+        lines.append(f"{name:<20} {seconds:>8.3f} {seconds / base:>12.2f}x "
+                     f"{stored[name]:>12} {write_seconds[name]:>9.2f}")
     text = "\n".join(lines) + "\n"
     print(text, end="")
     out = os.path.join(os.path.dirname(__file__), "results", "deletion_vector_read.txt")

@@ -263,6 +263,35 @@ def test_our_runs_on_java_tables(spark, tmp_path, paimon_java, engine):
     assert _ours(location) == java.read().run()[0] == after_java
 
 
+def test_our_compaction_rewrites_a_java_file_mostly_deleted(spark, tmp_path, paimon_java):
+    """Java writes 200 keys (its compaction lifts them to the top level); our run updates 30% of
+    them, and its lookup compaction, finding that the top-level file's vector would delete more
+    than compaction.delete-ratio-threshold (0.2) of its rows, rewrites the file at its level
+    without them. Java reads what we read, writes on top (a key of the rewritten file among
+    them: its sequence number still loses to Java's new one) and reads again."""
+    java = JavaScript(paimon_java, tmp_path, "purged")
+    java.create(primary_keys=("id",), partitions=(), bucket="1").write(_rows(range(200))).run()
+    location = java.location
+    [split] = splits_mod.plan_splits(location.open())
+    [(top, stored)] = [(f.level, f.row_count) for f in split.files]
+    assert stored == 200
+    write_primary_key_run(spark, spark.createDataFrame(
+        _run_table(range(0, 200, 3), amount=lambda i: 500 + i, kind="+U")), location,
+        row_kind_column="op", model_name=location.table)
+    after_run(spark, location, expire=False)
+    [split] = splits_mod.plan_splits(location.open())
+    assert [(f.level, f.row_count) for f in split.files if f.level == top] == [(top, 133)]
+    assert not split.deletion_files and not split.deletion_index_files
+    mine = _ours(location)
+    assert len(mine) == 200 and sum(r["amount"] == 500 + r["id"] for r in mine) == 67
+    java.read().write(_rows([1, 3, 201], amount=lambda i: 900 + i, kind="+U")).read()
+    after_ours, _, after_java = java.run()
+    assert after_ours == mine
+    assert _ours(location) == after_java
+    assert {r["id"]: r["amount"] for r in after_java if r["id"] in (1, 3, 201)} == \
+        {1: 901, 3: 903, 201: 1101}
+
+
 # --------------------------------------------------------------------------- changelog producers
 
 def _as_run(rows):
@@ -429,11 +458,14 @@ def test_our_runs_on_dynamic_bucket_tables(spark, tmp_path, paimon_java):
     reads every step and writes on top with its own bucket assigner; the cross-partition kind
     (primary key without the partition column) moves keys between partitions, then Java
     compacts it fully and we read Java's result."""
+    # threshold 1: no file is rewritten for its deleted rows (buckets of 10 rows would be),
+    # so Java reads our vectors
+    kept = {"compaction.delete-ratio-threshold": "1"}
     dynamic = JavaScript(paimon_java, tmp_path, "dyn")
-    dynamic.create(bucket="-1", **{"dynamic-bucket.target-row-num": "10"}).write(
+    dynamic.create(bucket="-1", **{"dynamic-bucket.target-row-num": "10"}, **kept).write(
         _rows(range(40))).run()
     cross = JavaScript(paimon_java, tmp_path, "cross")
-    cross.create(primary_keys=("id",), bucket="-1").run()
+    cross.create(primary_keys=("id",), bucket="-1", **kept).run()
     runs = {
         dynamic: [_run_table(range(30, 60), amount=lambda i: 500 + i, kind="+U"),
                   _run_table([1, 2, 35, 70], kind="-D", amount=lambda i: 0)],

@@ -291,8 +291,10 @@ def test_deletion_vectors_drop_their_rows_from_the_native_read(spark, warehouse,
 
 def test_primary_key_deletion_vectors_read_natively(spark, warehouse, registry):
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
+    # threshold 1: no file is rewritten for its deleted rows, so the vectors stay to be read
     wh.create_table(warehouse, "db", "pkdv", schema, primary_keys=["id"],
-                    options={"bucket": "2", "deletion-vectors.enabled": "true"})
+                    options={"bucket": "2", "deletion-vectors.enabled": "true",
+                             "compaction.delete-ratio-threshold": "1"})
     location = TableLocation(warehouse, "db", "pkdv", {})
     for run in range(3):
         rows = pa.table({"id": pa.array(range(run * 4, run * 4 + 10), pa.int64()),

@@ -229,3 +229,48 @@ def test_nested_columns_in_lookup_compaction(spark, tmp_path, options):
         {"id": 1, "tags": ["a"], "attrs": [("k", 1)], "point": {"x": 1, "y": 0.5}},
         {"id": 2, "tags": ["b", None], "attrs": [("k", 2), ("j", None)],
          "point": {"x": None, "y": -1.0}}]
+
+
+@pytest.mark.parametrize("threshold,purged", [(None, True), ("0.5", False)],
+                         ids=["default-0.2", "0.5"])
+def test_deletion_vector_compaction_rewrites_a_file_mostly_deleted(spark, tmp_path, threshold,
+                                                                  purged):
+    """A deletion-vector table's file left out of a compaction, whose vector then deletes more
+    than ``compaction.delete-ratio-threshold`` of its rows, is rewritten at its level without
+    them, in the same COMPACT snapshot: the rows a read scans stay near the live ones. The
+    rewritten file keeps its rows' sequence numbers, so a later update still wins."""
+    options = {"bucket": "1", "deletion-vectors.enabled": "true"}
+    if threshold is not None:
+        options["compaction.delete-ratio-threshold"] = threshold
+    schema = pa.schema([("id", pa.int64()), ("v", pa.int64())])
+    location = make_table(tmp_path, "dv", schema, ["id"], [], options)
+    rng = np.random.default_rng(3)
+    n = 20_000
+    values = np.zeros(n, np.int64)
+
+    def run(start, stop):  # new values for ids start..stop-1, then the run's compaction
+        values[start:stop] = rng.integers(1, 1 << 40, stop - start)
+        write_run(spark, location, pa.table({"id": pa.array(np.arange(start, stop)),
+                                             "v": pa.array(values[start:stop])}))
+        compact_table(spark, location)
+
+    def bottom():
+        [split] = plan_splits(location.open())
+        top = max(f.level for f in split.files)
+        return [(f.row_count, f.file_name in split.deletion_files)
+                for f in split.files if f.level == top]
+
+    def expected():
+        return [{"id": i, "v": int(v)} for i, v in enumerate(values)]
+
+    run(0, n)                                 # every key lifted to the top level
+    assert bottom() == [(n, False)]
+    run(0, n // 10)                           # 10% of them superseded: under both thresholds
+    assert bottom() == [(n, True)]
+    run(n // 10, n * 35 // 100)               # 35% superseded
+    assert kinds(location)[-1] == "COMPACT"
+    assert bottom() == ([(n * 65 // 100, False)] if purged else [(n, True)])
+    assert sorted_rows(read_back(location), ["id"]) == expected()
+    run(n - 100, n)                           # an update of a rewritten file's keys wins
+    assert sorted_rows(read_back(location), ["id"]) == expected()
+    assert sorted_rows(pypaimon_rows(location), ["id"]) == expected()

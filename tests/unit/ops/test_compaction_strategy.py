@@ -1,6 +1,8 @@
 """Paimon's compaction strategies on bucket metadata only (no files, no Spark)."""
 from types import SimpleNamespace
 
+import pytest
+
 from dbt.adapters.paimon.format.splits import Split
 from dbt.adapters.paimon.format.sorted_runs import sorted_runs
 from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor
@@ -25,6 +27,17 @@ def test_options():
     assert not CONFIG.force_up_level0
     assert CompactionConfig.from_options({"merge-engine": "first-row"}).force_up_level0
     assert CompactionConfig.from_options({"changelog-producer": "lookup"}).max_level == 5
+    assert CONFIG.delete_ratio_threshold == 0.2
+    assert CompactionConfig.from_options(
+        {"compaction.delete-ratio-threshold": " 0.5 "}).delete_ratio_threshold == 0.5
+
+
+@pytest.mark.parametrize("raw,problem", [("a lot", "must be a number, got 'a lot'"),
+                                         ("-0.1", "must be >= 0, got '-0.1'"),
+                                         ("nan", "must be >= 0, got 'nan'")])
+def test_a_bad_delete_ratio_threshold_is_named(raw, problem):
+    with pytest.raises(ValueError, match=f"'compaction.delete-ratio-threshold' {problem}"):
+        CompactionConfig.from_options({"compaction.delete-ratio-threshold": raw})
 
 
 def test_sorted_runs_newest_level0_first_a_levels_files_in_key_order():

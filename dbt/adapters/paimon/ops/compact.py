@@ -20,9 +20,14 @@ compaction does (``LookupMergeTreeCompactRewriter`` with a deletion-vector maint
 level-0 file is always picked (``ForceUpLevel0Compaction``); the unit's records are read
 without their deleted rows, each key's live version in the bucket's other files is looked up
 and merged in (it is older), and its row position is added to that file's deletion vector;
-retractions are dropped. The bucket's deletion vectors (minus those of the rewritten files,
-plus the new positions) go to one new index file replacing the bucket's old ones, in the same
-COMPACT snapshot. With changelog-producer 'lookup' that snapshot also holds the changelog of
+retractions are dropped. A file left out of the unit whose vector then deletes more than
+``compaction.delete-ratio-threshold`` (0.2) of its rows is rewritten at its level without them:
+a read scans every row of a file and tests it against the vector, so a table's superseded rows
+cost every read until they are gone (Java applies the option to append tables only; a key has
+one live row above level 0, so moving a file's live rows to a new file at the same level
+changes no read). The bucket's deletion vectors (minus those of the rewritten files, plus the
+new positions) go to one new index file replacing the bucket's old ones, in the same COMPACT
+snapshot. With changelog-producer 'lookup' that snapshot also holds the changelog of
 the keys the unit's level-0 files hold (``LookupChangelogMergeFunctionWrapper``): before = the
 key's newest record above level 0 (in the unit or looked up), after = the merged result.
 """
@@ -277,8 +282,9 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
     changed_keys = records.filter(pc.equal(levels, 0)).select(pk).group_by(pk).aggregate([]) \
         if with_changelog else None
     records = records.drop_columns(["_level"])
+    schema = records.schema
     new_positions: Dict[str, np.ndarray] = {}
-    older = None
+    older = stored = None
     if unit.other_files and records.num_rows:
         others = replace(split, files=list(unit.other_files),
                          levels=[f.level for f in unit.other_files])
@@ -290,12 +296,12 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
             positions = found.column("_position").to_numpy()
             for name in np.unique(names):
                 new_positions[str(name)] = positions[names == name]
-            older = found.drop_columns(["_level", "_file", "_position"]).cast(records.schema)
+            older = found.drop_columns(["_level", "_file", "_position"]).cast(schema)
             records = pa.concat_tables([older, records])
     merged = _additions(premerge_arrow(spec, records))
     new_files = write_kv_file(table, split.partition_values, split.bucket, merged,
                               level=unit.output_level)
-    index_adds, index_deletes, changelog_files = [], [], []
+    index_adds, index_deletes, changelog_files, purged, purge_files = [], [], [], [], []
     rewritten = {f.file_name for f in split.files}
     try:
         if with_changelog:
@@ -313,19 +319,64 @@ def _lookup_compact_unit(table, unit: CompactUnit, spec, records: pa.Table):
                 old = vectors.get(name)
                 vectors[name] = positions if old is None else \
                     np.union1d(old.astype(np.int64), positions)
+            if stored is not None:
+                purged, purge_files = _purge_deleted_rows(
+                    table, unit, stored, new_positions, vectors, schema)
             index_adds, index_deletes = replace_bucket_index(table, split, vectors)
             pause_at("compact-index-written")  # test-only (crash tests); inert unless configured
     except BaseException:
         from dbt.adapters.paimon.format.commit import abort
 
         abort(table, [new_commit_message(split.partition_values, split.bucket,
-                                         new_files=new_files, changelog_files=changelog_files)])
+                                         new_files=new_files + purge_files,
+                                         changelog_files=changelog_files)])
         raise
-    message = new_commit_message(split.partition_values, split.bucket, new_files=new_files,
-                                 deleted_files=split.files, changelog_files=changelog_files)
+    message = new_commit_message(split.partition_values, split.bucket,
+                                 new_files=new_files + purge_files,
+                                 deleted_files=list(split.files) + purged,
+                                 changelog_files=changelog_files)
     message.index_adds = index_adds
     message.index_deletes = index_deletes
     return message
+
+
+def _purge_deleted_rows(table, unit: CompactUnit, stored: pa.Table,
+                        new_positions: Dict[str, np.ndarray], vectors: Dict[str, np.ndarray],
+                        schema: pa.Schema):
+    """(files rewritten, their new files): each file left out of ``unit`` whose vector in
+    ``vectors`` deletes more than ``compaction.delete-ratio-threshold`` of its rows, written
+    again at its level with its live rows only (``stored``: those files' rows without their
+    old vectors' positions, with ``_file`` and ``_position``); its vector leaves ``vectors``.
+    A file's live rows keep their key order and sequence numbers."""
+    from dbt.adapters.paimon.format.kv_files import write_kv_file
+
+    threshold = CompactionConfig.from_options(_options(table)).delete_ratio_threshold
+    over = [f for f in unit.other_files if f.file_name in vectors
+            and len(vectors[f.file_name]) > f.row_count * threshold]
+    purged, written = [], []
+    if not over:
+        return purged, written
+    files = stored.column("_file")
+    try:
+        for meta in over:
+            rows = stored.filter(pc.equal(files, meta.file_name))
+            gone = new_positions.get(meta.file_name)
+            if gone is not None:
+                rows = rows.filter(pc.invert(pc.is_in(rows.column("_position"),
+                                                      pa.array(gone, pa.int64()))))
+            rows = rows.drop_columns(["_level", "_file", "_position"]).cast(schema)
+            written.extend(write_kv_file(table, unit.split.partition_values, unit.split.bucket,
+                                         rows, level=meta.level))
+            purged.append(meta)
+            del vectors[meta.file_name]
+    except BaseException:
+        from dbt.adapters.paimon.format.commit import abort
+        from dbt.adapters.paimon.format.kv_files import new_commit_message
+
+        abort(table, [new_commit_message(unit.split.partition_values, unit.split.bucket,
+                                         new_files=written)])
+        raise
+    return purged, written
 
 
 def _latest_additions(pk, tables: Sequence[pa.Table], keys: pa.Table) -> pa.Table:

@@ -19,6 +19,7 @@ from dbt.adapters.paimon.format.splits import Split
 DEFAULT_TRIGGER = 5             # num-sorted-run.compaction-trigger
 DEFAULT_SIZE_RATIO = 1          # compaction.size-ratio (percent)
 DEFAULT_MAX_SIZE_AMP = 200      # compaction.max-size-amplification-percent
+DEFAULT_DELETE_RATIO = 0.2      # compaction.delete-ratio-threshold
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class CompactionConfig:
     size_ratio: int
     max_size_amp: int
     force_up_level0: bool   # readers skip level 0 (first-row) or lookup changelog
+    # a deletion-vector table's file whose vector deletes more than this share of its rows
+    # is rewritten without them (ops/compact.py)
+    delete_ratio_threshold: float = DEFAULT_DELETE_RATIO
 
     @property
     def max_level(self) -> int:
@@ -46,6 +50,16 @@ class CompactionConfig:
                 raise ValueError(f"table option '{key}' must be >= {minimum}, got {value}")
             return value
 
+        raw_ratio = options.get("compaction.delete-ratio-threshold")
+        try:
+            ratio = float(str(raw_ratio).strip()) if raw_ratio is not None \
+                else DEFAULT_DELETE_RATIO
+        except ValueError:
+            raise ValueError(f"table option 'compaction.delete-ratio-threshold' must be a "
+                             f"number, got {raw_ratio!r}") from None
+        if not ratio >= 0:
+            raise ValueError(f"table option 'compaction.delete-ratio-threshold' must be >= 0, "
+                             f"got {raw_ratio!r}")
         trigger = integer("num-sorted-run.compaction-trigger", DEFAULT_TRIGGER, 1)
         num_levels = integer("num-levels", trigger + 1, 2)
         engine = options.get("merge-engine", "deduplicate")
@@ -57,7 +71,7 @@ class CompactionConfig:
                    size_ratio=integer("compaction.size-ratio", DEFAULT_SIZE_RATIO, 0),
                    max_size_amp=integer("compaction.max-size-amplification-percent",
                                         DEFAULT_MAX_SIZE_AMP, 0),
-                   force_up_level0=force)
+                   force_up_level0=force, delete_ratio_threshold=ratio)
 
 
 @dataclass

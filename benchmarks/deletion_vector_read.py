@@ -15,7 +15,7 @@ keys, the first inserts them all), written with the format layer, no Spark:
 Each read is the table's merged rows through ``plan_splits`` + ``read_merged_split`` (what each
 Spark task of the ``paimon`` data source does), best of 3, beside the rows its files store and
 the seconds its runs took to write and compact. Writes benchmarks/results/
-deletion_vector_read.txt.
+deletion_vector_read.txt and deletion_vector_read.png.
 """
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ from dbt.adapters.paimon.format.kv_files import (new_commit_message,  # noqa: E4
 from dbt.adapters.paimon.format.splits import plan_splits  # noqa: E402
 from dbt.adapters.paimon.ops.compact import commit_units, compact_unit  # noqa: E402
 from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor  # noqa: E402
-from provenance import results_header  # noqa: E402  (same folder: run as a script)
+from plots import BASELINE, PAIMON, save_bars  # noqa: E402  (same folder: run as a script)
+from provenance import results_header  # noqa: E402
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string()),
                     ("amount", pa.int64()), ("score", pa.float64())])
@@ -148,6 +149,9 @@ def main() -> None:
     out = os.path.join(os.path.dirname(__file__), "results", "deletion_vector_read.txt")
     with open(out, "w", encoding="utf-8") as f:
         f.write(text)
+    save_bars("deletion_vector_read", list(results), [s for s, _ in results.values()],
+              "Merged read after 4 runs", [BASELINE if name == "compacted" else PAIMON
+                                           for name in results])
 
 
 if __name__ == "__main__":

@@ -29,9 +29,9 @@ from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry  # noqa:
 from dbt.adapters.paimon.datasource.source import (FILTER_PUSHDOWN_OPTION,  # noqa: E402
                                                    commit_append_files, write_append_files)
 from dbt.adapters.paimon.format import warehouse as wh  # noqa: E402
-from plots import BASELINE, PAIMON, RESULTS, save_bars  # noqa: E402
+from plots import RESULTS  # noqa: E402
 from provenance import results_header  # noqa: E402
-from read_speed import best_of, rows_of  # noqa: E402
+from read_speed import best_of, ratio_cells, rows_of, save_comparison  # noqa: E402
 
 
 def main() -> int:
@@ -88,21 +88,15 @@ def main() -> int:
              "| filter | " + " | ".join(label for label, _ in subjects) + " |",
              "|---|" + "---|" * len(subjects)]
     for name, where in filters.items():
-        floor = results[(name, "Parquet table")]
-        cells = [f"{results[(name, label)]:.3f} s"
-                 + ("" if label == "Parquet table" else f" ({results[(name, label)] / floor:.2f}x)")
-                 for label, _ in subjects]
-        lines.append(f"| {name} (`{where}`) | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} (`{where}`) | "
+                     + " | ".join(ratio_cells(results, name, subjects, 3)) + " |")
     text = "\n".join(lines) + "\n"
     print(text)
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, "file_skipping.txt"), "w", encoding="utf-8") as out:
         out.write(text)
-    labels = [f"{name}\n{label}" for name in filters for label, _ in subjects]
-    values = [results[(name, label)] for name in filters for label, _ in subjects]
-    colors = [BASELINE if label == "Parquet table" else PAIMON
-              for _ in filters for label, _ in subjects]
-    save_bars("file_skipping", labels, values, "Selective filters: Paimon vs Parquet", colors)
+    save_comparison("file_skipping", results, list(filters), subjects,
+                    "Selective filters: Paimon vs Parquet")
     spark.stop()
     shutil.rmtree(root, ignore_errors=True)
     return 0

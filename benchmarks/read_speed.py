@@ -107,6 +107,25 @@ def updates(chunks, rng):
     return out
 
 
+FLOOR = "Parquet table"
+
+
+def ratio_cells(results, row: str, subjects, digits: int = 2) -> list:
+    """One table row's cells: each subject's seconds, and its ratio to the Parquet table's."""
+    floor = results[(row, FLOOR)]
+    return [f"{results[(row, label)]:.{digits}f} s"
+            + ("" if label == FLOOR else f" ({results[(row, label)] / floor:.2f}x)")
+            for label, _ in subjects]
+
+
+def save_comparison(name: str, results, rows, subjects, title: str) -> None:
+    """Every (row, subject)'s seconds as bars, the Parquet table's in the baseline colour."""
+    pairs = [(row, label) for row in rows for label, _ in subjects]
+    save_bars(name, [f"{row}\n{label}" for row, label in pairs],
+              [results[pair] for pair in pairs], title,
+              [BASELINE if label == FLOOR else PAIMON for _, label in pairs])
+
+
 def rust_seconds(warehouse: str, sql: str, times: int = 3) -> float:
     from pypaimon_rust.datafusion import SQLContext
 
@@ -235,11 +254,7 @@ def main() -> int:
              "| query | " + " | ".join(label for label, _ in subjects) + " |",
              "|---|" + "---|" * len(subjects)]
     for query in QUERIES:
-        floor = results[(query, "Parquet table")]
-        cells = [f"{results[(query, label)]:.2f} s"
-                 + ("" if label == "Parquet table" else f" ({results[(query, label)] / floor:.2f}x)")
-                 for label, _ in subjects]
-        lines.append(f"| {query} | " + " | ".join(cells) + " |")
+        lines.append(f"| {query} | " + " | ".join(ratio_cells(results, query, subjects)) + " |")
     lines.append(f"pk 4 runs: choosing each key's last record of the new snapshot (once per "
                  f"snapshot, at its first read): {choice_seconds:.2f} s")
     lines += ["", "Memory of a Python task reading one split (the table's largest), all columns: "
@@ -256,11 +271,8 @@ def main() -> int:
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, "read_speed.txt"), "w", encoding="utf-8") as out:
         out.write(text)
-    labels = [f"{q}\n{label}" for q in QUERIES for label, _ in subjects]
-    values = [results[(q, label)] for q in QUERIES for label, _ in subjects]
-    colors = [BASELINE if label == "Parquet table" else PAIMON
-              for _ in QUERIES for label, _ in subjects]
-    save_bars("read_speed", labels, values, "Downstream reads: Paimon vs Parquet", colors)
+    save_comparison("read_speed", results, list(QUERIES), subjects,
+                    "Downstream reads: Paimon vs Parquet")
     spark.stop()
     shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -213,6 +213,75 @@ def test_append_table_deletes(spark, tmp_path, paimon_java, bucket):
         sorted(r["id"] for r in theirs)
 
 
+# Java's Parquet row groups of a few kilobytes, and a split size a few of them fill
+# (read_tasks.py): a file is read by a task per range of its row groups
+ROW_GROUP_OPTIONS = {"parquet.block.size": "4096", "source.split.target-size": "24 kb",
+                     "source.split.open-file-cost": "1 b"}
+
+
+def _spark_rows(spark, location, parallelism=2):
+    frame = (spark.read.format("paimon").options(**location.source_options())
+             .option("parallelism", str(parallelism)).load())
+    return ordered([{k: render(v) for k, v in r.asDict().items()} for r in frame.collect()],
+                   ["dt", "id"])
+
+
+def _row_group_tasks(location, parallelism=2):
+    """The read's tasks that read a range of a file's row groups, by file."""
+    from dbt.adapters.paimon.datasource.source import PaimonReader
+
+    tasks = PaimonReader(location, None, None, parallelism).partitions()
+    ranges = {}
+    for task in tasks:
+        if task.row_groups is not None:
+            ranges.setdefault(task.split.files[0].file_name, []).append(task.row_groups)
+    return ranges
+
+
+def _row_groups_of(location, file_name):
+    import pyarrow.parquet as pq
+
+    split, = splits_mod.plan_splits(location.open())
+    meta, = [f for f in split.files if f.file_name == file_name]
+    return pq.ParquetFile(meta.physical_path()).metadata.num_row_groups
+
+
+@pytest.mark.parametrize("kind", ["append", "primary key"])
+def test_files_of_many_row_groups_are_read_by_several_tasks(spark, tmp_path, paimon_java,
+                                                            kind):
+    """A Java file of many row groups, larger than the split size, is read by a task per range
+    of its row groups; each task applies its part of the file's deletion vector (positions
+    count from the file's first row, not the range's). An append table whose deleted rows are
+    spread over the file; a primary-key table compacted fully, then updated: the compacted
+    file's superseded rows are in its vector. Our reads equal Java's."""
+    java = JavaScript(paimon_java, tmp_path, kind.replace(" ", "_"))
+    name = lambda i: f"row {i} " + "x" * 40  # noqa: E731
+    if kind == "append":
+        java.create(primary_keys=(), partitions=(), bucket="-1", **ROW_GROUP_OPTIONS)
+        java.write(_rows(range(6000), name=name))
+        java._add("dvdelete", "id", 0, 1, 2999, 3000, 4321, 5999)
+    else:
+        java.create(primary_keys=("id",), partitions=(), bucket="1", **ROW_GROUP_OPTIONS)
+        java.write(_rows(range(6000), name=name))._add("compact")
+        java.write(_rows(range(0, 6000, 37), name=lambda i: f"new {i}"))
+    theirs = java.read().run()[-1]
+    location = java.location
+    ranges = _row_group_tasks(location)
+    (file_name, parts), = [(f, r) for f, r in ranges.items() if len(r) > 1]
+    # the ranges cover the file's row groups in order, each after the one before
+    assert [r.start for r in parts][1:] == [r.stop for r in parts][:-1]
+    assert parts[0].start == 0 and parts[-1].stop == _row_groups_of(location, file_name)
+    assert [r.first_row for r in parts][1:] == [r.first_row + r.rows for r in parts][:-1]
+    split, = splits_mod.plan_splits(location.open())
+    assert split.deletion_files.get(file_name) is not None
+    table = location.open()
+    whole = _ours(location) if kind != "append" else ordered(
+        [{k: render(v) for k, v in r.items()} for s in splits_mod.plan_splits(table)
+         for r in read_append_split(table, s).to_pylist()], ["dt", "id"])
+    assert _spark_rows(spark, location) == theirs == whole
+    assert len(theirs) == (5994 if kind == "append" else 6000)
+
+
 # --------------------------------------------------------------------------- our writes
 
 def _run_table(ids, amount=lambda i: i, kind="+I", name=lambda i: f"w{i}"):

@@ -7,7 +7,8 @@ import os
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import PaimonPushdownReader, TableLocation
+from dbt.adapters.paimon.datasource.source import (PaimonPushdownReader, PaimonReader,
+                                                   TableLocation)
 from dbt.adapters.paimon.format import splits
 from dbt.adapters.paimon.format import warehouse as wh
 
@@ -115,15 +116,53 @@ def test_reads_in_a_session_without_python_filter_pushdown(spark, warehouse):
         spark.conf.set(key, "true")
 
 
-def test_an_append_tables_files_are_read_by_separate_tasks_in_order(spark, warehouse):
-    """An unbucketed append table is one split per partition; its files are separate Spark
-    partitions (both cores work), and rows still come in Paimon's order (queue reads)."""
+def test_an_append_tables_files_are_packed_into_tasks_in_order(spark, warehouse):
+    """An unbucketed append table is one split per partition; its files are packed into tasks
+    of a split size (read_tasks.py): each file counts at least source.split.open-file-cost
+    (4 mb), so 6 tiny files over 3 task slots are 3 tasks of 2 files, over 1 slot one task,
+    over 6 slots 6 tasks. Rows still come in Paimon's order (queue reads)."""
     wh.create_table(warehouse, "db", "many", SCHEMA)
-    for i in range(5):
+    for i in range(6):
         commit(wh.open_table(warehouse, "db", "many"), [(i * 10 + j, "x", "d") for j in range(3)])
-    frame = read(spark, warehouse, "db.many")
-    assert frame.rdd.getNumPartitions() == 5
-    assert [r.id for r in frame.collect()] == [i * 10 + j for i in range(5) for j in range(3)]
+    for parallelism, tasks in ((3, 3), (1, 1), (6, 6)):
+        frame = read(spark, warehouse, "db.many", parallelism=parallelism)
+        assert frame.rdd.getNumPartitions() == tasks
+        assert [r.id for r in frame.collect()] == [i * 10 + j for i in range(6) for j in range(3)]
+    with pytest.raises(Exception, match="option 'parallelism' of the paimon data source must "
+                                        "be a positive number of task slots, got '0'"):
+        read(spark, warehouse, "db.many", parallelism=0).collect()
+
+
+def test_a_primary_key_bucket_is_merged_by_a_task_per_key_section(spark, warehouse):
+    """A bucket's files whose key ranges do not overlap are sections (pypaimon's
+    IntervalPartition, as Java's MergeTreeSplitGenerator): no key is in two of them, so each
+    is merged by a task of its own (here every section fills a split size). A run over both
+    key ranges makes the bucket one section again. The rows are the whole bucket's merge."""
+    table = wh.create_table(warehouse, "db", "sections", SCHEMA, primary_keys=["id"],
+                            options={"bucket": "1", "source.split.target-size": "1 b",
+                                     "source.split.open-file-cost": "1 b"})
+    commit(table, [(i, "a", "d") for i in range(100)])
+    commit(table, [(i, "b", "d") for i in range(200, 300)])
+    commit(table, [(i, "c", "d") for i in range(50, 61)])
+    location = TableLocation(warehouse, "db", "sections", {})
+
+    def tasks():
+        return [sorted(f.file_name for f in p.split.files)
+                for p in PaimonReader(location, None, None, 2).partitions()]
+
+    def expected(names):
+        return [(i, names(i), "d") for i in [*range(100), *range(200, 300)]]
+
+    split, = splits.plan_splits(location.open())
+    first, second, update = sorted(split.files, key=lambda f: f.min_sequence_number)
+    assert tasks() == [sorted([first.file_name, update.file_name]), [second.file_name]]
+    rows = sorted(map(tuple, read(spark, warehouse, "db.sections", parallelism=2).collect()))
+    assert rows == expected(lambda i: "c" if 50 <= i <= 60 else "a" if i < 100 else "b")
+    commit(table, [(i, "z", "d") for i in (99, 200)])
+    assert len(tasks()) == 1
+    rows = sorted(map(tuple, read(spark, warehouse, "db.sections").collect()))
+    assert rows == expected(lambda i: "z" if i in (99, 200) else
+                            "c" if 50 <= i <= 60 else "a" if i < 100 else "b")
 
 
 def test_a_compacted_primary_key_split_streams_file_by_file_in_key_order(spark, warehouse):

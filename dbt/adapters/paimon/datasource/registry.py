@@ -44,7 +44,8 @@ from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
-from dbt.adapters.paimon.datasource.spark_env import is_connect, register_data_source
+from dbt.adapters.paimon.datasource.spark_env import (default_parallelism, is_connect,
+                                                      register_data_source)
 from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
                                                         spark_schema)
 from dbt.adapters.paimon.format import listing
@@ -183,6 +184,8 @@ class PaimonTableRegistry:
         self._branches_applied: Tuple[Optional[str], Dict] = (None, {})
         # database -> the catalog that holds it when that is not the profile's (use_catalogs)
         self._routes: Dict[str, CatalogRoute] = {}
+        # the session's task slots, asked once (read_tasks.py spreads a read over them)
+        self._task_slots: Optional[int] = None
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -739,12 +742,17 @@ class PaimonTableRegistry:
             return ""
         return listing.latest_snapshot_stamp(self.warehouse_of(database), database, table)
 
+    def _parallelism(self) -> int:
+        if self._task_slots is None:
+            self._task_slots = default_parallelism(self.spark)
+        return self._task_slots
+
     def _register_provider(self, database: str, table: str) -> None:
         if (database, table) in self._registered:
             return
         warehouse, options = self.warehouse_of(database), self.options_of(database)
         source = table_source_class(provider_name(database, table), warehouse, database, table,
-                                    options)
+                                    options, self._parallelism())
         identity = json.dumps([warehouse, database, table, options], sort_keys=True)
         self.register_source(source, identity)
         self._registered.add((database, table))

@@ -66,7 +66,7 @@ class PaimonRowTrackingDataSource(PaimonDataSource):
 class TrackedReader(PaimonPushdownReader):
     # a row operation rewrites the files its Spark partitions read: whole splits, as the
     # in-process executor groups them
-    partition_per_file = False
+    split_into_tasks = False
 
     def read(self, partition: SplitPartition) -> Iterator[pa.RecordBatch]:
         if partition.split is None:

@@ -5,7 +5,9 @@ Two ways in:
   ``snapshot_id`` (time travel), ``columns`` (projection: Spark's Python data source API has
   no column pruning, so SQL reads prune after the scan), ``catalog_options`` (a JSON object:
   Spark lower-cases option names, and FileIO options such as ``fs.s3.accessKeyId`` are
-  case-sensitive; ``TableLocation.source_options`` writes all of them) and ``filter_pushdown``
+  case-sensitive; ``TableLocation.source_options`` writes all of them), ``parallelism`` (the
+  task slots a read is spread over, read_tasks.py; default: this machine's cores) and
+  ``filter_pushdown``
   ('true': prune partitions by the query's filters; only in a session with
   ``spark.sql.python.filterPushdown.enabled``, which Spark requires for it) and
   ``system_table`` (``audit_log``, ``binlog`` or ``ro``: Paimon's system tables that read data,
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
@@ -48,6 +51,8 @@ from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, c
 
 # option ``filter_pushdown``: 'true' when the session enables Python filter pushdown
 FILTER_PUSHDOWN_OPTION = "filter_pushdown"
+# option ``parallelism``: the task slots a read is spread over (default: this machine's cores)
+PARALLELISM_OPTION = "parallelism"
 # option ``system_table``: read Paimon's audit_log, binlog or ro system table (system_reads.py)
 SYSTEM_TABLE_OPTION = "system_table"
 
@@ -89,6 +94,8 @@ class PaimonDataSource(DataSource):
     """Generic entry point, identified by options; per-table subclasses set ``location``."""
 
     location: Optional[TableLocation] = None
+    # the session's task slots a read is spread over (read_tasks.py); None: the cores here
+    parallelism: Optional[int] = None
 
     @classmethod
     def name(cls) -> str:
@@ -147,7 +154,21 @@ class PaimonDataSource(DataSource):
         pushdown = self.location is not None or \
             self.options.get(FILTER_PUSHDOWN_OPTION, "").lower() == "true"
         reader = PaimonPushdownReader if pushdown else PaimonReader
-        return reader(self._location(), schema, int(snapshot) if snapshot else None)
+        return reader(self._location(), schema, int(snapshot) if snapshot else None,
+                      self._parallelism())
+
+    def _parallelism(self) -> Optional[int]:
+        raw = self.options.get(PARALLELISM_OPTION)
+        if raw is None:
+            return self.parallelism
+        try:
+            value = int(raw)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise ValueError(f"option {PARALLELISM_OPTION!r} of the paimon data source must be "
+                             f"a positive number of task slots, got {raw!r}")
+        return value
 
     def writer(self, schema: StructType, overwrite: bool) -> "PaimonAppendWriter":
         scope = self.options.get("overwrite", "table") if overwrite else None
@@ -174,31 +195,42 @@ def decode_partitions(text: Optional[str]) -> List[tuple]:
 
 
 def table_source_class(
-    provider: str, warehouse: str, database: str, table: str, catalog_options: Dict[str, str]
+    provider: str, warehouse: str, database: str, table: str, catalog_options: Dict[str, str],
+    parallelism: Optional[int] = None,
 ) -> type:
-    """A data-source class bound to one table, registered under ``provider``."""
+    """A data-source class bound to one table, registered under ``provider``; its reads are
+    spread over ``parallelism`` task slots (the session's)."""
     location = TableLocation(warehouse, database, table, dict(catalog_options))
     return type(
         "PaimonTable_" + provider.replace(".", "_"),
         (PaimonDataSource,),
-        {"location": location, "name": classmethod(lambda cls: provider)},
+        {"location": location, "parallelism": parallelism,
+         "name": classmethod(lambda cls: provider)},
     )
 
 
 class SplitPartition(InputPartition):
-    def __init__(self, split: Any):
+    """One Spark task's files (``read_tasks.ReadTask``: a split narrowed to them, and maybe a
+    range of its one file's row groups); ``split`` None for the empty read of an empty table."""
+
+    def __init__(self, split: Any, row_groups: Any = None):
         super().__init__(split)
         self.split = split
+        self.row_groups = row_groups
 
 
 class PaimonReader(DataSourceReader):
-    # an append table's files as separate Spark partitions (see partitions())
-    partition_per_file = True
+    # splits cut into tasks of about a split size each (read_tasks.py); False: a task per split
+    split_into_tasks = True
 
-    def __init__(self, location: TableLocation, schema: StructType, snapshot_id: Optional[int]):
+    def __init__(self, location: TableLocation, schema: StructType, snapshot_id: Optional[int],
+                 parallelism: Optional[int] = None):
         self.location = location
         self.schema = schema
         self.snapshot_id = snapshot_id
+        # the session's task slots, which the read's tasks are spread over; None: this
+        # machine's cores (a local session's default)
+        self.parallelism = parallelism
         self.partition_filter: List[Dict[str, Any]] = []  # PaimonPushdownReader fills it
         self.conditions: List[tuple] = []  # ... and this: file_stats.Condition, file skipping
 
@@ -214,24 +246,27 @@ class PaimonReader(DataSourceReader):
             from dbt.adapters.paimon.format.queue import order_splits
 
             splits = order_splits(table, splits)
-            if self.partition_per_file:
-                # one Spark partition per file, in the split's order: an unbucketed append
-                # table is one split per table partition, which would be one task on one core
-                splits = [dataclasses.replace(s, files=[f], levels=[f.level])
-                          for s in splits for f in s.files]
+        if not self.split_into_tasks:
+            return [SplitPartition(s) for s in splits] or [SplitPartition(None)]
+        from dbt.adapters.paimon.datasource.read_tasks import read_tasks
+
+        tasks = read_tasks(table, splits, self.parallelism or os.cpu_count() or 1)
         # Spark needs at least one partition; an empty table reads as one empty split.
-        return [SplitPartition(s) for s in splits] or [SplitPartition(None)]
+        return [SplitPartition(t.split, t.row_groups) for t in tasks] or [SplitPartition(None)]
 
     def read(self, partition: SplitPartition) -> Iterator[pa.RecordBatch]:
         if partition.split is None:
             return
         table = self.location.open()
         target = arrow_schema_for_spark(self.schema)
-        if not table.primary_keys:  # streamed: a batch at a time
+        if not table.primary_keys or partition.row_groups is not None:
+            # streamed, a batch at a time: an append table's files, or a range of the row
+            # groups of a file that holds merged rows (read_tasks.py)
             from dbt.adapters.paimon.format.kv_files import iter_append_file
 
             for meta in partition.split.files:
-                for piece in iter_append_file(table, partition.split, meta, target.names):
+                for piece in iter_append_file(table, partition.split, meta, target.names,
+                                              row_groups=partition.row_groups):
                     yield from conform(piece, target).to_batches(max_chunksize=65536)
             return
         for data in iter_merged_split(table, partition.split, target.names):

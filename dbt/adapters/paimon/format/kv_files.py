@@ -43,6 +43,7 @@ from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
 from dbt.adapters.paimon.format.deletion_vectors import live_mask, read_deletion_vectors
 from dbt.adapters.paimon.format.errors import PaimonFormatError
 from dbt.adapters.paimon.format.file_stats import full_stats_options
+from dbt.adapters.paimon.format.row_groups import RowGroups, splittable
 from dbt.adapters.paimon.format.sorted_runs import sorted_runs
 from dbt.adapters.paimon.format.splits import Split, bucket_split
 
@@ -347,14 +348,18 @@ def read_append_split(table, split: Split, columns: Optional[Sequence[str]] = No
 
 
 def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[str],
-                     batch_rows: int = 65536) -> Iterator[pa.Table]:
+                     batch_rows: int = 65536, row_groups: Optional[RowGroups] = None
+                     ) -> Iterator[pa.Table]:
     """The rows of one data file of an append-table split (or of a primary-key file whose rows
     are merged rows: no retraction, every key once), in file order and batches of at most
     ``batch_rows`` (a Parquet file is read row group by row group: memory is bounded by a
     batch, not the file), without the rows its deletion vector deletes. Columns are the
     table's ``columns`` as the current schema types them, found in an older file by field id
     (a renamed column), NULL where the file predates the column. Parquet and ORC files are
-    read here with pyarrow; others through pypaimon's reader."""
+    read here with pyarrow; others through pypaimon's reader. ``row_groups``: only those of a
+    Parquet file (``row_groups.row_group_ranges``; one task's part of a large file)."""
+    if row_groups is not None and not splittable(meta):
+        raise ValueError(f"data file {meta.file_name} is not Parquet: it is read whole")
     if not read_by_pyarrow(meta):
         one = dataclasses.replace(split, files=[meta])
         yield read_append_split(table, one, columns)
@@ -363,7 +368,7 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
     stored = _stored_names(table, meta.schema_id, columns)
     wanted = [stored[c] for c in columns if stored[c] is not None]
     positions = _deleted_positions(table, split, [meta]).get(meta.file_name)
-    for raw in _live_batches(table, meta, wanted, positions, batch_rows):
+    for raw in _live_batches(table, meta, wanted, positions, batch_rows, row_groups):
         arrays = []
         for column in columns:
             target = schema.field(column).type
@@ -378,22 +383,25 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
 
 
 def _live_batches(table, meta: DataFileMeta, columns: Sequence[str],
-                  deleted: Optional[np.ndarray], batch_rows: int) -> Iterator[pa.Table]:
-    """The file's ``columns`` a batch at a time, without the ``deleted`` positions (its deletion
-    vector); empty batches left out."""
+                  deleted: Optional[np.ndarray], batch_rows: int,
+                  row_groups: Optional[RowGroups] = None) -> Iterator[pa.Table]:
+    """The file's ``columns`` (in ``row_groups`` only, if given) a batch at a time, without the
+    ``deleted`` positions (its deletion vector, counted from the file's first row); empty
+    batches left out."""
     mask = live_mask(meta.row_count, deleted)
-    offset = 0
-    for raw in _file_batches(table, meta, columns, batch_rows):
+    offset = row_groups.first_row if row_groups is not None else 0
+    end = offset + row_groups.rows if row_groups is not None else meta.row_count
+    for raw in _file_batches(table, meta, columns, batch_rows, row_groups):
         n = raw.num_rows
         if mask is not None:
             raw = raw.filter(pa.array(mask[offset:offset + n]))
         offset += n
         if raw.num_rows:
             yield raw
-    if mask is not None and offset != meta.row_count:
+    if mask is not None and offset != end:
         raise PaimonFormatError(
             f"data file {meta.file_name} of {table.identifier} has {offset} rows, its "
-            f"metadata {meta.row_count}: its deletion vector positions cannot be applied")
+            f"metadata {end}: its deletion vector positions cannot be applied")
 
 
 def read_by_pyarrow(meta: DataFileMeta) -> bool:
@@ -402,8 +410,8 @@ def read_by_pyarrow(meta: DataFileMeta) -> bool:
     return meta.file_name.lower().endswith((".parquet", ".orc"))
 
 
-def _file_batches(table, meta: DataFileMeta, columns: Sequence[str],
-                  batch_rows: int) -> Iterator[pa.Table]:
+def _file_batches(table, meta: DataFileMeta, columns: Sequence[str], batch_rows: int,
+                  row_groups: Optional[RowGroups] = None) -> Iterator[pa.Table]:
     path = meta.physical_path()
     try:
         with table.file_io.new_input_stream(path) as stream:
@@ -414,7 +422,10 @@ def _file_batches(table, meta: DataFileMeta, columns: Sequence[str],
                 present = [c for c in columns if c in parquet.schema_arrow.names]
                 if parquet.metadata.num_rows == 0:
                     return
-                for batch in parquet.iter_batches(batch_size=batch_rows, columns=present):
+                groups = None if row_groups is None else \
+                    range(row_groups.start, row_groups.stop)
+                for batch in parquet.iter_batches(batch_size=batch_rows, columns=present,
+                                                  row_groups=groups):
                     yield pa.Table.from_batches([batch])
             else:
                 import pyarrow.orc as orc

@@ -76,7 +76,8 @@ def read_tasks(table, splits: Sequence[Split], parallelism: int) -> List[ReadTas
         if not files:
             continue
         narrowed = dataclasses.replace(split, files=files, levels=[f.level for f in files])
-        if split.primary_key_table and not is_raw_convertible(narrowed):
+        merge = split.primary_key_table and not is_raw_convertible(narrowed)
+        if merge:
             units = [_section_files(section) for section in _sections(files)]
         else:
             # one sorted run's files in key order, as the merged read gives them; with
@@ -84,9 +85,12 @@ def read_tasks(table, splits: Sequence[Split], parallelism: int) -> List[ReadTas
             if split.primary_key_table and not split.deletion_vectors:
                 files = sorted(files, key=lambda f: tuple(f.min_key.values))
             units = [[f] for f in files]
+        order = {id(f): i for i, f in enumerate(files)}
         for unit in _pack(units, lambda u: sum(sizes.weight(f) for f in u), limit):
+            if merge:  # the split's file order (by sequence number), which its read keeps
+                unit = sorted(unit, key=lambda f: order[id(f)])
             part = dataclasses.replace(split, files=unit, levels=[f.level for f in unit])
-            tasks.extend(_row_group_tasks(table, part, limit, sizes))
+            tasks.extend(_row_group_tasks(table, part, limit))
     return tasks
 
 
@@ -122,7 +126,7 @@ def _pack(units: List[List[DataFileMeta]], weight: Callable[[List[DataFileMeta]]
     return bins
 
 
-def _row_group_tasks(table, part: Split, limit: int, sizes: SplitSize) -> List[ReadTask]:
+def _row_group_tasks(table, part: Split, limit: int) -> List[ReadTask]:
     """``part`` as one task, or, when it is one Parquet file read as stored that is larger
     than ``limit``, a task per range of its row groups."""
     if len(part.files) != 1:

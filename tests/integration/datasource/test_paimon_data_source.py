@@ -263,3 +263,18 @@ def test_a_split_to_merge_streams_by_key_range(spark, warehouse):
     frame = read(spark, warehouse, "db.agg").where("id in (2500, 3100, 3500)")
     assert sorted((r.id, r.total) for r in frame.collect()) == [(2500, 11), (3100, 111),
                                                                (3500, -89)]
+
+
+def test_a_data_file_gone_under_a_read_names_the_table_and_the_retry(spark, warehouse):
+    """Another process expired the snapshot a read planned from (its data files are gone):
+    the Python read fails naming the file, the table and what to do, never with fewer rows."""
+    table = wh.create_table(warehouse, "db", "gone", SCHEMA)
+    commit(table, [(1, "a", "d")])
+    commit(wh.open_table(warehouse, "db", "gone"), [(2, "b", "d")])
+    split, = splits.plan_splits(wh.open_table(warehouse, "db", "gone"))
+    os.remove(split.files[0].file_path)
+    with pytest.raises(Exception) as failure:
+        read(spark, warehouse, "db.gone").collect()
+    message = str(failure.value)
+    assert f"data file {split.files[0].file_path} of Paimon table db.gone is gone" in message
+    assert "Run the command again: it reads the table's current snapshot." in message

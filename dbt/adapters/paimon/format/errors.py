@@ -24,3 +24,13 @@ class CatalogUnreachableError(PaimonFormatError):
 
 class CatalogLockTimeout(PaimonFormatError):
     """The catalog's lock of a table stayed taken longer than ``lock-acquire-timeout``."""
+
+
+def missing_data_file(table, path: str) -> PaimonFormatError:
+    """The error of a read whose snapshot lists a data file that is gone: another process
+    (Paimon Java, Flink, another dbt command) expired or compacted that snapshot after the read
+    planned from it. A new read plans from the table's current snapshot."""
+    return PaimonFormatError(
+        f"data file {path} of Paimon table {table.identifier.get_full_name()} is gone: another "
+        f"process expired or compacted the snapshot this read planned from. Run the command "
+        f"again: it reads the table's current snapshot.")

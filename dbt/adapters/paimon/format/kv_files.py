@@ -41,7 +41,7 @@ from pypaimon.write.commit_message import CommitMessage
 from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
 
 from dbt.adapters.paimon.format.deletion_vectors import live_mask, read_deletion_vectors
-from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.format.errors import PaimonFormatError, missing_data_file
 from dbt.adapters.paimon.format.file_stats import full_stats_options
 from dbt.adapters.paimon.format.row_groups import RowGroups, splittable
 from dbt.adapters.paimon.format.sorted_runs import sorted_runs
@@ -100,9 +100,7 @@ def _read_file(table, meta: DataFileMeta, columns: Sequence[str]) -> pa.Table:
                 present = [c for c in columns if c in orc_file.schema.names]
                 return orc_file.read(columns=present)
     except FileNotFoundError as exc:
-        raise PaimonFormatError(
-            f"data file {path} of Paimon table {table.identifier} is missing (expired "
-            f"snapshot or deleted by another writer?)") from exc
+        raise missing_data_file(table, path) from exc
     raise NotImplementedError(
         f"reading raw key-value file {meta.file_name} of {table.identifier}: only parquet and "
         f"orc files are supported, set 'file.format' to one of them")
@@ -435,9 +433,7 @@ def _file_batches(table, meta: DataFileMeta, columns: Sequence[str], batch_rows:
                 for stripe in range(orc_file.nstripes):
                     yield pa.Table.from_batches([orc_file.read_stripe(stripe, columns=present)])
     except FileNotFoundError as exc:
-        raise PaimonFormatError(
-            f"data file {path} of Paimon table {table.identifier} is missing (expired "
-            f"snapshot or deleted by another writer?)") from exc
+        raise missing_data_file(table, path) from exc
 
 
 # ---------------------------------------------------------------------------- writing

@@ -13,7 +13,7 @@ from typing import List
 
 from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 
-from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.format.errors import missing_data_file
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,7 @@ def row_group_ranges(table, meta: DataFileMeta, target_bytes: int) -> List[RowGr
         with table.file_io.new_input_stream(path) as stream:
             footer = pq.ParquetFile(stream).metadata
     except FileNotFoundError as exc:
-        raise PaimonFormatError(
-            f"data file {path} of Paimon table {table.identifier} is missing (expired "
-            f"snapshot or deleted by another writer?)") from exc
+        raise missing_data_file(table, path) from exc
     ranges: List[RowGroups] = []
     start = first_row = rows = size = 0
     for index in range(footer.num_row_groups):

@@ -27,7 +27,7 @@ from test_java_reads_our_tables import ordered, ours, render
 from dbt.adapters.paimon.datasource.changes import ChangeRange, read_changes
 from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
-from dbt.adapters.paimon.format.kv_files import read_append_split
+from dbt.adapters.paimon.format.kv_files import iter_append_file, read_append_split
 from dbt.adapters.paimon.ops.compact import compact_table
 from dbt.adapters.paimon.ops.expire import expire_snapshots, remove_orphan_files
 from dbt.adapters.paimon.ops.maintenance import after_run
@@ -280,6 +280,20 @@ def test_files_of_many_row_groups_are_read_by_several_tasks(spark, tmp_path, pai
          for r in read_append_split(table, s).to_pylist()], ["dt", "id"])
     assert _spark_rows(spark, location) == theirs == whole
     assert len(theirs) == (5994 if kind == "append" else 6000)
+    # a filter the row groups' statistics answer: only the groups that can hold its ids are
+    # read (each applying the vector's positions from its own first row), and Spark's rows
+    # are still Java's
+    conditions = [("greater_or_equal", "id", 2990), ("less_than", "id", 3010)]
+    big, = [f for f in split.files if f.file_name == file_name]
+    every = pa.concat_tables(iter_append_file(table, split, big, ["id"]))
+    some = pa.concat_tables(iter_append_file(table, split, big, ["id"], conditions=conditions))
+    assert 0 < some.num_rows < every.num_rows // 4
+    wanted = [i for i in every.column("id").to_pylist() if 2990 <= i < 3010]
+    assert [i for i in some.column("id").to_pylist() if 2990 <= i < 3010] == wanted
+    filtered = (spark.read.format("paimon").options(**location.source_options()).load()
+                .where("id >= 2990 and id < 3010").collect())
+    assert ordered([{k: render(v) for k, v in r.asDict().items()} for r in filtered],
+                   ["dt", "id"]) == [r for r in theirs if 2990 <= r["id"] < 3010]
 
 
 # --------------------------------------------------------------------------- our writes

@@ -266,10 +266,11 @@ class PaimonReader(DataSourceReader):
 
             for meta in partition.split.files:
                 for piece in iter_append_file(table, partition.split, meta, target.names,
-                                              row_groups=partition.row_groups):
+                                              row_groups=partition.row_groups,
+                                              conditions=self.conditions):
                     yield from conform(piece, target).to_batches(max_chunksize=65536)
             return
-        for data in iter_merged_split(table, partition.split, target.names):
+        for data in iter_merged_split(table, partition.split, target.names, self.conditions):
             if data.num_rows:
                 yield from conform(data, target).to_batches(max_chunksize=65536)
 
@@ -345,13 +346,16 @@ def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = F
     return merged.select(list(columns))
 
 
-def iter_merged_split(table, split, columns: Sequence[str]) -> Iterator[pa.Table]:
+def iter_merged_split(table, split, columns: Sequence[str], conditions: Sequence[tuple] = ()
+                      ) -> Iterator[pa.Table]:
     """``read_merged_split``'s rows in pieces, in key order, memory bounded by a batch per
     sorted run rather than by the split. A raw-convertible split streams file by file and batch
     by batch (its files hold each key once and no retraction: their rows are the merged rows),
     one sorted run's files in key order. A split to merge streams by key range
     (``kv_files.iter_split_records``): each piece holds every record of its keys and is merged
-    on its own. Files pyarrow does not read, and floating-point keys, come whole."""
+    on its own. Files pyarrow does not read, and floating-point keys, come whole.
+    ``conditions`` (the read's filters) skip row groups of files whose rows are the merged rows
+    (``kv_files.iter_append_file``); the caller still filters the rows."""
     from dbt.adapters.paimon.format.kv_files import (iter_append_file, iter_split_records,
                                                      read_by_pyarrow, streams_by_key)
     from dbt.adapters.paimon.runtime import merge_arrow
@@ -375,7 +379,7 @@ def iter_merged_split(table, split, columns: Sequence[str]) -> Iterator[pa.Table
     files = read.files if read.deletion_vectors else \
         sorted(read.files, key=lambda f: tuple(f.min_key.values))
     for meta in files:
-        yield from iter_append_file(table, read, meta, columns)
+        yield from iter_append_file(table, read, meta, columns, conditions=conditions)
 
 
 def is_raw_convertible(split) -> bool:

@@ -39,7 +39,7 @@ def stats_predicate(table, conditions: Sequence[Condition]):
     for operation, column, value in conditions:
         field = fields.get(column)
         if operation not in STATS_OPERATIONS or column not in usable or field is None \
-                or str(field.type).split("(")[0].split(" ")[0].upper() not in _STATS_TYPES:
+                or not skips_by_stats(field):
             continue
         if operation in ("is_null", "is_not_null"):
             predicates.append(getattr(builder, operation)(column))
@@ -50,6 +50,11 @@ def stats_predicate(table, conditions: Sequence[Condition]):
     if not predicates:
         return None
     return predicates[0] if len(predicates) == 1 else builder.and_predicates(predicates)
+
+
+def skips_by_stats(field) -> bool:
+    """Whether statistics of the column (a pypaimon DataField) may skip files or row groups."""
+    return str(field.type).split("(")[0].split(" ")[0].upper() in _STATS_TYPES
 
 
 def full_stats_options(table):

@@ -43,7 +43,8 @@ from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
 from dbt.adapters.paimon.format.deletion_vectors import live_mask, read_deletion_vectors
 from dbt.adapters.paimon.format.errors import PaimonFormatError, missing_data_file
 from dbt.adapters.paimon.format.file_stats import full_stats_options
-from dbt.adapters.paimon.format.row_groups import RowGroups, splittable
+from dbt.adapters.paimon.format.row_groups import (RowGroups, matching_row_groups,
+                                                  row_group_filter, splittable)
 from dbt.adapters.paimon.format.sorted_runs import sorted_runs
 from dbt.adapters.paimon.format.splits import Split, bucket_split
 
@@ -346,8 +347,8 @@ def read_append_split(table, split: Split, columns: Optional[Sequence[str]] = No
 
 
 def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[str],
-                     batch_rows: int = 65536, row_groups: Optional[RowGroups] = None
-                     ) -> Iterator[pa.Table]:
+                     batch_rows: int = 65536, row_groups: Optional[RowGroups] = None,
+                     conditions: Sequence[tuple] = ()) -> Iterator[pa.Table]:
     """The rows of one data file of an append-table split (or of a primary-key file whose rows
     are merged rows: no retraction, every key once), in file order and batches of at most
     ``batch_rows`` (a Parquet file is read row group by row group: memory is bounded by a
@@ -355,7 +356,9 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
     table's ``columns`` as the current schema types them, found in an older file by field id
     (a renamed column), NULL where the file predates the column. Parquet and ORC files are
     read here with pyarrow; others through pypaimon's reader. ``row_groups``: only those of a
-    Parquet file (``row_groups.row_group_ranges``; one task's part of a large file)."""
+    Parquet file (``row_groups.row_group_ranges``; one task's part of a large file).
+    ``conditions`` (file_stats.Condition, the read's filters): a Parquet file's row groups whose
+    statistics say no row can match are not read; the caller still filters the rows."""
     if row_groups is not None and not splittable(meta):
         raise ValueError(f"data file {meta.file_name} is not Parquet: it is read whole")
     if not read_by_pyarrow(meta):
@@ -366,7 +369,12 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
     stored = _stored_names(table, meta.schema_id, columns)
     wanted = [stored[c] for c in columns if stored[c] is not None]
     positions = _deleted_positions(table, split, [meta]).get(meta.file_name)
-    for raw in _live_batches(table, meta, wanted, positions, batch_rows, row_groups):
+    skip = None
+    if conditions:
+        filtered = _stored_names(table, meta.schema_id, [c for _, c, _ in conditions
+                                                         if c in schema.names])
+        skip = row_group_filter(table, conditions, filtered)
+    for raw in _live_batches(table, meta, wanted, positions, batch_rows, row_groups, skip):
         arrays = []
         for column in columns:
             target = schema.field(column).type
@@ -382,24 +390,18 @@ def iter_append_file(table, split: Split, meta: DataFileMeta, columns: Sequence[
 
 def _live_batches(table, meta: DataFileMeta, columns: Sequence[str],
                   deleted: Optional[np.ndarray], batch_rows: int,
-                  row_groups: Optional[RowGroups] = None) -> Iterator[pa.Table]:
-    """The file's ``columns`` (in ``row_groups`` only, if given) a batch at a time, without the
+                  row_groups: Optional[RowGroups] = None, skip=None) -> Iterator[pa.Table]:
+    """The file's ``columns`` (in ``row_groups`` only, if given; without the Parquet row groups
+    ``skip``, a row_groups.row_group_filter, excludes) a batch at a time, without the
     ``deleted`` positions (its deletion vector, counted from the file's first row); empty
     batches left out."""
     mask = live_mask(meta.row_count, deleted)
-    offset = row_groups.first_row if row_groups is not None else 0
-    end = offset + row_groups.rows if row_groups is not None else meta.row_count
-    for raw in _file_batches(table, meta, columns, batch_rows, row_groups):
-        n = raw.num_rows
+    for offset, raw in _file_batches(table, meta, columns, batch_rows, row_groups, skip,
+                                     check_rows=mask is not None):
         if mask is not None:
-            raw = raw.filter(pa.array(mask[offset:offset + n]))
-        offset += n
+            raw = raw.filter(pa.array(mask[offset:offset + raw.num_rows]))
         if raw.num_rows:
             yield raw
-    if mask is not None and offset != end:
-        raise PaimonFormatError(
-            f"data file {meta.file_name} of {table.identifier} has {offset} rows, its "
-            f"metadata {end}: its deletion vector positions cannot be applied")
 
 
 def read_by_pyarrow(meta: DataFileMeta) -> bool:
@@ -409,7 +411,10 @@ def read_by_pyarrow(meta: DataFileMeta) -> bool:
 
 
 def _file_batches(table, meta: DataFileMeta, columns: Sequence[str], batch_rows: int,
-                  row_groups: Optional[RowGroups] = None) -> Iterator[pa.Table]:
+                  row_groups: Optional[RowGroups] = None, skip=None, check_rows: bool = False
+                  ) -> Iterator[Tuple[int, pa.Table]]:
+    """(position of its first row in the file, batch) pairs. ``check_rows``: the file must hold
+    the rows its metadata counts (a deletion vector's positions are counted in them)."""
     path = meta.physical_path()
     try:
         with table.file_io.new_input_stream(path) as stream:
@@ -417,23 +422,42 @@ def _file_batches(table, meta: DataFileMeta, columns: Sequence[str], batch_rows:
                 import pyarrow.parquet as pq
 
                 parquet = pq.ParquetFile(stream)
+                footer = parquet.metadata
+                _check_rows(table, meta, footer.num_rows, check_rows)
                 present = [c for c in columns if c in parquet.schema_arrow.names]
-                if parquet.metadata.num_rows == 0:
-                    return
-                groups = None if row_groups is None else \
+                groups = range(footer.num_row_groups) if row_groups is None else \
                     range(row_groups.start, row_groups.stop)
-                for batch in parquet.iter_batches(batch_size=batch_rows, columns=present,
-                                                  row_groups=groups):
-                    yield pa.Table.from_batches([batch])
+                keep = matching_row_groups(stream, skip) if skip is not None else None
+                first_rows = np.concatenate([[0], np.cumsum(
+                    [footer.row_group(g).num_rows for g in range(footer.num_row_groups)])])
+                for group in groups:
+                    if keep is not None and group not in keep:
+                        continue
+                    offset = int(first_rows[group])
+                    for batch in parquet.iter_batches(batch_size=batch_rows, columns=present,
+                                                      row_groups=[group]):
+                        yield offset, pa.Table.from_batches([batch])
+                        offset += batch.num_rows
             else:
                 import pyarrow.orc as orc
 
                 orc_file = orc.ORCFile(stream)
+                _check_rows(table, meta, orc_file.nrows, check_rows)
                 present = [c for c in columns if c in orc_file.schema.names]
+                offset = 0
                 for stripe in range(orc_file.nstripes):
-                    yield pa.Table.from_batches([orc_file.read_stripe(stripe, columns=present)])
+                    batch = orc_file.read_stripe(stripe, columns=present)
+                    yield offset, pa.Table.from_batches([batch])
+                    offset += batch.num_rows
     except FileNotFoundError as exc:
         raise missing_data_file(table, path) from exc
+
+
+def _check_rows(table, meta: DataFileMeta, rows: int, check: bool) -> None:
+    if check and rows != meta.row_count:
+        raise PaimonFormatError(
+            f"data file {meta.file_name} of {table.identifier.get_full_name()} has {rows} rows, "
+            f"its metadata {meta.row_count}: its deletion vector positions cannot be applied")
 
 
 # ---------------------------------------------------------------------------- writing

@@ -35,6 +35,7 @@ class EmbeddedEnvironment(Environment):
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         os.makedirs(self.state_dir, exist_ok=True)
         _free_the_metastore(self.state_dir)
+        _wait_for_the_metastore(self.state_dir)
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)
@@ -59,6 +60,42 @@ def _free_the_metastore(state_dir: str) -> None:
             f"another dbt command, and its metastore admits one Spark: wait for that command, "
             f"or use the daemon (remove `method: session` / `daemon: false` from the profile, "
             f"or unset DBT_PAIMON_DAEMON=off).")
+
+
+# How long a command waits for the JVM of the one before it to let go of the warehouse's Derby
+# metastore: a dbt process's JVM ends a moment after the process (seconds on a loaded machine),
+# and `dbt build && dbt run` would otherwise find the metastore taken.
+METASTORE_WAIT_SECONDS = 60.0
+
+
+def _wait_for_the_metastore(state_dir: str, seconds: float = METASTORE_WAIT_SECONDS) -> None:
+    """Wait while another JVM holds the Derby metastore under ``state_dir``: Derby admits one,
+    which holds an exclusive lock on ``metastore_db/dbex.lck`` (Derby's BaseDataFileFactory:
+    FileChannel.tryLock, an fcntl lock on Linux and macOS). After ``seconds`` Spark tries
+    anyway and, the lock still held, fails with error_messages' message naming the folder."""
+    from pyspark import SparkContext
+
+    if SparkContext._gateway is not None:
+        return  # this process's JVM is running already: the lock may be its own
+    try:
+        import fcntl
+    except ImportError:  # no fcntl locks (Windows): Spark tries at once
+        return
+    import time
+
+    path = os.path.join(state_dir, "metastore_db", "dbex.lck")
+    deadline = time.monotonic() + seconds
+    while os.path.exists(path):
+        with open(path, "a") as handle:
+            try:
+                fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return
+            else:
+                fcntl.lockf(handle, fcntl.LOCK_UN)
+                return
+        time.sleep(0.25)
 
 
 def _launch_jvm(conf: Dict[str, str], log_path: str) -> None:

@@ -68,11 +68,10 @@ def read_tasks(table, splits: Sequence[Split], parallelism: int) -> List[ReadTas
     are the split's rows in the order one task would read them) with ``parallelism`` task
     slots."""
     sizes = SplitSize.from_options(table.table_schema.options)
-    read_files = [f for s in splits for f in _read_files(s)]
-    limit = sizes.for_read(read_files, parallelism)
+    per_split = [(split, _read_files(split)) for split in splits]
+    limit = sizes.for_read([f for _, files in per_split for f in files], parallelism)
     tasks: List[ReadTask] = []
-    for split in splits:
-        files = _read_files(split)
+    for split, files in per_split:
         if not files:
             continue
         narrowed = dataclasses.replace(split, files=files, levels=[f.level for f in files])

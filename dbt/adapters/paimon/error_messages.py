@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Tuple
 
 from dbt.adapters.events.logging import AdapterLogger
 
-from dbt.adapters.paimon.environments import spark_logs
+from dbt.adapters.paimon.environments import server_watch, spark_logs
 from dbt.adapters.paimon.write import task_errors
 
 logger = AdapterLogger("Paimon")
@@ -133,6 +133,9 @@ def summary(exc: BaseException) -> str:
 def spark_failure(exc: BaseException) -> str:
     """dbt's message for a statement Spark refused or failed; the whole text goes to the logs."""
     where = record(exc, "a statement failed")
+    lost = server_watch.server_loss()
+    if lost is not None:
+        return lost.message
     if METASTORE_UNAVAILABLE in str(exc):
         return _metastore_unavailable(where)
     gone = _file_message(str(exc))
@@ -150,6 +153,9 @@ def model_failure(model: str, exc: BaseException) -> str:
     Spark states it; anything else as an unexpected error, with its type and where its full
     trace was written."""
     where = record(exc, f"model '{model}' failed")
+    lost = server_watch.server_loss()
+    if lost is not None:
+        return f"Model '{model}': {lost.message}"
     gone = _file_message(str(exc))
     if gone:
         return f"Model '{model}': {gone}"

@@ -494,8 +494,9 @@ class PaimonTableRegistry:
                                       snapshot, plan, source, read, fresh)
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", properties)
-        if self._write_targets.pop((database, table), None):  # its columns may have changed
-            self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
+        written = self._write_targets.pop((database, table), None)
+        if written:  # its columns (or branch) may have changed
+            self.spark.sql(f"drop table if exists {written}")
         return True
 
     def _make_entry(self, database: str, table: str, entry: Optional[CatalogEntry],
@@ -512,6 +513,7 @@ class PaimonTableRegistry:
         each statement is a round trip). ``fresh``: trust none of them. Returns the view's
         properties."""
         branch = source.partition(listing.BRANCH_SEPARATOR)[2]
+        self._register_entry_providers(database, table, entry)
         view = f"{quote_identifier(database)}.{quote_identifier(table)}"
         python_rows = hidden_table(database, READ_PREFIX, table)
         native_rows = hidden_table(database, FILES_PREFIX, table)
@@ -628,7 +630,9 @@ class PaimonTableRegistry:
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
         table of the ``paimon`` Python source, ``<database>__paimon.write_<table>`` (Spark
-        refuses INSERT into the view that names it); None when it is no Paimon table."""
+        refuses INSERT into the view that names it; ``write_<table>__branch_<b>`` for a branch,
+        so that the provider a later command must register to drop it follows from its name);
+        None when it is no Paimon table."""
         with self._sync_lock:
             key = (database, table)
             if key not in self._write_targets:
@@ -639,7 +643,7 @@ class PaimonTableRegistry:
                 source = self.paimon_name(database, table)
                 self._register_provider(database, source)
                 columns = spark_ddl_columns(arrow_schema_of(self.open_table(database, table)))
-                name = self._write_table(database, table)
+                name = self._write_table(database, source)
                 self.spark.sql(f"create database if not exists "
                                f"{quote_identifier(hidden_database(database))}")
                 self.spark.sql(f"drop table if exists {name}")
@@ -648,8 +652,10 @@ class PaimonTableRegistry:
                 self._write_targets[key] = name
             return self._write_targets[key]
 
-    def _write_table(self, database: str, table: str) -> str:
-        return hidden_table(database, WRITE_PREFIX, table)
+    def _write_table(self, database: str, source: str) -> str:
+        """The SQL INSERT target of Paimon table ``source`` (a table or one of its branches)."""
+        return hidden_table(database, WRITE_PREFIX,
+                            source.replace(listing.BRANCH_SEPARATOR, "__branch_"))
 
     def forget(self, database: str, table: str, entry: Optional[CatalogEntry] = None) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed, and its hidden
@@ -658,9 +664,11 @@ class PaimonTableRegistry:
             self._listed.pop(database, None)
             self._exposed.pop((database, table), None)
             entry = self._entries.pop((database, table), None) or entry
+            self._register_entry_providers(database, table, entry)
             projected = _projection_count(entry.properties if entry else {})
-            if self._write_targets.pop((database, table), None):
-                self.spark.sql(f"drop table if exists {self._write_table(database, table)}")
+            written = self._write_targets.pop((database, table), None)
+            if written:
+                self.spark.sql(f"drop table if exists {written}")
             self.spark.sql(
                 f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
             for prefix in (READ_PREFIX, FILES_PREFIX, DELETES_PREFIX):
@@ -756,6 +764,24 @@ class PaimonTableRegistry:
         identity = json.dumps([warehouse, database, table, options], sort_keys=True)
         self.register_source(source, identity)
         self._registered.add((database, table))
+
+    def _register_entry_providers(self, database: str, table: str,
+                                  entry: Optional[CatalogEntry]) -> None:
+        """Register the providers the hidden tables of ``entry`` name, whichever process made
+        it: Spark resolves a table's provider even to drop it, and an entry made by a command
+        on a branch reads the branch's provider, which a
+        later command on main has no reason to register. Registering a provider reads nothing:
+        a branch deleted since costs nothing."""
+        if entry is None:  # hidden tables left without their view: made on main, if any
+            self._register_provider(database, table)
+            return
+        self._register_provider(database, table if not entry.branch else
+                                f"{table}{listing.BRANCH_SEPARATOR}{entry.branch}")
+        if entry.provider.startswith(PROVIDER_PREFIX) and \
+                entry.provider != provider_name(database, table):  # an older-style entry
+            source = entry.provider[len(PROVIDER_PREFIX):].partition(".")[2]
+            self._register_provider(database, source.replace("__branch_",
+                                                              listing.BRANCH_SEPARATOR, 1))
 
     def _show_tables(self, database: str, create_database: bool = False) -> list:
         """`show table extended` of ``database``; with ``create_database``, a database missing

@@ -13,7 +13,7 @@ from typing import Dict, Optional
 from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
-from dbt.adapters.paimon.environments import connect_client
+from dbt.adapters.paimon.environments import connect_client, server_watch
 from dbt.adapters.paimon.environments.base import Environment, quiet_query_loggers
 from dbt.adapters.paimon.environments.spark_conf import (CONNECT_SESSION_CONF_KEYS,
                                                          default_spark_conf)
@@ -46,6 +46,9 @@ class ConnectEnvironment(Environment):
     warehouse: Optional[str]  # None: the server's own
     spark_conf: Dict[str, str] = field(default_factory=dict)
     catalog_options: Dict[str, str] = field(default_factory=dict)
+    # how to tell that a server on this machine has gone (the daemon's processes); a loopback
+    # server is otherwise watched by its port, a remote one keeps pyspark's own retries
+    watch: Optional[server_watch.ServerWatch] = None
 
     def _open(self) -> PaimonTableRegistry:
         """Raises connect_client.ConnectSetupError with the fix when the server cannot serve us."""
@@ -55,6 +58,14 @@ class ConnectEnvironment(Environment):
         session_conf.update(self.spark_conf)
         spark, session_url = join_shared_session(self.url, session_conf)
         atexit.register(close_without_release, spark)
+        watch = self.watch
+        if watch is None and server_watch.is_loopback(self.url.host):
+            watch = server_watch.port_watch(
+                self.url.host, self.url.port,
+                f"Restart it (`{connect_client.start_command(self.warehouse, self.url.port)}`) "
+                "and run the command again.")
+        if watch is not None:
+            server_watch.watch_session(spark, watch)
         served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)
         warehouse = self.warehouse
         if warehouse is None:

@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Callable, Dict, Iterator, List, Optional
 
-from dbt.adapters.paimon.environments import connect_client, daemon_process, jvm_cds
+from dbt.adapters.paimon.environments import (connect_client, daemon_process, jvm_cds,
+                                              server_watch)
 from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.daemon_process import (CLIENTS_NAME, INFO_NAME,
                                                              LAST_USED_NAME, LOG_NAME,
@@ -129,6 +130,21 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client
                     f"{connect_client.SCHEME}localhost:{info['port']}", token=info["token"])
             release()
     raise DaemonUnavailable("the background Spark stopped three times while joining it")
+
+
+def watch(plan: DaemonPlan, url: connect_client.ConnectUrl) -> server_watch.ServerWatch:
+    """How a command notices that the daemon it joined has died (server_watch): its watchdog's
+    and server's processes and its port. A `dbt-paimon server start` server is watched by
+    its port."""
+    info = running(plan.state_dir) or {}
+    if info.get("port") != url.port:
+        command = connect_client.start_command(plan.warehouse, url.port)
+        return server_watch.port_watch(url.host, url.port,
+                                       f"Restart it (`{command}`) and run the command again.")
+    return server_watch.process_watch(
+        url.host, url.port, {"watchdog": info.get("pid"), "Spark server": info.get("server_pid")},
+        "Every table holds exactly the runs committed before it stopped; run the command "
+        "again: it starts a new background Spark.", log=plan.path(SPARK_OUT_NAME))
 
 
 def started_here() -> bool:

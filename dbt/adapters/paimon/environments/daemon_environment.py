@@ -40,7 +40,8 @@ class DaemonEnvironment(Environment):
             url = daemon.acquire(self.plan, logger.info)
             connect = ConnectEnvironment(url, self.embedded.warehouse,
                                          dict(self.embedded.spark_conf),
-                                         dict(self.embedded.catalog_options))
+                                         dict(self.embedded.catalog_options),
+                                         watch=daemon.watch(self.plan, url))
             return connect._open()
         except Exception as exc:  # noqa: BLE001 - any failure: Spark in this process instead
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)

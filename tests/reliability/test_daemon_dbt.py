@@ -153,3 +153,38 @@ def test_a_broken_daemon_falls_back_to_spark_in_the_process(project):
         time.sleep(0.1)
     assert watchdog.poll() is not None, "the broken daemon's watchdog was not stopped"
     assert not os.path.exists(os.path.join(state, INFO_NAME))
+
+
+def test_a_command_whose_daemon_dies_mid_write_ends_at_once_and_the_next_one_passes(project):
+    """The daemon's Spark server killed (as the OOM killer would) while a command writes: the
+    command learns it from the server's pid and port within seconds, instead of pyspark's ten
+    minutes of retries, and says so in one line; every table holds exactly one run's rows; the
+    next command starts a new daemon and passes."""
+    root, warehouse, state = project
+    run_dbt(root, "run", env=ON)
+    first = info(state)
+    pauses = root / "pauses"
+    pauses.mkdir()
+    # a's files and manifests are written, its snapshot not yet; b has not started
+    writing = DbtProcess(root, "run", env={**ON, "RUN": "2"},
+                         pause_at="commit-manifests-written", pause_dir=pauses)
+    writing.wait_for("commit-manifests-written")
+    os.kill(first["server_pid"], 9)
+    killed_at = time.monotonic()
+    writing.release("commit-manifests-written")
+    code = writing.finish(timeout=120)
+    took = time.monotonic() - killed_at
+    output = writing.output()
+    assert code != 0, output
+    assert took < 60, f"the command took {took:.0f} s to end after its daemon died:\n{output}"
+    assert "The background Spark of this warehouse stopped while this command ran" in output
+    assert "it starts a new background Spark" in output
+    assert "Traceback" not in output and "StatusCode" not in output, output
+    # a committed or not, whole; b kept its first run
+    assert rows(warehouse, "a") in ([1] * 50, [2] * 50)
+    assert rows(warehouse, "b") == [1] * 50
+
+    again = run_dbt(root, "run", env={**ON, "RUN": "3"})
+    assert "Starting a background Spark" in again
+    assert info(state)["server_pid"] != first["server_pid"]
+    assert rows(warehouse, "a") == [3] * 50 and rows(warehouse, "b") == [3] * 50

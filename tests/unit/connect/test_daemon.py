@@ -216,3 +216,29 @@ def test_the_profile_switches():
     assert daemon_policy.idle_seconds(5, {"DBT_PAIMON_DAEMON_IDLE_MINUTES": "0.5"}) == 30
     with pytest.raises(ValueError, match="not a number of minutes"):
         daemon_policy.idle_seconds(None, {"DBT_PAIMON_DAEMON_IDLE_MINUTES": "soon"})
+
+
+def test_a_server_killed_while_idle_is_replaced_by_the_next_command(plan, monkeypatch):
+    """The server killed (out of memory, SIGKILL) between commands, before its watchdog looks
+    again: the next command stops the watchdog and starts a new daemon, rather than joining a
+    dead server or falling back to Spark in its own process."""
+    monkeypatch.setenv("DBT_PAIMON_DAEMON_POLL_SECONDS", "30")  # the watchdog looks late
+    daemon.acquire(plan, lambda line: None)
+    daemon.release()
+    first = info(plan)
+    os.kill(first["server_pid"], signal.SIGKILL)
+    wait_until(lambda: not alive(first["server_pid"]))
+    started = time.monotonic()
+    url = daemon.acquire(plan, lambda line: None)
+    assert time.monotonic() - started < 60
+    assert not alive(first["pid"])
+    assert info(plan)["server_pid"] != first["server_pid"] and url.port == info(plan)["port"]
+
+
+@pytest.mark.parametrize("content", ["{not json", ""], ids=["corrupt", "empty"])
+def test_a_corrupt_daemon_json_starts_a_new_daemon(plan, content):
+    os.makedirs(plan.state_dir, exist_ok=True)
+    with open(plan.path(INFO_NAME), "w") as out:
+        out.write(content)
+    url = daemon.acquire(plan, lambda line: None)
+    assert url.port == info(plan)["port"] and alive(info(plan)["server_pid"])

@@ -7,6 +7,7 @@ import subprocess
 
 import grpc
 import pytest
+from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.paimon.environments import server_watch
 from dbt.adapters.paimon import error_messages
@@ -63,9 +64,9 @@ def test_the_policy_retries_a_live_server_for_about_half_a_minute_at_most(listen
 def test_a_closed_port_stops_the_retries_and_says_why():
     port = closed_port()
     watch = server_watch.port_watch("127.0.0.1", port, "Restart it and run the command again.")
-    assert not server_watch.watched_policy(watch).can_retry(Unavailable())
-    loss = server_watch.server_loss()
-    assert loss.message == (
+    with pytest.raises(DbtRuntimeError) as raised:  # in place of the gRPC error
+        server_watch.watched_policy(watch).can_retry(Unavailable())
+    assert raised.value.msg == server_watch.server_loss().message == (
         f"The Spark Connect server at 127.0.0.1:{port} stopped while this command ran (nothing "
         f"accepts connections on 127.0.0.1:{port} any more). Restart it and run the command "
         "again.")

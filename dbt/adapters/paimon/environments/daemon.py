@@ -189,8 +189,8 @@ def _locked(path: str) -> Iterator[None]:
 
 
 def _live_info(state_dir: str) -> Optional[Dict]:
-    """daemon.json while its watchdog lives (a stale file is removed, and a server it left
-    behind is stopped)."""
+    """daemon.json while its watchdog and server live (a stale file is removed, and a server
+    it left behind is stopped; a watchdog whose server died is stopped)."""
     path = os.path.join(state_dir, INFO_NAME)
     info = read_json(path)
     if info is None:
@@ -201,6 +201,11 @@ def _live_info(state_dir: str) -> Optional[Dict]:
             os.remove(path)
         except FileNotFoundError:
             pass
+        return None
+    if info.get("server_pid") and not alive(info["server_pid"]):
+        # the server died (killed, out of memory) and its watchdog has not noticed yet (it
+        # looks every few seconds): stop the watchdog now rather than join a dead server
+        _terminate(state_dir, info)
         return None
     return info
 

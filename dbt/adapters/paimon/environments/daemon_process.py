@@ -67,6 +67,10 @@ def _die_with_parent() -> None:
         pass
 
 
+class _WakeUp(Exception):
+    """Raised by the SIGTERM handler into the watchdog's sleep."""
+
+
 class Watchdog:
     def __init__(self, spec: Dict):
         self.state_dir: str = spec["state_dir"]
@@ -79,6 +83,7 @@ class Watchdog:
         self.launch: str = spec["launch"]  # tells the starting command this is its daemon
         self.jvm: Optional[subprocess.Popen] = None
         self.stopping = False
+        self.sleeping = False
 
     def path(self, name: str) -> str:
         return os.path.join(self.state_dir, name)
@@ -114,7 +119,7 @@ class Watchdog:
                         self.log("idle: stopping the Spark Connect server")
                         return self._finish(clients)
                     fcntl.flock(clients, fcntl.LOCK_UN)
-                time.sleep(self.poll_s)
+                self._sleep()
             self.log("asked to stop (SIGTERM)")
             return self._finish(None)
         finally:
@@ -135,8 +140,21 @@ class Watchdog:
         except BlockingIOError:
             return False
 
+    def _sleep(self) -> None:
+        """Wait for the next look, cut short by SIGTERM: a command that found the server dead
+        stops its watchdog and waits for it before it starts a new one."""
+        self.sleeping = True
+        try:
+            time.sleep(self.poll_s)
+        except _WakeUp:
+            pass
+        finally:
+            self.sleeping = False
+
     def _on_term(self, *_args) -> None:
         self.stopping = True
+        if self.sleeping:
+            raise _WakeUp()
 
     def _finish(self, held_lock: Optional[int]) -> int:
         """Stop the JVM, then remove daemon.json (still holding the clients lock if taken)."""

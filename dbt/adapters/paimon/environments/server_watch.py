@@ -110,8 +110,13 @@ def process_watch(host: str, port: int, pids: dict, remedy: str, log: str = "") 
 
 
 def watched_policy(watch: ServerWatch):
-    """pyspark's default retry rules, bounded, and only while ``watch`` finds the server alive
-    (made here: pyspark's Connect client needs grpc, which only Connect sessions load)."""
+    """pyspark's default retry rules, bounded, and only while ``watch`` finds the server alive.
+    Every failed request passes through the policy, also the first (pyspark's retry loop asks
+    it before anything else): once the server is gone, the policy raises the loss as dbt's
+    error in place of the gRPC one, so that whatever dbt-paimon code made the request, dbt
+    shows the one line. (Made here: pyspark's Connect client needs grpc, which only Connect
+    sessions load.)"""
+    import grpc
     from pyspark.sql.connect.client.retries import DefaultPolicy
 
     class WatchedServerPolicy(DefaultPolicy):
@@ -120,7 +125,11 @@ def watched_policy(watch: ServerWatch):
                              max_server_retry_delay=MAX_BACKOFF_MS)
 
         def can_retry(self, e: BaseException) -> bool:
-            return super().can_retry(e) and watch.check()
+            if isinstance(e, grpc.RpcError) and not watch.check():
+                from dbt_common.exceptions import DbtRuntimeError
+
+                raise DbtRuntimeError(server_loss().message) from e
+            return super().can_retry(e)
 
     return WatchedServerPolicy()
 

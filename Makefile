@@ -60,11 +60,18 @@ TEST_PROCESSES := test-integration test-paimon test-functional test-connect test
 	test-cluster test-unit
 TEST_JOBS ?= 2
 TEST_TMP := $(CURDIR)/.pytest-tmp
-# pytest makes the basetemp folder itself, not its parent
-PYTEST = mkdir -p $(TEST_TMP) && $(PY) -m pytest --basetemp=$(TEST_TMP)/$@
+# pytest makes the basetemp folder itself, not its parent; each process's JUnit file feeds the
+# summary `make test` prints at the end (scripts/test_report.py)
+PYTEST = mkdir -p $(TEST_TMP) && $(PY) -m pytest --basetemp=$(TEST_TMP)/$@ \
+	--junitxml=$(TEST_TMP)/$@.xml
 
+# The summary: each process's time and share, the wall time, the 25 slowest tests, and a
+# warning for a process 20% over its recorded time (docs/development.md) or a run over 45 min.
 test: $(VENV)/.installed-dev
-	$(MAKE) --no-print-directory -j$(TEST_JOBS) -k --output-sync=target $(TEST_PROCESSES)
+	@mkdir -p $(TEST_TMP) && rm -f $(TEST_TMP)/test-*.xml
+	@started=$$(date +%s); \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) -k --output-sync=target $(TEST_PROCESSES); \
+	status=$$?; $(PY) scripts/test_report.py $(TEST_TMP) $$started; exit $$status
 
 test-unit: $(VENV)/.installed-dev
 	$(PYTEST) tests/unit

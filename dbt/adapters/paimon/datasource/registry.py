@@ -106,6 +106,12 @@ def projected_table(database: str, table: str, number: int) -> str:
     return hidden_table(database, f"{FILES_PREFIX}{number}_", table)
 
 
+def python_rows_key(schema_id: int, branch: str) -> str:
+    """What PYTHON_ROWS_PROPERTY records of read_<t>: the schema it has and the branch whose
+    provider it names ("3" on main, "3@audit" on branch audit)."""
+    return f"{schema_id}@{branch}" if branch else str(schema_id)
+
+
 def projected_key(schema_id: int, plan: "native_read.NativeSnapshot") -> str:
     """What PROJECTED_ROWS_PROPERTY records for ``plan``: the projection tables' count and a
     digest of their columns."""
@@ -522,10 +528,16 @@ class PaimonTableRegistry:
         if plan is not None:
             folder = native_read.write_file_list(self._reads_root_of(database), database, source,
                                                  plan, schema_id, snapshot)
-        before = entry.properties if (not fresh and entry is not None and entry.kind == "VIEW"
-                                      and entry.branch == branch) else {}
+        # kept across branches: read_<t> records the branch whose provider it names, so that a
+        # command on another branch knows to register that provider before dropping it
+        before = entry.properties if (not fresh and entry is not None
+                                      and entry.kind == "VIEW") else {}
         # what the hidden tables hold after this change, as the view's properties say it
         hidden = {key: before[key] for key in HIDDEN_TABLE_PROPERTIES if key in before}
+        if before and entry.branch != branch:
+            # another branch's schema ids name other columns: only read_<t>'s record stays
+            # (its value names the branch, so the table is made anew)
+            hidden = {key: value for key, value in hidden.items() if key == PYTHON_ROWS_PROPERTY}
         try:
             statements = []
             if entry is not None and entry.kind != "VIEW":
@@ -536,11 +548,12 @@ class PaimonTableRegistry:
             # a hidden table the properties do not record as it is needed is made anew (a
             # table of that name may be left by an older entry: dropped first)
             columns = spark_ddl_columns(arrow_schema_of(paimon_table))
-            if plan is None and hidden.get(PYTHON_ROWS_PROPERTY) != str(schema_id):
+            python_key = python_rows_key(schema_id, branch)
+            if plan is None and hidden.get(PYTHON_ROWS_PROPERTY) != python_key:
                 statements += [f"drop table if exists {python_rows}",
                                f"create table {python_rows} ({columns}) "
                                f"using {provider_name(database, source)}"]
-                hidden[PYTHON_ROWS_PROPERTY] = str(schema_id)
+                hidden[PYTHON_ROWS_PROPERTY] = python_key
             if plan is not None:
                 native_shape = f"{schema_id}:{plan.file_format}"
                 if hidden.get(NATIVE_ROWS_PROPERTY) == native_shape:
@@ -586,7 +599,8 @@ class PaimonTableRegistry:
             properties = {SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
                           READ_PROPERTY: read, BRANCH_PROPERTY: branch, **hidden}
             listed = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
-            if before and entry.schema_id == schema_id and _shape(entry.read) == _shape(read) \
+            if before and entry.branch == branch and entry.schema_id == schema_id \
+                    and _shape(entry.read) == _shape(read) \
                     and before.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS) == \
                     hidden.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS):
                 # the view reads the same tables: only its properties change
@@ -775,8 +789,10 @@ class PaimonTableRegistry:
         if entry is None:  # hidden tables left without their view: made on main, if any
             self._register_provider(database, table)
             return
-        self._register_provider(database, table if not entry.branch else
-                                f"{table}{listing.BRANCH_SEPARATOR}{entry.branch}")
+        recorded = entry.properties.get(PYTHON_ROWS_PROPERTY, "").partition("@")[2]
+        for branch in {entry.branch, recorded}:
+            self._register_provider(database, table if not branch else
+                                    f"{table}{listing.BRANCH_SEPARATOR}{branch}")
         if entry.provider.startswith(PROVIDER_PREFIX) and \
                 entry.provider != provider_name(database, table):  # an older-style entry
             source = entry.provider[len(PROVIDER_PREFIX):].partition(".")[2]

@@ -1,7 +1,8 @@
 """The paimon adapter: dbt-spark's adapter on an embedded session, plus Paimon tables as relations.
 
-Glue only: Spark specifics are in ``session``/``datasource``, Paimon's format in ``format``,
-merging in ``runtime``. Methods marked ``@available`` are what the macros call.
+Glue only: where Spark runs is in ``environments``, Spark's view of Paimon tables in ``datasource``,
+Paimon's format in ``format``, merging in ``runtime``. Methods marked ``@available`` are what the
+macros call.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
-"""Where Spark runs for dbt-paimon: two environments behind one interface.
+"""Where Spark runs for dbt-paimon: three environments behind one interface.
 
-- ``embedded`` (``method: session``, the default): a Spark session in the dbt process's own JVM;
+- ``embedded`` (``method: session``): a Spark session in the dbt process's own JVM;
 - ``connect`` (``method: connect``): the shared session of a Spark Connect server, which
-  ``connect_server`` runs for a warehouse (``dbt-paimon server``, ``cli``).
+  ``connect_server`` runs for a warehouse (``dbt-paimon server``, ``cli``);
+- ``daemon_environment`` (the default profile at a terminal): the warehouse's background
+  daemon (``daemon``, ``daemon_process``), reached as ``connect`` is, and ``embedded`` when it
+  is not available; ``server_watch`` notices when a server on this machine has died.
 
 ``create(credentials).start()`` gives the process's ``PaimonTableRegistry`` (its session and
 Paimon tables); everything below this package takes the session it is given. The rest of the

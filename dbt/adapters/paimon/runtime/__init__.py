@@ -1,6 +1,6 @@
 """dbt-paimon merge runtime: Paimon's merge engines as one vectorized Arrow kernel.
 
-Public API (stable, see DESIGN.md "Contract: the merge runtime API")::
+Public API (a stable contract, docs/merge_runtime.md "The Python API")::
 
     MergeSpec.from_table_options(schema, primary_keys, options) -> MergeSpec
         schema: [(name, Paimon SQL type)], primary_keys: list (or comma string),

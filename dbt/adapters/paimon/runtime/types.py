@@ -1,4 +1,4 @@
-"""Paimon SQL type names -> pyarrow types (the table in DESIGN.md, nothing more).
+"""Paimon SQL type names -> pyarrow types (the table of docs/merge_runtime.md, nothing more).
 
 ``parse_type("DECIMAL(10, 2) NOT NULL")`` returns a :class:`SqlType` that keeps the
 Paimon type root (what aggregate functions check) beside the Arrow type (what the

@@ -214,7 +214,11 @@ def _java_error(stderr: str) -> str:
 def paimon_java() -> PaimonJava:
     cache = _cache_dir()
     jar = _fetch_jar(cache)
-    classes = _compile(cache, jar)
+    return PaimonJava(jar, _compile(cache, jar), quiet_log_config(cache))
+
+
+def quiet_log_config(cache: Path) -> Path:
+    """Paimon Java's log4j settings for the tests: errors only, to standard error."""
     log_config = cache / "log4j2-quiet.properties"
     if not log_config.exists():
         log_config.write_text("rootLogger.level = ERROR\n"
@@ -224,7 +228,7 @@ def paimon_java() -> PaimonJava:
                               "appender.stderr.target = SYSTEM_ERR\n"
                               "appender.stderr.layout.type = PatternLayout\n"
                               "appender.stderr.layout.pattern = %-5p %c - %m%n\n")
-    return PaimonJava(jar, classes, log_config)
+    return log_config
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reliability_helpers import run_dbt
+from reliability_helpers import run_dbt, write_project
 
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1) }}
 select cast(id as bigint) as id, cast(id * {{ var('batch', 0) }} as bigint) as v from range(0, 5)
@@ -44,26 +44,16 @@ def paimon_java():
     interop = _interop_conftest()
     cache = interop._cache_dir()
     jar = interop._fetch_jar(cache)
-    log_config = cache / "log4j2-quiet.properties"
-    if not log_config.exists():
-        log_config.write_text("rootLogger.level = ERROR\n")
-    return interop.PaimonJava(jar, interop._compile(cache, jar), log_config)
+    return interop.PaimonJava(jar, interop._compile(cache, jar), interop.quiet_log_config(cache))
 
 
 @pytest.fixture
 def project(process_tmp):
-    root = process_tmp / "project"
-    (root / "models").mkdir(parents=True)
-    (root / "dbt_project.yml").write_text(
-        "name: lifecycle\nversion: '1.0'\nprofile: lifecycle\nconfig-version: 2\n")
-    (root / "profiles.yml").write_text(
-        "lifecycle:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
-        f"      schema: lc\n      threads: 1\n      warehouse: {process_tmp / 'warehouse'}\n"
-        "      spark_master: 'local[2]'\n      spark_conf:\n"
-        "        spark.sql.shuffle.partitions: '2'\n        spark.driver.memory: '512m'\n")
-    (root / "models" / "m.sql").write_text(MODEL)
+    warehouse = str(process_tmp / "warehouse")
+    root = write_project(process_tmp / "project", "lifecycle", warehouse, {"m": MODEL},
+                         schema="lc")
     (root / "models" / "m.yml").write_text(TESTS)
-    return root, str(process_tmp / "warehouse")
+    return root, warehouse
 
 
 def values(rows):

@@ -17,7 +17,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.sql import SparkSession
 
-from dbt.adapters.paimon import environments, error_messages
+from dbt.adapters.paimon import environments, error_messages, job_labels
 from dbt.adapters.paimon.branch_config import default_branch
 from dbt.adapters.paimon.environments import connect_client, spark_logs
 from dbt.adapters.paimon.format.catalog_config import CatalogRoute
@@ -174,6 +174,7 @@ class PaimonConnectionManager(SparkConnectionManager):
             creds.warehouse = registry.warehouse
             creds.resolve_paths(None)
             spark_logs.use_log_file(spark_logs.log_path(creds.spark_state_dir), connect=True)
+        registry.on_activate = job_labels.apply
         registry.sync_once(get_invocation_id())
         environments.warm_up_python_workers_once()
         connection.handle = SessionConnection(registry.activate())

@@ -38,7 +38,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from pyspark.sql import SparkSession
 
@@ -192,6 +192,9 @@ class PaimonTableRegistry:
         self._routes: Dict[str, CatalogRoute] = {}
         # the session's task slots, asked once (read_tasks.py spreads a read over them)
         self._task_slots: Optional[int] = None
+        # called with the session each time a thread activates it for a statement: the dbt
+        # layer labels the thread's Spark jobs with its node (job_labels.py)
+        self.on_activate: Optional[Callable[[SparkSession], None]] = None
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -232,6 +235,8 @@ class PaimonTableRegistry:
         """
         if refresh:
             self.refresh_stale(sql)
+        if self.on_activate is not None:
+            self.on_activate(self.spark)
         if is_connect(self.spark):
             return self.spark
         jvm = self.spark.sparkContext._jvm

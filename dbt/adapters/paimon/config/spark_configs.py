@@ -5,7 +5,9 @@ is either given its Paimon meaning or refused with what to change, never silentl
   own meaning (model_config.py);
 - `clustered_by` (with `buckets`): dbt-spark's bucketing columns, Paimon's `bucket-key`;
 - `tblproperties`: table properties, as Paimon table options (each must be one);
-- Delta's layout, location and merge-clause configs: refused (REFUSED below says why).
+- `not_matched_by_source_action` / `_condition`: a merge that deletes the stored rows the run
+  does not match (standard_writes.merge_deleting_unmatched);
+- Delta's layout, location and other merge-clause configs: refused (REFUSED below says why).
 
 Pure Python: called by model_config._standard_definition with the model's config.
 """
@@ -37,10 +39,6 @@ REFUSED: Dict[str, str] = {
                          "merge_update_columns)",
     "not_matched_condition": "a Paimon merge inserts every run row whose key is new: remove "
                              "it and filter the model's rows instead",
-    "not_matched_by_source_action": "a merge does not delete stored keys the run lacks: remove "
-                                    "it (microbatch replaces whole time windows)",
-    "not_matched_by_source_condition": "a merge does not delete stored keys the run lacks: "
-                                       "remove it",
     "skip_matched_step": "a Paimon merge always updates matched keys: remove it (or use "
                          "incremental_strategy='append' on a table without unique_key)",
     "skip_not_matched_step": "a Paimon merge always inserts new keys: remove it",

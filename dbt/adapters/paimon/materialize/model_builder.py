@@ -408,6 +408,11 @@ class ModelBuilder:
         keyed = definition.has_primary_key
         if strategy == "insert_overwrite":
             return self._write(definition, database, table, df, overwrite="partitions")
+        if request.not_matched_by_source_action == "delete" and not keyed:
+            raise PaimonConfigError(
+                f"Model '{definition.model}': not_matched_by_source_action='delete' needs a "
+                f"unique_key (the stored rows a run does not match are found by key): set "
+                f"unique_key, or remove not_matched_by_source_action.")
         if strategy == "merge" and keyed:
             keys = list(definition.primary_keys)
             kept = set(absent)
@@ -417,6 +422,9 @@ class ModelBuilder:
             kept -= set(keys)
             df = sw.fill_kept_columns(self.spark, location, df, keys,
                                       [c for c in df.columns if c in kept], request.predicates)
+            if request.not_matched_by_source_action == "delete":
+                rows = sw.merge_deleting_unmatched(self.spark, location, definition, df, request)
+                return self._merge_write(definition, location, rows, sw.ROW_KIND)
             return self._write(definition, database, table, df)
         if strategy == "delete+insert" and not keyed:
             sw.delete_insert(self.spark, location, definition, df, request.unique_key,

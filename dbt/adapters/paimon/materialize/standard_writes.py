@@ -5,7 +5,9 @@ write a run into an existing Paimon table: each is ONE commit of the shared writ
     append                         APPEND (append table) | merge (primary-key table)
     insert_overwrite               OVERWRITE of the partitions the run writes
     merge                          merge into the primary-key table on unique_key; columns a
-                                   matched key keeps are filled from its stored row first
+                                   matched key keeps are filled from its stored row first;
+                                   with not_matched_by_source_action='delete', a -D for each
+                                   stored row the run does not match, in the same commit
     delete+insert                  OVERWRITE (copy-on-write) of the table or the affected
                                    partitions: stored rows of the run's keys (and predicates)
                                    left out, the run's rows added (APPEND when an
@@ -36,6 +38,7 @@ from dbt.adapters.paimon.runtime import PaimonConfigError
 # of its own, these are checked against the model's columns before use)
 MATCHED = "__dbt_paimon_matched"
 REMOVED = "__dbt_paimon_removed"
+PREDICATES = "__dbt_paimon_predicates"
 ROW_KIND = "__dbt_paimon_row_kind"
 STORED_PREFIX = "__dbt_paimon_stored_"
 DEST_ALIAS = "DBT_INTERNAL_DEST"  # how dbt's incremental_predicates name the stored rows
@@ -54,6 +57,10 @@ class WriteRequest:
     # microbatch: the batch's window [start, end), as dbt renders it for ref() filters
     event_time_start: Optional[str] = None
     event_time_end: Optional[str] = None
+    # merge: what happens to a stored row no row of the run matches ('ignore' or 'delete',
+    # validated by the materialization), and the condition such a row must meet to be deleted
+    not_matched_by_source_action: str = "ignore"
+    not_matched_by_source_condition: Optional[str] = None
 
     @classmethod
     def from_config(cls, strategy: str, config: dict, batch_start=None, batch_end=None
@@ -73,6 +80,9 @@ class WriteRequest:
             event_time=config.get("event_time"),
             event_time_start=None if batch_start is None else str(batch_start),
             event_time_end=None if batch_end is None else str(batch_end),
+            not_matched_by_source_action=str(
+                config.get("not_matched_by_source_action") or "ignore").lower(),
+            not_matched_by_source_condition=config.get("not_matched_by_source_condition"),
         )
 
     def window(self) -> Optional[Column]:
@@ -198,17 +208,52 @@ def microbatch_append(spark, location: TableLocation, definition: TableDefinitio
     return copy_on_write(spark, location, definition, df, stored.withColumn(REMOVED, flag))
 
 
+def merge_deleting_unmatched(spark, location: TableLocation, definition: TableDefinition,
+                             df: DataFrame, request: WriteRequest) -> DataFrame:
+    """The rows of a merge with not_matched_by_source_action='delete', as SQL's ``MERGE ... ON
+    <key> = <key> AND <incremental predicates> WHEN NOT MATCHED BY SOURCE [AND <condition>] THEN
+    DELETE`` (dbt-databricks' config): the run's rows (+I), and a -D for each stored row that no
+    run row matches (its key is not the run's, or an incremental predicate does not hold for
+    it) and that meets not_matched_by_source_condition; merged as one commit. Predicates and
+    the condition name the stored row as DBT_INTERNAL_DEST. Deduplicate tables only: a -D
+    means 'delete the key' there."""
+    _require_deduplicate(definition, "incremental_strategy='merge' with "
+                                     "not_matched_by_source_action='delete'",
+                         "a stored row the run does not match is deleted")
+    keys = list(definition.primary_keys)
+    names = list(df.columns)
+    stored = read_table(spark, location).alias(DEST_ALIAS)
+    on = F.lit(True)  # the ON clause's predicates, on the stored row
+    for predicate in request.predicates:
+        on = on & F.expr(predicate)
+    deletable = F.lit(True)
+    if request.not_matched_by_source_condition:
+        deletable = F.expr(str(request.not_matched_by_source_condition))
+    flagged = stored.select(*_columns(names), F.coalesce(on, F.lit(False)).alias(PREDICATES),
+                            F.coalesce(deletable, F.lit(False)).alias(REMOVED))
+    run_keys = df.select(*_columns(keys)).distinct().withColumn(MATCHED, F.lit(True))
+    matched = F.col(MATCHED).isNotNull() & F.col(PREDICATES)
+    unmatched = flagged.join(run_keys, on=keys, how="left").where(~matched & F.col(REMOVED))
+    return df.withColumn(ROW_KIND, F.lit("+I")).unionByName(
+        unmatched.select(*_columns(names)).withColumn(ROW_KIND, F.lit("-D")))
+
+
+def _require_deduplicate(definition: TableDefinition, what: str, why: str) -> None:
+    engine = definition.options.get("merge-engine", "deduplicate")
+    if engine != "deduplicate":
+        raise PaimonConfigError(
+            f"Model '{definition.model}': {what} on a primary-key table needs merge_engine "
+            f"'deduplicate' ({why}), not {engine!r}: remove merge_engine, or remove "
+            f"primary_key for an append table.")
+
+
 def microbatch_primary_key(spark, location, definition, df: DataFrame, request: WriteRequest
                            ) -> DataFrame:
     """The rows of a primary-key table's microbatch: the batch's rows (+I) and a -D for each
     stored key in the batch's window that the batch does not bring again; merged as one
     commit. Only deduplicate tables: a -D means 'delete the key' there."""
-    engine = definition.options.get("merge-engine", "deduplicate")
-    if engine != "deduplicate":
-        raise PaimonConfigError(
-            f"Model '{definition.model}': incremental_strategy='microbatch' on a primary-key "
-            f"table needs merge_engine 'deduplicate' (a batch replaces the rows of its window), "
-            f"not {engine!r}: remove merge_engine, or remove primary_key for an append table.")
+    _require_deduplicate(definition, "incremental_strategy='microbatch'",
+                         "a batch replaces the rows of its window")
     keys = list(definition.primary_keys)
     names = list(df.columns)
     stored = read_table(spark, location)

@@ -45,6 +45,7 @@
   {#-- as dbt-databricks on Delta: a model with a unique_key merges, one without appends --#}
   {%- set strategy = config.get('incremental_strategy')
         or ('merge' if config.get('unique_key') else 'append') -%}
+  {%- do paimon_validate_not_matched_by_source(strategy) -%}
   {%- set batch = model.get('batch') -%}
   {%- set standard = {'strategy': strategy, 'config': model['config']} -%}
   {%- if strategy == 'microbatch' and batch -%}

@@ -4,7 +4,8 @@
 {% macro paimon_build_model(materialization, overwrite_partitions=false, standard=none) %}
   {#-- 1. validate: contract and config against the query's columns, before anything is written;
        an enforced contract also fixes the columns' order: the YAML's (as dbt's create table as) --#}
-  {%- set sql = compiled_code -%}
+  {%- set python = model.get('language') == 'python' -%}
+  {%- set sql = paimon_python_rows_query() if python else compiled_code -%}
   {%- if config.get('contract') and config.get('contract').enforced -%}
     {{ paimon_check_contract(compiled_code) }}
     {%- set sql = get_select_subquery(compiled_code) -%}
@@ -16,6 +17,7 @@
   {#-- 2. build: one atomic Paimon commit --#}
   {%- set response = paimon_write_model(prepared, sql, overwrite_partitions, standard) -%}
   {%- do store_result('main', response=response) -%}
+  {%- if python -%}{%- do paimon_drop_python_rows() -%}{%- endif -%}
   {#-- the run file (target/run): the table Paimon's catalog holds now, and the query whose rows
        this run committed --#}
   {%- do write(adapter.paimon_table_ddl(prepared.target_relation) ~ ";\n"

@@ -2,11 +2,11 @@
     default in a dbt-paimon project) builds a Paimon table through paimon_build_model; a format
     dbt-spark knows (parquet, delta, ...) keeps dbt-spark's materialization; delta, iceberg
     and hudi only where this Spark has their data source (else an error saying what to change).
-    Python models write through Spark (parquet by default). -#}
+    Python models too: their DataFrame is written as a Paimon table, unless file_format names
+    a Spark format. -#}
 {% macro paimon_file_format() %}
-  {%- set language = model.get('language', 'sql') -%}
   {%- set configured = config.get('file_format') -%}
-  {%- set file_format = configured or ('paimon' if language == 'sql' else 'parquet') -%}
+  {%- set file_format = configured or 'paimon' -%}
   {%- set spark_formats = ['text', 'csv', 'json', 'jdbc', 'parquet', 'orc', 'hive', 'delta',
                            'iceberg', 'libsvm', 'hudi'] -%}
   {%- if file_format != 'paimon' and file_format not in spark_formats -%}
@@ -14,11 +14,6 @@
         "Model '" ~ model.name ~ "': config file_format='" ~ file_format ~ "' is not known. "
         ~ "Expected 'paimon' (the default: a Paimon table) or one of dbt-spark's formats: "
         ~ spark_formats | join(', ') ~ ".") -%}
-  {%- endif -%}
-  {%- if file_format == 'paimon' and language != 'sql' -%}
-    {%- do exceptions.raise_compiler_error(
-        "Model '" ~ model.name ~ "': file_format='paimon' is for SQL models; a Python model's "
-        ~ "table is written by Spark: remove file_format (parquet) or set another format.") -%}
   {%- endif -%}
   {%- if file_format in ['delta', 'iceberg', 'hudi'] and adapter.spark_lacks_data_source(file_format) -%}
     {%- do exceptions.raise_compiler_error(

@@ -46,6 +46,11 @@
   {%- set strategy = config.get('incremental_strategy')
         or ('merge' if config.get('unique_key') else 'append') -%}
   {%- do paimon_validate_not_matched_by_source(strategy) -%}
+  {%- if model.language == 'python' -%}  {#-- its rows first: python_model.sql --#}
+    {%- call statement('paimon_python_rows', language='python') -%}
+      {{ paimon_python_rows_code() }}
+    {%- endcall -%}
+  {%- endif -%}
   {%- set batch = model.get('batch') -%}
   {%- set standard = {'strategy': strategy, 'config': model['config']} -%}
   {%- if strategy == 'microbatch' and batch -%}

@@ -3,6 +3,11 @@
     `primary_key`, an append table otherwise); other formats: dbt-spark's table. -#}
 {% materialization table, adapter='paimon', supported_languages=['sql', 'python'] %}
   {%- if paimon_file_format() == 'paimon' -%}
+    {%- if model.language == 'python' -%}  {#-- its rows first: python_model.sql --#}
+      {%- call statement('paimon_python_rows', language='python') -%}
+        {{ paimon_python_rows_code() }}
+      {%- endcall -%}
+    {%- endif -%}
     {{ return(paimon_build_model('table', standard={'strategy': 'replace'})) }}
   {%- elif model['language'] != 'python' -%}
     {{ return(materialization_table_spark()) }}

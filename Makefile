@@ -15,7 +15,7 @@ EDITABLE := --config-settings editable_mode=compat -e
 CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paimon/test_paimon_append.py \
 	tests/functional/paimon/test_paimon_changes.py tests/functional/paimon/test_row_tracking.py \
 	tests/functional/paimon/test_seed_examples.py tests/functional/operations \
-	tests/functional/adapter/test_python_model.py tests/connect \
+	tests/functional/adapter/test_python_model.py tests/functional/paimon/test_python_models.py tests/connect \
 	tests/functional/adapter/test_basic.py::TestSimpleMaterializationsPaimon \
 	tests/functional/adapter/test_empty.py tests/functional/adapter/test_dbt_show.py \
 	tests/functional/adapter/test_docs_generate.py tests/functional/conformance \

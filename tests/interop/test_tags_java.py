@@ -167,3 +167,21 @@ def test_changes_between_tags_and_times_of_an_append_table_match_java(spark, tmp
     assert java[3:] == expected_times
     assert [[r[0] for r in rows] for rows in expected_times] == [
         list(range(3, 9)), list(range(0, 6)), list(range(9, 12)), []]
+
+
+def test_java_reads_our_clone_and_it_keeps_its_snapshot(spark, tmp_path, paimon_java):
+    """`dbt clone`'s table (ops/clone.py: hard links of the source's files, its latest
+    snapshot) is a Paimon table of its own for Paimon Java, unchanged by the source's next
+    commit."""
+    from dbt.adapters.paimon.ops.clone import clone_table
+
+    location = _history(spark, tmp_path, "t")
+    wh = location.warehouse
+    clone = TableLocation(wh, "other", "t", {})
+    result = clone_table(location, clone)
+    assert result.snapshot_id == 4 and result.linked > 0 and result.copied == 0
+    at_clone = _sorted(paimon_java.read(wh, "db.t"))
+    assert _sorted(paimon_java.read(wh, "other.t")) == at_clone == _sorted(ours(clone))
+    write_run(spark, location, _run(7))
+    assert _sorted(paimon_java.read(wh, "db.t")) != at_clone
+    assert _sorted(paimon_java.read(wh, "other.t")) == at_clone

@@ -836,6 +836,25 @@ class PaimonAdapter(SparkAdapter):
         return f"{relation}: {result.message}"
 
     @available
+    def paimon_clone_table(self, source: BaseRelation, target: BaseRelation) -> AdapterResponse:
+        """`dbt clone` of a Paimon table (ops/clone.py): ``target`` made, or replaced, as a
+        table sharing the files of ``source``'s latest snapshot."""
+        from dbt.adapters.paimon.ops.clone import clone_table
+
+        registry = self._registry
+        source, target = _paimon_names(source), _paimon_names(target)
+        registry.activate()
+        from_location = self._paimon_location(source)
+        to_location = registry.main_location(target.schema, target.identifier)
+        try:
+            result = clone_table(from_location, to_location)
+        except (ValueError, NotImplementedError) as exc:
+            raise DbtRuntimeError(f"clone of {from_location.name} into {target}: {exc}") from exc
+        registry.expose(target.schema, target.identifier)
+        self.cache_added(target.incorporate(type="table", is_paimon=True))
+        return AdapterResponse(_message=result.message, rows_affected=result.linked + result.copied)
+
+    @available
     def paimon_publish_branch(self, branch: str, delete: bool = True, force: bool = False) -> str:
         """Fast-forward main to ``branch`` in every Paimon table of the warehouse that has it
         (write-audit-publish), deleting the branches unless ``delete`` is false."""

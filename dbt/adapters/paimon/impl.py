@@ -65,6 +65,9 @@ class PaimonConfig(SparkConfig):
     paimon_branch: Optional[str] = None
     # the catalogs.yml catalog of the table this node writes or reads (catalog_integrations.py)
     catalog_name: Optional[str] = None
+    # an incremental merge deleting the stored rows the run does not match (standard_writes.py)
+    not_matched_by_source_action: Optional[str] = None
+    not_matched_by_source_condition: Optional[str] = None
 
 
 class PaimonAdapter(SparkAdapter):

@@ -11,10 +11,11 @@ EDITABLE := --config-settings editable_mode=compat -e
 .PHONY: demo test test-unit test-integration test-core test-functional test-paimon test-reliability test-cluster test-connect \
 	unit functional connect bench clean
 
-# functional tests `make test` runs over Spark Connect too
+# functional tests `make test` runs over Spark Connect too: those driving code that differs by
+# session kind (tests/unit/test_connect_code_paths.py keeps the list of such code)
 CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paimon/test_paimon_append.py \
 	tests/functional/paimon/test_paimon_changes.py tests/functional/paimon/test_row_tracking.py \
-	tests/functional/paimon/test_seed_examples.py tests/functional/operations \
+	tests/functional/operations \
 	tests/functional/adapter/test_python_model.py tests/functional/paimon/test_python_models.py tests/connect \
 	tests/functional/adapter/test_basic.py::TestSimpleMaterializationsPaimon \
 	tests/functional/adapter/test_empty.py tests/functional/adapter/test_dbt_show.py \

@@ -133,26 +133,71 @@ def test_commands_share_one_daemon_that_only_its_user_reaches(project):
     assert not os.path.exists(os.path.join(state, INFO_NAME))
 
 
-def test_a_broken_daemon_falls_back_to_spark_in_the_process(project):
-    root, warehouse, state = project
-    os.makedirs(state)
-    # a watchdog whose server is gone and whose port answers nothing
-    watchdog = subprocess.Popen(["sleep", "600"])
-    dead = subprocess.Popen(["true"])
-    dead.wait()
+FAKE_SERVER = ("import socket, sys\n"
+               "s = socket.socket()\n"
+               "s.bind(('127.0.0.1', 0))\n"
+               "s.listen()\n"
+               "print(s.getsockname()[1], flush=True)\n"
+               "while True:\n"
+               "    s.accept()[0].close()\n")
+
+
+def broken_daemon(state, warehouse, server_pid, port, watchdog=None):
+    """daemon.json of a live watchdog (a stand-in, unless given) with the given server."""
+    os.makedirs(state, exist_ok=True)
+    watchdog = watchdog or subprocess.Popen(["sleep", "600"])
     with open(os.path.join(state, INFO_NAME), "w") as out:
-        json.dump({"pid": watchdog.pid, "server_pid": dead.pid, "port": 1, "token": "t",
+        json.dump({"pid": watchdog.pid, "server_pid": server_pid, "port": port, "token": "t",
                    "fingerprint": daemon.fingerprint("local[2]"), "warehouse": str(warehouse),
                    "idle_seconds": 60, "launch": "x"}, out)
-    output = run_dbt(root, "run", "-s", "b", env=ON)
-    assert "The background Spark is not available" in output
-    assert "running Spark in this dbt process" in output
-    assert rows(warehouse, "b") == [1] * 50
-    deadline = time.monotonic() + 10
-    while watchdog.poll() is None and time.monotonic() < deadline:
+    return watchdog
+
+
+def stopped(process, timeout=10):
+    deadline = time.monotonic() + timeout
+    while process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert watchdog.poll() is not None, "the broken daemon's watchdog was not stopped"
-    assert not os.path.exists(os.path.join(state, INFO_NAME))
+    return process.poll() is not None
+
+
+def test_a_daemon_whose_server_died_is_replaced(project):
+    """The server gone, its watchdog not yet aware: the command stops the watchdog and starts
+    a new daemon (no fallback)."""
+    root, warehouse, state = project
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    watchdog = broken_daemon(state, warehouse, dead.pid, 1)
+    output = run_dbt(root, "run", "-s", "b", env=ON)
+    assert "Starting a background Spark" in output, output
+    assert "not available" not in output
+    assert rows(warehouse, "b") == [1] * 50
+    assert stopped(watchdog), "the dead server's watchdog was not stopped"
+    assert info(state)["pid"] != watchdog.pid
+
+
+def test_a_daemon_that_cannot_serve_falls_back_to_spark_in_the_process(project):
+    """A daemon whose processes live but whose port answers no Spark Connect (something else
+    listens there): the command's joining requests are retried for seconds, not minutes, then
+    it says so in one line and runs Spark in its own process."""
+    root, warehouse, state = project
+    impostor = subprocess.Popen([sys.executable, "-c", FAKE_SERVER], stdout=subprocess.PIPE,
+                                text=True)
+    try:
+        port = int(impostor.stdout.readline())
+        # one process as watchdog and server: stopping the "watchdog" stops its server
+        watchdog = broken_daemon(state, warehouse, impostor.pid, port, watchdog=impostor)
+        started = time.monotonic()
+        output = run_dbt(root, "run", "-s", "b", env=ON)
+        assert time.monotonic() - started < 150, output
+        assert "The background Spark is not available" in output
+        assert "running Spark in this dbt process" in output
+        assert rows(warehouse, "b") == [1] * 50
+        # the in-process Spark stopped the idle daemon (its watchdog) before opening the metastore
+        assert stopped(watchdog), "the broken daemon's watchdog was not stopped"
+        assert not os.path.exists(os.path.join(state, INFO_NAME))
+    finally:
+        impostor.kill()
+        impostor.wait()
 
 
 def test_a_command_whose_daemon_dies_mid_write_ends_at_once_and_the_next_one_passes(project):

@@ -56,16 +56,14 @@ class ConnectEnvironment(Environment):
         session_conf = {key: value for key, value in default_spark_conf("", "").items()
                         if key in CONNECT_SESSION_CONF_KEYS}
         session_conf.update(self.spark_conf)
-        spark, session_url = join_shared_session(self.url, session_conf)
-        atexit.register(close_without_release, spark)
         watch = self.watch
         if watch is None and server_watch.is_loopback(self.url.host):
             watch = server_watch.port_watch(
                 self.url.host, self.url.port,
                 f"Restart it (`{connect_client.start_command(self.warehouse, self.url.port)}`) "
                 "and run the command again.")
-        if watch is not None:
-            server_watch.watch_session(spark, watch)
+        spark, session_url = join_shared_session(self.url, session_conf, watch)
+        atexit.register(close_without_release, spark)
         served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)
         warehouse = self.warehouse
         if warehouse is None:
@@ -103,9 +101,11 @@ def close_without_release(spark) -> None:
         pass
 
 
-def join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, str]):
+def join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, str],
+                        watch: Optional[server_watch.ServerWatch] = None):
     """The server's shared dbt-paimon session (connect_client's docstring says why shared),
-    or the URL's own ``session_id`` when it names one; (session, its URL)."""
+    or the URL's own ``session_id`` when it names one; (session, its URL). ``watch``: the
+    session's requests, from the first, retry only while it finds the server alive."""
     try:
         import pyspark.sql.connect.session  # noqa: F401 - needs pyspark[connect]'s libraries
     except ImportError as exc:
@@ -120,14 +120,22 @@ def join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, 
             session_id=connect_client.shared_session_id(generation))
         # through pyspark.sql's builder: it switches pyspark.sql.functions to Connect mode
         builder = SparkSession.builder.remote(str(target))
-        for key, value in session_conf.items():
-            builder = builder.config(key, value)
+        spark = None
         try:
+            # the settings after the retry policy: the builder would send them on creating the
+            # session, under pyspark's ten minutes of retries
             spark = builder.create()
+            if watch is not None:
+                server_watch.watch_session(spark, watch)
+            _set_session_conf(spark, session_conf)
             spark.conf.get(connect_client.WAREHOUSE_CONF, None)  # the session is usable
             return spark, target
         except Exception as exc:  # noqa: BLE001 - classified below
             last_error = exc
+            if spark is not None:
+                # closed now: pyspark's exit hook would otherwise retry its clean-up calls
+                # on this session's channel while the process exits
+                close_without_release(spark)
             if not connect_client.is_session_closed(exc):
                 raise connect_client.ConnectSetupError(
                     f"The Spark Connect server at {url.redacted} refused the dbt session: "
@@ -135,6 +143,19 @@ def join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, 
     raise connect_client.ConnectSetupError(
         f"The Spark Connect server at {url.redacted} has closed all of dbt-paimon's shared "
         f"sessions ({_first_line(last_error)}); restart it.")
+
+
+def _set_session_conf(spark, session_conf: Dict[str, str]) -> None:
+    """The session's settings in one request, as the builder sends them (pyspark's
+    RuntimeConf._set_all); one request each where this pyspark lacks it."""
+    if not session_conf:
+        return
+    set_all = getattr(spark.conf, "_set_all", None)
+    if set_all is not None:
+        set_all(configs=dict(session_conf), silent=True)
+        return
+    for key, value in session_conf.items():
+        spark.conf.set(key, value)
 
 
 def _first_line(exc: Optional[BaseException]) -> str:

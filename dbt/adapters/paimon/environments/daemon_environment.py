@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Dict
 
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
-from dbt.adapters.paimon.environments import daemon, spark_logs
+from dbt.adapters.paimon.environments import daemon, server_watch, spark_logs
 from dbt.adapters.paimon.environments.base import Environment
 from dbt.adapters.paimon.environments.embedded import EmbeddedEnvironment
 
@@ -48,5 +48,6 @@ class DaemonEnvironment(Environment):
             logger.warning(f"The background Spark is not available ({reason}); running Spark "
                            f"in this dbt process. Its log: {self.plan.path(daemon.LOG_NAME)}")
             daemon.release()  # the in-process Spark stops the daemon if idle (embedded.py)
+            server_watch.forget()
             restore_connect_mode_env(saved)
             return self.embedded._open()

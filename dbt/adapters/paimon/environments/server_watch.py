@@ -54,6 +54,13 @@ def server_loss() -> Optional[ServerLoss]:
     return _loss
 
 
+def forget() -> None:
+    """No server to watch any more (the command runs Spark in its own process instead)."""
+    global _loss, _watch
+    with _lock:
+        _loss, _watch = None, None
+
+
 def _record(loss: ServerLoss) -> None:
     global _loss
     with _lock:

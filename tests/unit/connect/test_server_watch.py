@@ -110,3 +110,23 @@ def test_only_servers_on_this_machine_are_watched():
     assert server_watch.is_loopback("localhost") and server_watch.is_loopback("127.0.0.1")
     assert server_watch.is_loopback("[::1]")
     assert not server_watch.is_loopback("spark.example.com")
+
+
+def test_a_watched_session_does_not_print_pyspark_s_retry_warning(listening, monkeypatch):
+    import warnings
+
+    class Client:
+        def set_retry_policies(self, policies):
+            self.policies = policies
+
+    class Session:
+        client = Client()
+
+    monkeypatch.setattr(warnings, "filters", list(warnings.filters))
+    server_watch.watch_session(Session(), server_watch.port_watch("127.0.0.1", listening, "x"))
+    assert len(Session.client.policies) == 1
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.filters[:] = [f for f in warnings.filters if f[0] == "ignore"]
+        warnings.warn("[RETRIES_EXCEEDED] The maximum number of retries has been exceeded.")
+        warnings.warn("another warning")
+    assert [str(w.message) for w in shown] == ["another warning"]

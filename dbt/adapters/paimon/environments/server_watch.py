@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -149,4 +150,6 @@ def watch_session(spark, watch: ServerWatch) -> None:
     """Retry the session's failed requests only while ``watch`` finds its server alive."""
     global _watch
     spark.client.set_retry_policies([watched_policy(watch)])
+    # pyspark warns on stderr when retries run out; the command's own line says what happened
+    warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
     _watch = watch

@@ -88,7 +88,16 @@ _SAFE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 def provider_name(database: str, table: str) -> str:
     """The Spark provider of a Paimon table (of a branch ``t$branch_b``: ``t__branch_b``, as
     '$' cannot appear in an unquoted SQL name)."""
-    return f"{PROVIDER_PREFIX}{database}.{table.replace(listing.BRANCH_SEPARATOR, '__branch_')}"
+    return f"{PROVIDER_PREFIX}{database}.{sql_name(table)}"
+
+
+# how a branch's '$branch_' appears in Spark names (providers, SQL INSERT targets)
+SQL_BRANCH_SEPARATOR = "__branch_"
+
+
+def sql_name(table: str) -> str:
+    """A Paimon table's name as Spark names may carry it: ``t$branch_b`` as ``t__branch_b``."""
+    return table.replace(listing.BRANCH_SEPARATOR, SQL_BRANCH_SEPARATOR)
 
 
 def hidden_database(database: str) -> str:
@@ -673,8 +682,7 @@ class PaimonTableRegistry:
 
     def _write_table(self, database: str, source: str) -> str:
         """The SQL INSERT target of Paimon table ``source`` (a table or one of its branches)."""
-        return hidden_table(database, WRITE_PREFIX,
-                            source.replace(listing.BRANCH_SEPARATOR, "__branch_"))
+        return hidden_table(database, WRITE_PREFIX, sql_name(source))
 
     def forget(self, database: str, table: str, entry: Optional[CatalogEntry] = None) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed, and its hidden
@@ -801,7 +809,7 @@ class PaimonTableRegistry:
         if entry.provider.startswith(PROVIDER_PREFIX) and \
                 entry.provider != provider_name(database, table):  # an older-style entry
             source = entry.provider[len(PROVIDER_PREFIX):].partition(".")[2]
-            self._register_provider(database, source.replace("__branch_",
+            self._register_provider(database, source.replace(SQL_BRANCH_SEPARATOR,
                                                               listing.BRANCH_SEPARATOR, 1))
 
     def _show_tables(self, database: str, create_database: bool = False) -> list:

@@ -60,8 +60,7 @@ class ConnectEnvironment(Environment):
         if watch is None and server_watch.is_loopback(self.url.host):
             watch = server_watch.port_watch(
                 self.url.host, self.url.port,
-                f"Restart it (`{connect_client.start_command(self.warehouse, self.url.port)}`) "
-                "and run the command again.")
+                connect_client.restart_remedy(self.warehouse, self.url.port))
         spark, session_url = join_shared_session(self.url, session_conf, watch)
         atexit.register(close_without_release, spark)
         served = spark.conf.get(connect_client.WAREHOUSE_CONF, None)

@@ -121,6 +121,11 @@ def start_command(warehouse: Optional[str], port: int) -> str:
     return command if port == DEFAULT_PORT else f"{command} --port {port}"
 
 
+def restart_remedy(warehouse: Optional[str], port: int) -> str:
+    """What a user does when the server at ``port`` has stopped."""
+    return f"Restart it (`{start_command(warehouse, port)}`) and run the command again."
+
+
 def check_reachable(url: ConnectUrl, warehouse: Optional[str], timeout: float = 3.0) -> None:
     """Fail fast (instead of gRPC's minutes of retries) when nothing listens at the URL."""
     try:

@@ -138,9 +138,8 @@ def watch(plan: DaemonPlan, url: connect_client.ConnectUrl) -> server_watch.Serv
     its port."""
     info = running(plan.state_dir) or {}
     if info.get("port") != url.port:
-        command = connect_client.start_command(plan.warehouse, url.port)
         return server_watch.port_watch(url.host, url.port,
-                                       f"Restart it (`{command}`) and run the command again.")
+                                       connect_client.restart_remedy(plan.warehouse, url.port))
     return server_watch.process_watch(
         url.host, url.port, {"watchdog": info.get("pid"), "Spark server": info.get("server_pid")},
         "Every table holds exactly the runs committed before it stopped; run the command "

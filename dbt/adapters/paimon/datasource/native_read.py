@@ -41,6 +41,9 @@ A snapshot is read natively only when the result is certain to equal the merged 
   hold a column under another name (a renamed column, found by Paimon's field id; a name a
   dropped column had and a new one took again) are a ``Projection``: a file list of their own,
   read by the names they store and renamed in the entry's view.
+A data-evolution table is read natively only while each row-id range is one file holding every
+column (``format.data_evolution.needs_field_merge``): a column updated by row id, a BLOB or a
+VECTOR file means rows assembled from several files, which the Python path reads.
 A row-tracking table's rewritten files also store ``_ROW_ID`` and ``_SEQUENCE_NUMBER``: the entry
 declares the table's columns only, so Spark reads just those.
 """
@@ -117,6 +120,11 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
     if not splits:
         return snapshot_id or _latest(table), None, "no data"
     snapshot_id = splits[0].snapshot_id
+    from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
+
+    if is_data_evolution(table) and any(needs_field_merge(split.files) for split in splits):
+        return snapshot_id, None, \
+            "data evolution: rows assembled field by field from their row-id range's files"
     files, merges, vectors = [], [], []
     for split in splits:
         read = split.batch_read_files() if split.primary_key_table else split.files

@@ -12,7 +12,10 @@ file reads do, a split becomes tasks of about one *split size* each:
   merged alone; adjacent sections are packed the same way. A section of one level's files is
   raw-convertible on its own and is read as stored;
 - a Parquet file larger than the split size is read as ranges of its row groups
-  (``format.row_groups``), a task each: Spark splits its own Parquet reads the same way.
+  (``format.row_groups``), a task each: Spark splits its own Parquet reads the same way;
+- a data-evolution table whose rows are assembled from several files
+  (``format.data_evolution``) is cut into its row-id ranges (a range's files together), packed
+  the same way.
 
 The split size is Spark's rule (``FilePartition.maxSplitBytes``) on Paimon's options:
 ``min(source.split.target-size, max(source.split.open-file-cost, bytes / parallelism))``, the
@@ -29,6 +32,8 @@ from typing import Callable, List, Mapping, Optional, Sequence
 from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 
 from dbt.adapters.paimon.datasource.source import is_raw_convertible
+from dbt.adapters.paimon.format.data_evolution import (is_data_evolution, needs_field_merge,
+                                                       row_id_groups)
 from dbt.adapters.paimon.format.row_groups import RowGroups, row_group_ranges, splittable
 from dbt.adapters.paimon.format.splits import Split
 
@@ -70,12 +75,20 @@ def read_tasks(table, splits: Sequence[Split], parallelism: int) -> List[ReadTas
     sizes = SplitSize.from_options(table.table_schema.options)
     per_split = [(split, _read_files(split)) for split in splits]
     limit = sizes.for_read([f for _, files in per_split for f in files], parallelism)
+    evolution = is_data_evolution(table)
     tasks: List[ReadTask] = []
     for split, files in per_split:
         if not files:
             continue
         narrowed = dataclasses.replace(split, files=files, levels=[f.level for f in files])
         merge = split.primary_key_table and not is_raw_convertible(narrowed)
+        if evolution and needs_field_merge(files):
+            # a data-evolution table's row-id ranges, each read whole by one task
+            units = row_id_groups(files)
+            for unit in _pack(units, lambda u: sum(sizes.weight(f) for f in u), limit):
+                tasks.append(ReadTask(dataclasses.replace(split, files=unit,
+                                                          levels=[f.level for f in unit])))
+            continue
         if merge:
             units = [_section_files(section) for section in _sections(files)]
         else:

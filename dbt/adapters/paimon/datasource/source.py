@@ -259,6 +259,15 @@ class PaimonReader(DataSourceReader):
             return
         table = self.location.open()
         target = arrow_schema_for_spark(self.schema)
+        from dbt.adapters.paimon.format import data_evolution
+
+        if data_evolution.is_data_evolution(table) and \
+                data_evolution.needs_field_merge(partition.split.files):
+            # rows assembled field by field from their row-id range's files
+            for piece in data_evolution.iter_data_evolution_split(table, partition.split,
+                                                                  target.names):
+                yield from conform(piece, target).to_batches(max_chunksize=65536)
+            return
         if not table.primary_keys or partition.row_groups is not None:
             # streamed, a batch at a time: an append table's files, or a range of the row
             # groups of a file that holds merged rows (read_tasks.py)

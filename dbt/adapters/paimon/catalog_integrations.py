@@ -8,7 +8,7 @@ names (the profile's ``catalog:`` takes the same: format/catalog_config.py)::
       - name: shop_hive
         write_integrations:
           - name: shop_hive_metastore
-            catalog_type: hive              # filesystem | jdbc | hive
+            catalog_type: hive              # filesystem | jdbc | hive | rest
             adapter_properties: {uri: "thrift://metastore:9083", warehouse: /data/warehouse}
 
 or, with the project flag ``use_catalogs_v2: true``, dbt's v2 form (``type: hive``,
@@ -29,7 +29,7 @@ from typing import Dict, Iterable, Mapping, Optional, Tuple
 from dbt.adapters.catalogs import CatalogIntegration, CatalogIntegrationConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.paimon.format.catalog_config import (FILESYSTEM, HIVE, JDBC,
+from dbt.adapters.paimon.format.catalog_config import (FILESYSTEM, HIVE, JDBC, REST,
                                                        CatalogConfigError, CatalogRoute,
                                                        PaimonCatalog, parse_catalog)
 from dbt.adapters.paimon.environments.locations import resolved_warehouse
@@ -95,8 +95,9 @@ class PaimonCatalogIntegration(CatalogIntegration):
     def route(self, project_root: str, default_warehouse: Optional[str],
               filesystem_options: Mapping[str, str]) -> CatalogRoute:
         """Where this catalog's tables are: its warehouse (its hive-site.xml's, else the
-        profile's when it names none; a relative folder, or SQLite file, is relative to the dbt
-        project, as the profile's are) and the options pypaimon's catalog takes."""
+        profile's when it names none, and always the profile's for a REST catalog, whose
+        `warehouse` is its name on the server; a relative folder, or SQLite file, is relative
+        to the dbt project, as the profile's are) and the options pypaimon's catalog takes."""
         try:
             catalog: PaimonCatalog = self.paimon_catalog.with_paths_under(project_root)
         except CatalogConfigError as exc:
@@ -122,8 +123,12 @@ class HiveCatalogIntegration(PaimonCatalogIntegration):
     catalog_type = HIVE
 
 
+class RestCatalogIntegration(PaimonCatalogIntegration):
+    catalog_type = REST
+
+
 CATALOG_INTEGRATIONS = [FilesystemCatalogIntegration, JdbcCatalogIntegration,
-                        HiveCatalogIntegration]
+                        HiveCatalogIntegration, RestCatalogIntegration]
 
 
 def node_catalog(node) -> Optional[str]:

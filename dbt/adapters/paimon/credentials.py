@@ -63,8 +63,10 @@ class PaimonCredentials(SparkCredentials):
     # The Paimon catalog that says which tables exist, with Paimon's option names:
     # {type: filesystem} (the default: the warehouse's folders) or {type: jdbc, uri:
     # jdbc:sqlite:<file> | jdbc:postgresql://..., jdbc.user, jdbc.password, catalog-key,
-    # lock.enabled, warehouse, ...} or {type: hive, uri: thrift://host:9083, lock.enabled, ...}.
-    # Its `warehouse` is the profile's warehouse.
+    # lock.enabled, warehouse, ...} or {type: hive, uri: thrift://host:9083, lock.enabled, ...}
+    # or {type: rest, uri: http://host:port, warehouse: <the server's catalog name>,
+    # token.provider: bear, token: ...}. Its `warehouse` is the profile's warehouse, except a
+    # REST catalog's (a name on its server; the tables' files live under the profile's).
     catalog: Optional[Dict[str, Any]] = None
     # The default profile (no `method`) runs Spark in a background daemon that the first
     # interactive command starts and later commands join (environments/daemon.py,
@@ -200,7 +202,7 @@ class PaimonCredentials(SparkCredentials):
         warehouse = resolved_warehouse(
             self.warehouse or catalog.site_warehouse or DEFAULT_WAREHOUSE_DIRNAME, base)
         self.warehouse = warehouse
-        if self.catalog and WAREHOUSE_KEY in self.catalog:
+        if self.catalog and self._paimon_catalog.warehouse is not None:
             self.catalog = {**self.catalog, WAREHOUSE_KEY: warehouse}
         if self.spark_state_dir is None:
             if is_local_path(warehouse):

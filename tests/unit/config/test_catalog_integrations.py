@@ -55,8 +55,21 @@ def test_bad_options_are_refused_with_the_catalog_named(fields, message):
 
 
 def test_a_catalog_type_paimon_does_not_have_is_dbts_not_supported_error():
-    with pytest.raises(Exception, match="rest"):
-        integration("rest")
+    with pytest.raises(Exception, match="glue"):
+        integration("glue")
+
+
+def test_a_rest_catalog_keeps_its_name_and_uses_the_profile_s_folder():
+    rest = integration("rest", adapter_properties={
+        "uri": "http://rest:8080", "warehouse": "shop", "token.provider": "bear",
+        "token": "t"})
+    route = rest.route("/project", "/data/wh", {"fs.s3.region": "eu"})
+    assert route.warehouse == "/data/wh"
+    assert route.options == {"fs.s3.region": "eu", "metastore": "rest",
+                             "uri": "http://rest:8080", "warehouse": "shop",
+                             "token.provider": "bear", "token": "t"}
+    with pytest.raises(DbtRuntimeError, match="catalogs.yml catalog 'marts'.*needs `token.provider`"):
+        integration("rest", adapter_properties={"uri": "http://rest:8080", "warehouse": "w"})
 
 
 def node(unique_id, schema, catalog=None, kind="model", materialized="table"):

@@ -63,8 +63,27 @@ def test_hive_catalog_options_keep_paimons_names():
     ({"type": "hive", "uri": "thrift://a:9083", "jdbc.user": "x"},
      "does not take option.s. jdbc.user"),
     ({"type": "hive", "uri": "thrift://a:9083", "lock.enabled": "on"}, "true or false"),
-    ({"type": "rest", "uri": "http://x"}, "REST catalog is not supported"),
-    ({"type": "glue"}, "Expected one of: filesystem, jdbc, hive"),
+    ({"type": "rest", "warehouse": "w", "token.provider": "bear", "token": "t"}, "needs `uri`"),
+    ({"type": "rest", "uri": "thrift://x:1", "warehouse": "w", "token.provider": "bear",
+      "token": "t"}, "is not a REST catalog server's address"),
+    ({"type": "rest", "uri": "http://u:p@x:1", "warehouse": "w", "token.provider": "bear",
+      "token": "t"}, "credentials go in `token`"),
+    ({"type": "rest", "uri": "http://x:port", "warehouse": "w", "token.provider": "bear",
+      "token": "t"}, "port is not a number"),
+    ({"type": "rest", "uri": "http://x", "token.provider": "bear", "token": "t"},
+     "needs `warehouse`: the name the REST catalog server knows"),
+    ({"type": "rest", "uri": "http://x", "warehouse": "w"}, "needs `token.provider`"),
+    ({"type": "rest", "uri": "http://x", "warehouse": "w", "token.provider": "oauth"},
+     "token.provider 'oauth' is not one pypaimon knows: bear, dlf"),
+    ({"type": "rest", "uri": "http://x", "warehouse": "w", "token.provider": "bear"},
+     "'bear' needs `token`"),
+    ({"type": "rest", "uri": "http://x", "warehouse": "w", "token.provider": "dlf",
+      "token": "t"}, "DLF signs its requests"),
+    ({"type": "rest", "uri": "http://x", "warehouse": "w", "token.provider": "bear",
+      "token": "t", "data-token.enabled": True}, "data-token.enabled is not supported"),
+    ({"type": "rest", "uri": "http://x", "warehouse": "w", "token.provider": "bear",
+      "token": "t", "lock.enabled": True}, "does not take option.s. lock.enabled"),
+    ({"type": "glue"}, "Expected one of: filesystem, jdbc, hive, rest"),
     ({"metastore": "jdbc"}, "with `type`"),
     ({"type": "jdbc"}, "needs `uri`"),
     ({"type": "jdbc", "uri": "sqlite:catalog.db"}, "must start with one of jdbc:sqlite:"),
@@ -80,6 +99,23 @@ def test_hive_catalog_options_keep_paimons_names():
 def test_bad_catalogs_are_refused_naming_the_fix(catalog, message):
     with pytest.raises(DbtRuntimeError, match=message):
         credentials(catalog=catalog)
+
+
+def test_rest_catalog_options_keep_paimons_names_and_its_warehouse_is_a_name():
+    creds = credentials(warehouse="/data/lake", catalog={
+        "type": "rest", "uri": "https://rest.example.com:8443/paimon/", "warehouse": "shop",
+        "token.provider": "BEAR", "token": "secret", "header.X-Tenant": "t1"})
+    assert creds.catalog_type == "rest" and creds.warehouse == "/data/lake"
+    assert creds.pypaimon_catalog_options == {
+        "metastore": "rest", "uri": "https://rest.example.com:8443/paimon", "warehouse": "shop",
+        "token.provider": "bear", "token": "secret", "header.X-Tenant": "t1"}
+    creds.resolve_paths("/project")  # the folder is the profile's; the name stays the server's
+    assert creds.warehouse == "/data/lake" and creds.catalog["warehouse"] == "shop"
+    assert creds.pypaimon_catalog_options["warehouse"] == "shop"
+    dlf = parse_catalog({"type": "rest", "uri": "http://dlf", "warehouse": "w",
+                         "token.provider": "dlf", "dlf.access-key-id": "k",
+                         "dlf.access-key-secret": "s"})
+    assert dlf.rest_warehouse == "w" and dlf.warehouse is None
 
 
 def test_the_warehouse_named_twice_must_agree():

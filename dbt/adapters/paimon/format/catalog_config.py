@@ -13,6 +13,13 @@ connects; ``PaimonCatalog.pypaimon_options`` is what pypaimon's ``CatalogFactory
 ``catalog: {type: hive, uri: thrift://host:9083}`` is Paimon's Hive catalog (Java:
 paimon-hive-catalog org/apache/paimon/hive/HiveCatalog.java; Python: format/hive_catalog.py, as
 pypaimon has none): a Hive Metastore's table entries say which tables exist.
+
+``catalog: {type: rest, uri: http://host:port, warehouse: <name>, token.provider: bear, token:
+...}`` is Paimon's REST catalog (Java: paimon-api org/apache/paimon/rest/RESTCatalog.java;
+Python: pypaimon/catalog/rest/rest_catalog.py, opened in format/rest_catalog.py): a server
+speaking Paimon's REST catalog API says which tables exist and where their files are; its
+``warehouse`` is the name the server knows the catalog by, not a folder (the tables' files live
+under the profile's ``warehouse``, see ``PaimonCatalog.warehouse``).
 """
 
 from __future__ import annotations
@@ -23,13 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import parse_qs, urlparse
 
-FILESYSTEM, JDBC, HIVE = "filesystem", "jdbc", "hive"
-CATALOG_TYPES = (FILESYSTEM, JDBC, HIVE)
-# kinds Paimon has that dbt-paimon does not offer: why, for the error
-NOT_YET = {
-    "rest": "the REST catalog is not supported: it needs a Paimon REST catalog server "
-            "(see docs/catalogs.md)",
-}
+FILESYSTEM, JDBC, HIVE, REST = "filesystem", "jdbc", "hive", "rest"
+CATALOG_TYPES = (FILESYSTEM, JDBC, HIVE, REST)
 # pypaimon's key for the catalog kind; the profile names it `type`
 METASTORE_KEY = "metastore"
 WAREHOUSE_KEY = "warehouse"
@@ -63,6 +65,29 @@ JDBC_OPTIONS = {
                                 "jdbc.password",
 }
 FILESYSTEM_OPTIONS = {WAREHOUSE_KEY: "folder or URI of the warehouse"}
+TOKEN_PROVIDER_KEY = "token.provider"
+TOKEN_KEY = "token"
+DLF_PREFIX = "dlf."       # pypaimon's DLF token provider's options (dlf.access-key-id, ...)
+HEADER_PREFIX = "header."  # extra HTTP headers of every request (pypaimon's RESTApi)
+# pypaimon 2.1's AuthProviderFactory: bear (a bearer token), dlf (Alibaba Cloud DLF signing)
+REST_TOKEN_PROVIDERS = ("bear", "dlf")
+REST_OPTIONS = {
+    URI_KEY: "the REST catalog server's address, http(s)://host:port[/path]",
+    WAREHOUSE_KEY: "the catalog's name on the server (Paimon's REST `warehouse`); the tables' "
+                   "files live under the profile's `warehouse` folder or URI",
+    TOKEN_PROVIDER_KEY: "how requests authenticate: bear (a bearer token, `token`) or dlf "
+                        "(Alibaba Cloud DLF, its dlf.* options)",
+    TOKEN_KEY: "the bearer token of token.provider bear",
+    DLF_PREFIX + "*": "the DLF token provider's options (dlf.access-key-id, "
+                      "dlf.access-key-secret, dlf.region, ...)",
+    HEADER_PREFIX + "*": "an HTTP header sent with every request, e.g. header.X-Tenant",
+}
+# Paimon REST catalog options dbt-paimon cannot honour: why, for the error
+REST_REFUSED = {
+    "data-token.enabled": "dbt-paimon's Spark readers and writers reach the warehouse with the "
+                          "file-system options of `catalog_options`, not with per-table tokens "
+                          "from the server",
+}
 HIVE_CONF_DIR_KEY = "hive-conf-dir"
 HIVE_CONF_DIR_ENV = "HIVE_CONF_DIR"  # Paimon's HiveCatalog.possibleHiveConfPath
 HIVE_SITE_FILE = "hive-site.xml"
@@ -125,8 +150,21 @@ class PaimonCatalog:
         return self.type == HIVE
 
     @property
+    def is_rest(self) -> bool:
+        return self.type == REST
+
+    @property
     def warehouse(self) -> Optional[str]:
+        """The folder or URI of the tables' files this catalog names; a REST catalog names
+        none (its ``warehouse`` is the server's name of the catalog: ``rest_warehouse``)."""
+        if self.type == REST:
+            return None
         return self.options.get(WAREHOUSE_KEY)
+
+    @property
+    def rest_warehouse(self) -> Optional[str]:
+        """A REST catalog's name on its server."""
+        return self.options.get(WAREHOUSE_KEY) if self.type == REST else None
 
     @property
     def uri(self) -> Optional[str]:
@@ -134,10 +172,13 @@ class PaimonCatalog:
 
     def pypaimon_options(self) -> Dict[str, str]:
         """The options pypaimon's ``CatalogFactory.create`` takes (``metastore`` names the
-        kind), without ``warehouse``: the caller adds the resolved one."""
+        kind), without ``warehouse``: the caller adds the resolved one. A REST catalog keeps
+        its ``warehouse``, the server's name of the catalog (format/warehouse.py
+        ``open_catalog`` does not replace it by the folder)."""
         if self.type == FILESYSTEM:
             return {}
-        options = {k: v for k, v in self.options.items() if k != WAREHOUSE_KEY}
+        options = {k: v for k, v in self.options.items()
+                   if k != WAREHOUSE_KEY or self.type == REST}
         options[METASTORE_KEY] = self.type
         return options
 
@@ -226,22 +267,21 @@ def parse_catalog(value: Any) -> PaimonCatalog:
             f"catalog: name the catalog kind with `type` (one of {', '.join(CATALOG_TYPES)}), "
             f"not `{METASTORE_KEY}`")
     kind = str(options.pop("type", FILESYSTEM)).strip().lower()
-    if kind in NOT_YET:
-        raise CatalogConfigError(f"catalog type '{kind}': {NOT_YET[kind]}. Supported types: "
-                                 f"{', '.join(CATALOG_TYPES)}.")
     if kind not in CATALOG_TYPES:
         raise CatalogConfigError(
             f"catalog type '{kind}' is not a Paimon catalog dbt-paimon supports. Expected one "
             f"of: {', '.join(CATALOG_TYPES)}.")
-    if kind == HIVE:
-        refused = sorted(k for k in options if k in HIVE_REFUSED)
-        if refused:
-            raise CatalogConfigError(
-                f"catalog type 'hive' option {refused[0]} is not supported: "
-                f"{HIVE_REFUSED[refused[0]]}")
-    accepted = {JDBC: JDBC_OPTIONS, HIVE: HIVE_OPTIONS}.get(kind, FILESYSTEM_OPTIONS)
-    unknown = sorted(k for k in options if k not in accepted and not (
-        kind == JDBC and k.startswith(JDBC_PROPERTY_PREFIX) and len(k) > len(JDBC_PROPERTY_PREFIX)))
+    refusals = {HIVE: HIVE_REFUSED, REST: REST_REFUSED}.get(kind, {})
+    refused = sorted(k for k in options if k in refusals)
+    if refused:
+        raise CatalogConfigError(
+            f"catalog type '{kind}' option {refused[0]} is not supported: "
+            f"{refusals[refused[0]]}")
+    accepted = {JDBC: JDBC_OPTIONS, HIVE: HIVE_OPTIONS, REST: REST_OPTIONS}.get(
+        kind, FILESYSTEM_OPTIONS)
+    prefixes = {JDBC: (JDBC_PROPERTY_PREFIX,), REST: (DLF_PREFIX, HEADER_PREFIX)}.get(kind, ())
+    unknown = sorted(k for k in options if k not in accepted and not any(
+        k.startswith(prefix) and len(k) > len(prefix) for prefix in prefixes))
     if unknown:
         listed = "; ".join(f"{k}: {doc}" for k, doc in accepted.items())
         raise CatalogConfigError(
@@ -259,6 +299,8 @@ def parse_catalog(value: Any) -> PaimonCatalog:
         _check_jdbc(strings)
     if kind == HIVE:
         _check_hive(strings)
+    if kind == REST:
+        _check_rest(strings)
     return PaimonCatalog(kind, strings)
 
 
@@ -323,6 +365,53 @@ def _check_hive(options: Dict[str, str]) -> None:
     hive_metastore_addresses(uri)
     options[URI_KEY] = uri
     _check_lock_options(options)
+
+
+def _check_rest(options: Dict[str, str]) -> None:
+    """``uri`` an http(s) address, ``warehouse`` the catalog's name, ``token.provider`` one
+    pypaimon knows with what it needs (pypaimon's RESTApi and AuthProviderFactory would fail
+    later, on the first request, or send no credentials at all)."""
+    uri = options.get(URI_KEY, "").strip()
+    example = "http://rest-catalog.example.com:8080"
+    if not uri:
+        raise CatalogConfigError(
+            f"catalog type 'rest' needs `uri`, the REST catalog server's address, e.g. {example}")
+    parsed = urlparse(uri)
+    try:
+        parsed.port  # urlparse checks the port when asked for it
+    except ValueError:
+        raise CatalogConfigError(
+            f"catalog uri '{uri}': the port is not a number 0-65535 (e.g. {example})") from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or "@" in parsed.netloc \
+            or parsed.query or parsed.fragment:
+        raise CatalogConfigError(
+            f"catalog uri '{uri}' is not a REST catalog server's address: write "
+            f"http(s)://host:port with an optional path, e.g. {example} (credentials go in "
+            "`token`, not in the URI)")
+    options[URI_KEY] = uri.rstrip("/")
+    if not options.get(WAREHOUSE_KEY, "").strip():
+        raise CatalogConfigError(
+            "catalog type 'rest' needs `warehouse`: the name the REST catalog server knows the "
+            "catalog by (a managed service shows it as the catalog's name). The folder or URI of "
+            "the tables' files is the profile's `warehouse`, outside `catalog:`.")
+    provider = options.get(TOKEN_PROVIDER_KEY, "").strip().lower()
+    if not provider:
+        raise CatalogConfigError(
+            "catalog type 'rest' needs `token.provider`: `bear` (with `token`, the bearer token "
+            "the server gave you) or `dlf` (Alibaba Cloud DLF, with its dlf.* options)")
+    if provider not in REST_TOKEN_PROVIDERS:
+        raise CatalogConfigError(
+            f"catalog option token.provider '{options[TOKEN_PROVIDER_KEY]}' is not one pypaimon "
+            f"knows: {', '.join(REST_TOKEN_PROVIDERS)}")
+    options[TOKEN_PROVIDER_KEY] = provider
+    if provider == "bear" and not options.get(TOKEN_KEY, "").strip():
+        raise CatalogConfigError(
+            "catalog option token.provider 'bear' needs `token`, the bearer token the REST "
+            "catalog server accepts (e.g. \"{{ env_var('PAIMON_REST_TOKEN') }}\")")
+    if provider == "dlf" and TOKEN_KEY in options:
+        raise CatalogConfigError(
+            "catalog option token is the bearer token of token.provider 'bear'; DLF signs its "
+            "requests with its dlf.* options (dlf.access-key-id, dlf.access-key-secret, ...)")
 
 
 def hive_metastore_addresses(uri: str) -> List[Tuple[str, int]]:

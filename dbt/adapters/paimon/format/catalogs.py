@@ -1,8 +1,9 @@
-"""Opening the profile's Paimon catalog (JDBC, Hive) and the lock its commits take.
+"""Opening the profile's Paimon catalog (JDBC, Hive, REST) and the lock its commits take.
 
 The Hive catalog is format/hive_catalog.py (pypaimon has none) with the metastore's lock in
-format/hive_metastore.py. The JDBC catalog is pypaimon's, with what pypaimon 2.1 leaves out of
-it:
+format/hive_metastore.py. The REST catalog is pypaimon's, opened by format/rest_catalog.py; its
+server publishes snapshots itself (no lock here). The JDBC catalog is pypaimon's, with what
+pypaimon 2.1 leaves out of it:
 
 pypaimon's ``JdbcCatalog`` (pypaimon/catalog/jdbc_catalog.py) keeps the same three tables as
 Paimon Java's (``paimon_tables``, ``paimon_database_properties``, and its own
@@ -42,7 +43,7 @@ from pypaimon.common.options import Options
 from dbt.adapters.paimon.format.catalog_config import (DEFAULT_CATALOG_KEY,
                                                 DEFAULT_LOCK_ACQUIRE_TIMEOUT_MS,
                                                 DEFAULT_LOCK_CHECK_MAX_SLEEP_MS,
-                                                DEFAULT_LOCK_KEY_MAX_LENGTH, HIVE, JDBC,
+                                                DEFAULT_LOCK_KEY_MAX_LENGTH, HIVE, JDBC, REST,
                                                 LOCK_ACQUIRE_TIMEOUT_KEY,
                                                 LOCK_CHECK_MAX_SLEEP_KEY, LOCK_ENABLED_KEY,
                                                 LOCK_KEY_MAX_LENGTH_KEY, METASTORE_KEY, URI_KEY,
@@ -64,6 +65,20 @@ def is_jdbc(catalog_options: Optional[Mapping[str, str]]) -> bool:
 def is_hive(catalog_options: Optional[Mapping[str, str]]) -> bool:
     """Whether these catalog options name Paimon's Hive catalog."""
     return (catalog_options or {}).get(METASTORE_KEY) == HIVE
+
+
+def is_rest(catalog_options: Optional[Mapping[str, str]]) -> bool:
+    """Whether these catalog options name Paimon's REST catalog."""
+    return (catalog_options or {}).get(METASTORE_KEY) == REST
+
+
+def open_rest_catalog(files_root: str, options: Mapping[str, str]):
+    """The REST catalog over ``options`` (``warehouse``: the server's catalog name), its
+    tables' files under ``files_root``; a server that cannot be used is a
+    CatalogUnreachableError naming the URI."""
+    from dbt.adapters.paimon.format.rest_catalog import open_rest_catalog as open_rest
+
+    return open_rest(files_root, options)
 
 
 def open_hive_catalog(options: Dict[str, str]):

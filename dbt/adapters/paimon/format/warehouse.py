@@ -5,7 +5,8 @@ hdfs://...). Databases are ``<warehouse>/<db>.db`` folders, tables their sub-fol
 them exist is the catalog's to say: the filesystem catalog (the default) reads the folders,
 the JDBC catalog (``catalog_options`` with ``metastore: jdbc``, format/catalogs.py) its
 database's ``paimon_tables``, the Hive catalog (``metastore: hive``, format/hive_catalog.py)
-a Hive Metastore's entries; a folder the catalog does not list is not a table.
+a Hive Metastore's entries, the REST catalog (``metastore: rest``, format/rest_catalog.py) its
+server; a folder the catalog does not list is not a table.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ CatalogOptions = Optional[Dict[str, str]]
 
 
 def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
-    """pypaimon's catalog over ``warehouse``: the filesystem catalog, or the JDBC or Hive
-    catalog when ``catalog_options`` say ``metastore: jdbc`` or ``metastore: hive``.
+    """pypaimon's catalog over ``warehouse``: the filesystem catalog, or the JDBC, Hive or REST
+    catalog when ``catalog_options`` say ``metastore: jdbc``, ``hive`` or ``rest`` (a REST
+    catalog's own ``warehouse`` option is its name on the server; ``warehouse`` here is where
+    its tables' files are).
 
     ``catalog_options`` are the profile's catalog/FileIO options (``fs.s3.accessKeyId``,
     ``fs.oss.endpoint``, ..., and the JDBC catalog's ``uri``, ``jdbc.*``): every function of
@@ -43,6 +46,8 @@ def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
     if not warehouse:
         raise ValueError("warehouse must be a folder path or a URI, got an empty value")
     options = dict(catalog_options or {})
+    if catalogs.is_rest(options):
+        return catalogs.open_rest_catalog(str(warehouse), options)
     options["warehouse"] = str(warehouse)
     if catalogs.is_jdbc(options):
         return catalogs.open_jdbc_catalog(options)
@@ -52,8 +57,9 @@ def open_catalog(warehouse: str, catalog_options: CatalogOptions = None):
 
 
 def _catalog_lists_tables(catalog_options: CatalogOptions) -> bool:
-    """A JDBC or Hive catalog: its entries, not the folders, say which tables exist."""
-    return catalogs.is_jdbc(catalog_options) or catalogs.is_hive(catalog_options)
+    """A JDBC, Hive or REST catalog: its entries, not the folders, say which tables exist."""
+    return catalogs.is_jdbc(catalog_options) or catalogs.is_hive(catalog_options) or \
+        catalogs.is_rest(catalog_options)
 
 
 def _table_reference(database: str, table: str) -> str:
@@ -210,7 +216,8 @@ def create_table(warehouse: str, database: str, table: str, schema: TableSchemaS
     except RuntimeError as exc:
         # SchemaManager.create_table, in pypaimon as in Java: the folder holds a schema
         if _catalog_lists_tables(catalog_options) and "Schema in filesystem exists" in str(exc):
-            kind = "JDBC" if catalogs.is_jdbc(catalog_options) else "Hive"
+            kind = "JDBC" if catalogs.is_jdbc(catalog_options) else \
+                "REST" if catalogs.is_rest(catalog_options) else "Hive"
             raise PaimonFormatError(
                 f"cannot create Paimon table {database}.{table}: its folder "
                 f"{catalog.get_table_path(catalog_identifier(database, table))} holds a table "

@@ -1,7 +1,7 @@
 """Arrow <-> Spark types for Paimon tables.
 
 Paimon TIMESTAMP has no time zone: it maps to Spark's TIMESTAMP_NTZ; TIMESTAMP_LTZ maps to Spark's
-TIMESTAMP (as Paimon's own Spark connector does).
+TIMESTAMP (as Paimon's own Spark connector does). Paimon's VARIANT maps to Spark's VARIANT.
 """
 
 from __future__ import annotations
@@ -12,7 +12,34 @@ from pyspark.sql.types import StructType
 
 
 def spark_schema(arrow_schema: pa.Schema) -> StructType:
-    return from_arrow_schema(arrow_schema, prefer_timestamp_ntz=True)
+    return from_arrow_schema(pa.schema([f.with_type(_tag_variants(f.type))
+                                        for f in arrow_schema]),
+                             prefer_timestamp_ntz=True)
+
+
+def _tag_variants(arrow_type: pa.DataType) -> pa.DataType:
+    """``arrow_type`` with each Paimon VARIANT (pypaimon's ``struct<value binary not null,
+    metadata binary not null>``) marked as PySpark marks a VARIANT's Arrow struct (its
+    ``metadata`` field's ``variant`` tag), so that it becomes Spark's VARIANT. Spark's Parquet
+    reader reads Paimon's variant group (unshredded or shredded) as VARIANT, and a Python read's
+    struct is taken as one."""
+    from pypaimon.schema.data_types import is_variant_struct
+
+    if pa.types.is_struct(arrow_type):
+        if is_variant_struct(arrow_type):
+            return pa.struct([arrow_type.field("value"),
+                              arrow_type.field("metadata").with_metadata({b"variant": b"true"})])
+        return pa.struct([arrow_type.field(i).with_type(_tag_variants(arrow_type.field(i).type))
+                          for i in range(arrow_type.num_fields)])
+    if pa.types.is_list(arrow_type):
+        return pa.list_(arrow_type.value_field.with_type(_tag_variants(arrow_type.value_type)))
+    if pa.types.is_large_list(arrow_type):
+        return pa.large_list(arrow_type.value_field.with_type(
+            _tag_variants(arrow_type.value_type)))
+    if pa.types.is_map(arrow_type):
+        return pa.map_(arrow_type.key_field,
+                       arrow_type.item_field.with_type(_tag_variants(arrow_type.item_type)))
+    return arrow_type
 
 
 def spark_ddl_columns(arrow_schema: pa.Schema) -> str:

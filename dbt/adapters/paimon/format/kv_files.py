@@ -93,7 +93,7 @@ def _read_file(table, meta: DataFileMeta, columns: Sequence[str]) -> pa.Table:
             with table.file_io.new_input_stream(path) as stream:
                 parquet = pq.ParquetFile(stream)
                 present = [c for c in columns if c in parquet.schema_arrow.names]
-                return parquet.read(columns=present)
+                return assembled_variants(parquet.read(columns=present))
         if name.endswith(".orc"):
             import pyarrow.orc as orc
             with table.file_io.new_input_stream(path) as stream:
@@ -105,6 +105,29 @@ def _read_file(table, meta: DataFileMeta, columns: Sequence[str]) -> pa.Table:
     raise NotImplementedError(
         f"reading raw key-value file {meta.file_name} of {table.identifier}: only parquet and "
         f"orc files are supported, set 'file.format' to one of them")
+
+
+def assembled_variants(data: pa.Table) -> pa.Table:
+    """``data`` (columns as a Parquet file stores them) with each shredded VARIANT column
+    (``variant.shreddingSchema``: Parquet's ``metadata``, ``value`` and ``typed_value``) turned
+    back into Paimon's ``struct<value, metadata>``. pypaimon's own assembler does it (the
+    encoding is Paimon's, and its reader reads these files so); it walks the rows in Python,
+    which only the Python path pays: Spark's Parquet reader reads a shredded variant itself."""
+    from pypaimon.data.variant_shredding import (assemble_shredded_column,
+                                                 build_variant_schema, is_shredded_variant)
+
+    for index, column in enumerate(data.columns):
+        if pa.types.is_struct(column.type) and is_shredded_variant(column.type):
+            schema = build_variant_schema(column.type)
+            chunks = [assemble_shredded_column(chunk, schema) for chunk in column.chunks]
+            data = data.set_column(index, data.field(index).name,
+                                   pa.chunked_array(chunks, chunks[0].type) if chunks else
+                                   pa.chunked_array([], _VARIANT_TYPE))
+    return data
+
+
+_VARIANT_TYPE = pa.struct([pa.field("value", pa.binary(), nullable=False),
+                           pa.field("metadata", pa.binary(), nullable=False)])
 
 
 def _record_columns(table, columns: Optional[Sequence[str]]) -> List[str]:
@@ -436,7 +459,7 @@ def _file_batches(table, meta: DataFileMeta, columns: Sequence[str], batch_rows:
                     offset = int(first_rows[group])
                     for batch in parquet.iter_batches(batch_size=batch_rows, columns=present,
                                                       row_groups=[group]):
-                        yield offset, pa.Table.from_batches([batch])
+                        yield offset, assembled_variants(pa.Table.from_batches([batch]))
                         offset += batch.num_rows
             else:
                 import pyarrow.orc as orc

@@ -94,10 +94,10 @@ class PaimonCatalogIntegration(CatalogIntegration):
 
     def route(self, project_root: str, default_warehouse: Optional[str],
               filesystem_options: Mapping[str, str]) -> CatalogRoute:
-        """Where this catalog's tables are: its warehouse (its hive-site.xml's, else the
-        profile's when it names none, and always the profile's for a REST catalog, whose
-        `warehouse` is its name on the server; a relative folder, or SQLite file, is relative
-        to the dbt project, as the profile's are) and the options pypaimon's catalog takes."""
+        """Where this catalog's tables are: its warehouse (a REST catalog's `warehouse-path`, its
+        `warehouse` being its name on the server; its hive-site.xml's, else the profile's when
+        it names none; a relative folder, or SQLite file, is relative to the dbt project, as the
+        profile's are) and the options pypaimon's catalog takes."""
         try:
             catalog: PaimonCatalog = self.paimon_catalog.with_paths_under(project_root)
         except CatalogConfigError as exc:

@@ -66,7 +66,7 @@ class PaimonCredentials(SparkCredentials):
     # lock.enabled, warehouse, ...} or {type: hive, uri: thrift://host:9083, lock.enabled, ...}
     # or {type: rest, uri: http://host:port, warehouse: <the server's catalog name>,
     # token.provider: bear, token: ...}. Its `warehouse` is the profile's warehouse, except a
-    # REST catalog's (a name on its server; the tables' files live under the profile's).
+    # REST catalog's (a name on its server; its `warehouse-path` is the profile's warehouse).
     catalog: Optional[Dict[str, Any]] = None
     # The default profile (no `method`) runs Spark in a background daemon that the first
     # interactive command starts and later commands join (environments/daemon.py,
@@ -203,7 +203,7 @@ class PaimonCredentials(SparkCredentials):
             self.warehouse or catalog.site_warehouse or DEFAULT_WAREHOUSE_DIRNAME, base)
         self.warehouse = warehouse
         if self.catalog and self._paimon_catalog.warehouse is not None:
-            self.catalog = {**self.catalog, WAREHOUSE_KEY: warehouse}
+            self.catalog = {**self.catalog, self._paimon_catalog.warehouse_key: warehouse}
         if self.spark_state_dir is None:
             if is_local_path(warehouse):
                 self.spark_state_dir = os.path.join(warehouse, SPARK_STATE_DIRNAME)

@@ -120,7 +120,7 @@ def test_tables_the_server_keeps_elsewhere_are_refused_naming_both_places(rest, 
         wh.open_table(other, "db", "t", options)
     message = str(error.value)
     assert f"keeps the table db.t at {warehouse}/db.db/t, not at {other}/db.db/t" in message
-    assert f"Set the profile's warehouse to {warehouse}." in message
+    assert f"Set the catalog's warehouse-path to {warehouse}." in message
     with pytest.raises(PaimonFormatError, match=f"keeps the database db at {warehouse}/db.db"):
         wh.create_table(other, "db", "t2", SCHEMA, catalog_options=options)
     assert listing.list_tables(warehouse, "db", options) == ["t"]  # nothing created

@@ -59,12 +59,16 @@ def test_a_catalog_type_paimon_does_not_have_is_dbts_not_supported_error():
         integration("glue")
 
 
-def test_a_rest_catalog_keeps_its_name_and_uses_the_profile_s_folder():
+def test_a_rest_catalog_keeps_its_name_and_finds_its_files_at_its_warehouse_path():
     rest = integration("rest", adapter_properties={
         "uri": "http://rest:8080", "warehouse": "shop", "token.provider": "bear",
         "token": "t"})
     route = rest.route("/project", "/data/wh", {"fs.s3.region": "eu"})
-    assert route.warehouse == "/data/wh"
+    assert route.warehouse == "/data/wh"  # the profile's by default
+    located = integration("rest", adapter_properties={
+        "uri": "http://rest:8080", "warehouse": "shop", "warehouse-path": "shop_files",
+        "token.provider": "bear", "token": "t"})
+    assert located.route("/project", "/data/wh", {}).warehouse == "/project/shop_files"
     assert route.options == {"fs.s3.region": "eu", "metastore": "rest",
                              "uri": "http://rest:8080", "warehouse": "shop",
                              "token.provider": "bear", "token": "t"}

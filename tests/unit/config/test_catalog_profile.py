@@ -112,6 +112,18 @@ def test_rest_catalog_options_keep_paimons_names_and_its_warehouse_is_a_name():
     creds.resolve_paths("/project")  # the folder is the profile's; the name stays the server's
     assert creds.warehouse == "/data/lake" and creds.catalog["warehouse"] == "shop"
     assert creds.pypaimon_catalog_options["warehouse"] == "shop"
+    located = credentials(catalog={"type": "rest", "uri": "http://x", "warehouse": "shop",
+                                   "warehouse-path": "lake", "token.provider": "bear",
+                                   "token": "t"})
+    located.resolve_paths("/project")  # warehouse-path is the profile's warehouse
+    assert located.warehouse == "/project/lake"
+    assert located.catalog["warehouse-path"] == "/project/lake"
+    assert located.pypaimon_catalog_options["warehouse"] == "shop"
+    assert "warehouse-path" not in located.pypaimon_catalog_options
+    with pytest.raises(DbtRuntimeError, match="names the warehouse twice"):
+        credentials(warehouse="/a", catalog={"type": "rest", "uri": "http://x", "warehouse": "w",
+                                             "warehouse-path": "/b", "token.provider": "bear",
+                                             "token": "t"})
     dlf = parse_catalog({"type": "rest", "uri": "http://dlf", "warehouse": "w",
                          "token.provider": "dlf", "dlf.access-key-id": "k",
                          "dlf.access-key-secret": "s"})

@@ -18,8 +18,8 @@ pypaimon has none): a Hive Metastore's table entries say which tables exist.
 ...}`` is Paimon's REST catalog (Java: paimon-api org/apache/paimon/rest/RESTCatalog.java;
 Python: pypaimon/catalog/rest/rest_catalog.py, opened in format/rest_catalog.py): a server
 speaking Paimon's REST catalog API says which tables exist and where their files are; its
-``warehouse`` is the name the server knows the catalog by, not a folder (the tables' files live
-under the profile's ``warehouse``, see ``PaimonCatalog.warehouse``).
+``warehouse`` is the name the server knows the catalog by, not a folder: the tables' files live
+under ``warehouse-path`` (default: the profile's ``warehouse``, see ``PaimonCatalog.warehouse``).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ JDBC_OPTIONS = {
                                 "jdbc.password",
 }
 FILESYSTEM_OPTIONS = {WAREHOUSE_KEY: "folder or URI of the warehouse"}
+WAREHOUSE_PATH_KEY = "warehouse-path"  # a REST catalog's folder of files (dbt-paimon's option)
 TOKEN_PROVIDER_KEY = "token.provider"
 TOKEN_KEY = "token"
 DLF_PREFIX = "dlf."       # pypaimon's DLF token provider's options (dlf.access-key-id, ...)
@@ -73,8 +74,10 @@ HEADER_PREFIX = "header."  # extra HTTP headers of every request (pypaimon's RES
 REST_TOKEN_PROVIDERS = ("bear", "dlf")
 REST_OPTIONS = {
     URI_KEY: "the REST catalog server's address, http(s)://host:port[/path]",
-    WAREHOUSE_KEY: "the catalog's name on the server (Paimon's REST `warehouse`); the tables' "
-                   "files live under the profile's `warehouse` folder or URI",
+    WAREHOUSE_KEY: "the catalog's name on the server (Paimon's REST `warehouse`)",
+    WAREHOUSE_PATH_KEY: "the folder or URI under which the server keeps the catalog's tables "
+                        "(<warehouse-path>/<database>.db/<table>); default: the profile's "
+                        "`warehouse`",
     TOKEN_PROVIDER_KEY: "how requests authenticate: bear (a bearer token, `token`) or dlf "
                         "(Alibaba Cloud DLF, its dlf.* options)",
     TOKEN_KEY: "the bearer token of token.provider bear",
@@ -154,12 +157,16 @@ class PaimonCatalog:
         return self.type == REST
 
     @property
+    def warehouse_key(self) -> str:
+        """The option naming the folder or URI of the tables' files: ``warehouse``, but a REST
+        catalog's ``warehouse`` is its name on the server (``rest_warehouse``) and its folder
+        is ``warehouse-path``."""
+        return WAREHOUSE_PATH_KEY if self.type == REST else WAREHOUSE_KEY
+
+    @property
     def warehouse(self) -> Optional[str]:
-        """The folder or URI of the tables' files this catalog names; a REST catalog names
-        none (its ``warehouse`` is the server's name of the catalog: ``rest_warehouse``)."""
-        if self.type == REST:
-            return None
-        return self.options.get(WAREHOUSE_KEY)
+        """The folder or URI of the tables' files this catalog names (``warehouse_key``)."""
+        return self.options.get(self.warehouse_key)
 
     @property
     def rest_warehouse(self) -> Optional[str]:
@@ -177,8 +184,7 @@ class PaimonCatalog:
         ``open_catalog`` does not replace it by the folder)."""
         if self.type == FILESYSTEM:
             return {}
-        options = {k: v for k, v in self.options.items()
-                   if k != WAREHOUSE_KEY or self.type == REST}
+        options = {k: v for k, v in self.options.items() if k != self.warehouse_key}
         options[METASTORE_KEY] = self.type
         return options
 
@@ -292,9 +298,10 @@ def parse_catalog(value: Any) -> PaimonCatalog:
         if raw is None or isinstance(raw, (Mapping, list, tuple)):
             raise CatalogConfigError(f"catalog option {key} must be a single value, got {raw!r}")
         strings[key] = str(raw).lower() if isinstance(raw, bool) else str(raw)
-    if WAREHOUSE_KEY in strings and not strings[WAREHOUSE_KEY].strip():
-        raise CatalogConfigError("catalog option warehouse is empty: name a folder or URI, or "
-                                 "leave it out (the profile's warehouse is used)")
+    folder_key = WAREHOUSE_PATH_KEY if kind == REST else WAREHOUSE_KEY
+    if folder_key in strings and not strings[folder_key].strip():
+        raise CatalogConfigError(f"catalog option {folder_key} is empty: name a folder or URI, "
+                                 "or leave it out (the profile's warehouse is used)")
     if kind == JDBC:
         _check_jdbc(strings)
     if kind == HIVE:
@@ -393,7 +400,7 @@ def _check_rest(options: Dict[str, str]) -> None:
         raise CatalogConfigError(
             "catalog type 'rest' needs `warehouse`: the name the REST catalog server knows the "
             "catalog by (a managed service shows it as the catalog's name). The folder or URI of "
-            "the tables' files is the profile's `warehouse`, outside `catalog:`.")
+            "the tables' files is `warehouse-path` (default: the profile's `warehouse`).")
     provider = options.get(TOKEN_PROVIDER_KEY, "").strip().lower()
     if not provider:
         raise CatalogConfigError(

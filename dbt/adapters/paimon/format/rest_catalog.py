@@ -8,8 +8,9 @@ hands out each table's path and publishes each snapshot (the ``/commit`` endpoin
 
 - **one place for the files.** The rest of dbt-paimon finds a table's files at
   ``<warehouse>/<database>.db/<table>`` (Spark's native reads, the registry's snapshot checks),
-  the layout Paimon's own servers give tables. The profile's ``warehouse`` names that folder or
-  URI; the catalog's ``warehouse`` option is the server's name of the catalog. A database or
+  the layout Paimon's own servers give tables. The catalog's ``warehouse-path`` (default: the
+  profile's ``warehouse``) names that folder or URI; its ``warehouse`` option is the server's
+  name of the catalog. A database or
   table the server keeps elsewhere is refused with a message naming both places (and the
   profile's ``warehouse`` that would fit), before anything is written; databases elsewhere are
   not listed, as with the Hive catalog.
@@ -44,7 +45,7 @@ DB_SUFFIX = Catalog.DB_SUFFIX
 def open_rest_catalog(files_root: str, options: Mapping[str, str]) -> "RestCatalog":
     """pypaimon's REST catalog over ``options`` (``metastore: rest``, ``uri``, ``warehouse``:
     the server's catalog name, ``token.provider``, ...) whose tables' files are under
-    ``files_root`` (the profile's warehouse). A server that cannot be used is a
+    ``files_root`` (its ``warehouse-path``, or the profile's warehouse). A server that cannot be used is a
     CatalogUnreachableError naming the URI."""
     options = {str(k): str(v) for k, v in options.items()}
     uri = options.get(URI_KEY, "")
@@ -143,12 +144,12 @@ class RestCatalog(RESTCatalog):
         root = location.rstrip("/")
         hint = ""
         if root.endswith("/" + tail):
-            hint = f" Set the profile's warehouse to {root[:-len(tail) - 1]}."
+            hint = f" Set the catalog's warehouse-path to {root[:-len(tail) - 1]}."
         return PaimonFormatError(
             f"the REST catalog at {self.context.options.to_map().get(URI_KEY, '')} keeps the "
-            f"{what} at {location}, not at {expected} under the profile's warehouse "
-            f"{self.files_root}: dbt-paimon reads and writes tables at "
-            f"<warehouse>/<database>.db/<table>.{hint}")
+            f"{what} at {location}, not at {expected} under the catalog's warehouse-path "
+            f"(default: the profile's warehouse) {self.files_root}: dbt-paimon reads and writes "
+            f"tables at <warehouse>/<database>.db/<table>.{hint}")
 
 
 def same_location(a: str, b: str) -> bool:

@@ -122,6 +122,13 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
     snapshot_id = splits[0].snapshot_id
     from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
 
+    from dbt.adapters.paimon.format.errors import PaimonFormatError
+    from dbt.adapters.paimon.format.splits import check_batch_readable
+
+    try:
+        check_batch_readable(table, snapshot_id)
+    except PaimonFormatError as refused:  # the Python path's read reports it
+        return snapshot_id, None, str(refused)
     if is_data_evolution(table) and any(needs_field_merge(split.files) for split in splits):
         return snapshot_id, None, \
             "data evolution: rows assembled field by field from their row-id range's files"

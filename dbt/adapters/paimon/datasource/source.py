@@ -242,6 +242,9 @@ class PaimonReader(DataSourceReader):
         if partitions == []:  # contradictory filters (dt = 'a' AND dt = 'b') select nothing
             return [SplitPartition(None)]
         splits = plan_splits(table, self.snapshot_id, partitions, self.conditions)
+        from dbt.adapters.paimon.format.splits import check_batch_readable
+
+        check_batch_readable(table, splits[0].snapshot_id if splits else self.snapshot_id)
         if not table.primary_keys:  # append tables: Paimon's partition order (queue tables)
             from dbt.adapters.paimon.format.queue import order_splits
 

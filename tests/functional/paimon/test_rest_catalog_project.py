@@ -4,7 +4,6 @@ schema, a catalogs.yml REST catalog of its own (`warehouse-path`: another folder
 One `dbt build` in a real dbt process creates a paimon_pk model and a table model through the
 server (each snapshot published by its commit endpoint) and runs their data tests; then a fresh
 pypaimon RESTCatalog client reads both tables, and a second dbt process reads them by name."""
-from pathlib import Path
 
 import pytest
 

@@ -72,7 +72,8 @@ def test_a_rest_catalog_keeps_its_name_and_finds_its_files_at_its_warehouse_path
     assert route.options == {"fs.s3.region": "eu", "metastore": "rest",
                              "uri": "http://rest:8080", "warehouse": "shop",
                              "token.provider": "bear", "token": "t"}
-    with pytest.raises(DbtRuntimeError, match="catalogs.yml catalog 'marts'.*needs `token.provider`"):
+    with pytest.raises(DbtRuntimeError,
+                       match="catalogs.yml catalog 'marts'.*needs `token.provider`"):
         integration("rest", adapter_properties={"uri": "http://rest:8080", "warehouse": "w"})
 
 

@@ -45,8 +45,8 @@ DB_SUFFIX = Catalog.DB_SUFFIX
 def open_rest_catalog(files_root: str, options: Mapping[str, str]) -> "RestCatalog":
     """pypaimon's REST catalog over ``options`` (``metastore: rest``, ``uri``, ``warehouse``:
     the server's catalog name, ``token.provider``, ...) whose tables' files are under
-    ``files_root`` (its ``warehouse-path``, or the profile's warehouse). A server that cannot be used is a
-    CatalogUnreachableError naming the URI."""
+    ``files_root`` (its ``warehouse-path``, or the profile's warehouse). A server that cannot
+    be used is a CatalogUnreachableError naming the URI."""
     options = {str(k): str(v) for k, v in options.items()}
     uri = options.get(URI_KEY, "")
     name = options.get(WAREHOUSE_KEY, "")

@@ -139,6 +139,15 @@ def test_data_evolution_reads_each_field_from_the_newest_file_that_wrote_it(
     # a projection and a filter read the same rows
     assert sorted(map(tuple, spark.table("db.evolved").where("score > 200")
                       .select("id", "score").collect())) == [(3, 301), (4, 401), (7, 700)]
+    # its rows with _ROW_ID (the row operations' read) are refused, not read wrong
+    from dbt.adapters.paimon.format import splits as splits_mod
+    from dbt.adapters.paimon.format.errors import PaimonFormatError
+    from dbt.adapters.paimon.format.row_tracking import read_tracked_split
+    from dbt.adapters.paimon.format.warehouse import open_table
+
+    ours = open_table(warehouse, "db", "evolved")
+    with pytest.raises(PaimonFormatError, match="db.evolved is a data-evolution table"):
+        read_tracked_split(ours, splits_mod.plan_splits(ours)[0], ["id", "_ROW_ID"])
 
 
 def test_data_evolution_without_column_files_is_read_natively(

@@ -150,6 +150,9 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
         located = {name: d for name, d in split.deletion_files.items() if name in names}
         if located:  # (vectors of level-0 files only: nothing this read leaves out)
             vectors.append(located)
+    remote = [f.file_path for f in files if not _local(f.file_path)]
+    if remote:  # (external data paths on another file system than the local warehouse's)
+        return snapshot_id, None, f"data files outside the local file system: {remote[:1]}"
     formats = {_format_of(f.file_name) for f in files}
     if len(formats) > 1 or (formats and not formats <= set(NATIVE_FORMATS)):
         return snapshot_id, None, f"file formats {sorted(map(str, formats))}"
@@ -426,6 +429,15 @@ def _format_of(file_name: str) -> str:
 
 def _table_format(options: Dict[str, str]) -> str:
     return options.get("file.format", "parquet").lower()
+
+
+def _local(path: str) -> bool:
+    """Whether a data file's path is on this machine's file system (Spark's file list names
+    local paths; an external data path may be on another file system)."""
+    from urllib.parse import urlparse
+
+    scheme = urlparse(str(path)).scheme
+    return scheme in ("", "file") or (len(scheme) == 1 and os.name == "nt")
 
 
 def _absolute(path: str) -> str:

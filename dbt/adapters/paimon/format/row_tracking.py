@@ -108,6 +108,15 @@ def read_tracked_split(table, split: Split, columns: Sequence[str]) -> pa.Table:
     """A split's rows with their tracking columns: ``columns`` may name table columns,
     ``_ROW_ID``, ``_SEQUENCE_NUMBER`` and ``SOURCE_FILE``. Files in the split's order, rows in
     file order."""
+    from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
+
+    if is_data_evolution(table) and needs_field_merge(split.files):
+        raise PaimonFormatError(
+            f"Paimon table {table.identifier.get_full_name()} is a data-evolution table whose "
+            f"rows are stored across several files (a column updated by row id, a BLOB or a "
+            f"VECTOR column): dbt-paimon reads its rows (select from it), but not yet with "
+            f"_ROW_ID and _SEQUENCE_NUMBER, nor runs row operations on it. Update it with "
+            f"Paimon (Spark's UPDATE/MERGE INTO, pypaimon's update_by_arrow_with_row_id).")
     data_columns = [c for c in columns if c not in TRACKING_COLUMNS and c != SOURCE_FILE]
     schema = tracked_schema(table, with_source_file=True)
     out_schema = pa.schema([schema.field(c) for c in columns])

@@ -841,21 +841,26 @@ class PaimonAdapter(SparkAdapter):
     @available
     def paimon_clone_table(self, source: BaseRelation, target: BaseRelation) -> AdapterResponse:
         """`dbt clone` of a Paimon table (ops/clone.py): ``target`` made, or replaced, as a
-        table sharing the files of ``source``'s latest snapshot."""
+        table sharing the files of ``source``'s latest snapshot, or as a copy of its rows where
+        files cannot be shared (a catalog registers either table, a remote warehouse)."""
+        from dbt.adapters.paimon.format.errors import PaimonFormatError
         from dbt.adapters.paimon.ops.clone import clone_table
 
         registry = self._registry
         source, target = _paimon_names(source), _paimon_names(target)
-        registry.activate()
+        spark = registry.activate()
         from_location = self._paimon_location(source)
         to_location = registry.main_location(target.schema, target.identifier)
         try:
-            result = clone_table(from_location, to_location)
-        except (ValueError, NotImplementedError) as exc:
+            with _committed_by(target.identifier):
+                result = clone_table(from_location, to_location, spark)
+        except (ValueError, NotImplementedError, PaimonFormatError) as exc:
             raise DbtRuntimeError(f"clone of {from_location.name} into {target}: {exc}") from exc
+        if result.rows is not None:  # a copy: a new table, maybe with the old one's schema id
+            registry.forget(target.schema, target.identifier)
         registry.expose(target.schema, target.identifier)
         self.cache_added(target.incorporate(type="table", is_paimon=True))
-        return AdapterResponse(_message=result.message, rows_affected=result.linked + result.copied)
+        return AdapterResponse(_message=result.message, rows_affected=result.rows_affected)
 
     @available
     def paimon_publish_branch(self, branch: str, delete: bool = True, force: bool = False) -> str:

@@ -569,47 +569,33 @@ class PaimonTableRegistry:
                                f"using {provider_name(database, source)}"]
                 hidden[PYTHON_ROWS_PROPERTY] = python_key
             if plan is not None:
+                # recursiveFileLookup: no partition columns inferred from the files' folders
+                # (dt=2024-01-01/): Paimon's files hold every column themselves
+                files_table = f"using {plan.file_format} options (recursiveFileLookup 'true')"
                 native_shape = f"{schema_id}:{plan.file_format}"
-                if hidden.get(NATIVE_ROWS_PROPERTY) == native_shape:
-                    statements.append(f"alter table {native_rows} set location "
-                                      f"'{_sql_text(folder)}'")
-                else:
-                    # recursiveFileLookup: no partition columns inferred from the files'
-                    # folders (dt=2024-01-01/): Paimon's files hold every column themselves
-                    statements += [f"drop table if exists {native_rows}",
-                                   f"create table {native_rows} ({columns}) using "
-                                   f"{plan.file_format} options (recursiveFileLookup 'true') "
-                                   f"location '{_sql_text(folder)}'"]
-                    hidden[NATIVE_ROWS_PROPERTY] = native_shape
+                statements += _located(native_rows, folder,
+                                       hidden.get(NATIVE_ROWS_PROPERTY) == native_shape,
+                                       f"({columns}) {files_table}")
+                hidden[NATIVE_ROWS_PROPERTY] = native_shape
             afterwards = []  # tables the new view no longer reads: dropped once it is in place
             if plan is not None:
                 key = projected_key(schema_id, plan)
                 had = _projection_count(hidden)
                 schema = arrow_schema_of(paimon_table)
                 for number, projection in enumerate(plan.projected, start=1):
-                    name = projected_table(database, table, number)
-                    location = _sql_text(native_read.projection_folder(folder, number))
-                    if hidden.get(PROJECTED_ROWS_PROPERTY) == key:
-                        statements.append(f"alter table {name} set location '{location}'")
-                    else:
-                        statements += [
-                            f"drop table if exists {name}",
-                            f"create table {name} ("
-                            f"{spark_ddl_columns(native_read.projection_schema(projection, schema))}"
-                            f") using {plan.file_format} options (recursiveFileLookup 'true') "
-                            f"location '{location}'"]
+                    stored = spark_ddl_columns(native_read.projection_schema(projection, schema))
+                    statements += _located(projected_table(database, table, number),
+                                           native_read.projection_folder(folder, number),
+                                           hidden.get(PROJECTED_ROWS_PROPERTY) == key,
+                                           f"({stored}) {files_table}")
                 afterwards += [f"drop table if exists {projected_table(database, table, number)}"
                                for number in range(len(plan.projected) + 1, had + 1)]
                 hidden[PROJECTED_ROWS_PROPERTY] = key
             if read == NATIVE_WITH_DELETES:
-                location = _sql_text(native_read.deletes_folder(folder))
-                if DELETED_ROWS_PROPERTY in hidden:
-                    statements.append(f"alter table {deletes} set location '{location}'")
-                else:
-                    statements += [f"drop table if exists {deletes}",
-                                   f"create table {deletes} ({native_read.BITMAPS_DDL}) "
-                                   f"using parquet location '{location}'"]
-                    hidden[DELETED_ROWS_PROPERTY] = "bitmaps"
+                statements += _located(deletes, native_read.deletes_folder(folder),
+                                       DELETED_ROWS_PROPERTY in hidden,
+                                       f"({native_read.BITMAPS_DDL}) using parquet")
+                hidden[DELETED_ROWS_PROPERTY] = "bitmaps"
             properties = {SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
                           READ_PROPERTY: read, BRANCH_PROPERTY: branch, **hidden}
             listed = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
@@ -831,6 +817,18 @@ class PaimonTableRegistry:
 
 def _sql_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _located(name: str, location: str, kept: bool, definition: str) -> List[str]:
+    """The statements that make hidden table ``name`` read the files at ``location``: a moved
+    location when the view's properties record it as needed (``kept``), otherwise the table
+    dropped (a table of that name may be left by an older entry) and created as
+    ``definition`` (its columns and provider)."""
+    location = _sql_text(location)
+    if kept:
+        return [f"alter table {name} set location '{location}'"]
+    return [f"drop table if exists {name}",
+            f"create table {name} {definition} location '{location}'"]
 
 
 def _catalog_entries(rows: list) -> Dict[str, CatalogEntry]:

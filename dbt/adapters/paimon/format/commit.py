@@ -126,6 +126,28 @@ def _non_empty(messages: Sequence[CommitMessage]) -> List[CommitMessage]:
     return [m for m in messages if not m.is_empty()]
 
 
+def _with_bucket_counts(table, messages: List[CommitMessage]) -> List[CommitMessage]:
+    """A postpone-bucket table (``bucket`` = -2): each real bucket's manifest entries record
+    its partition's bucket count (pypaimon would write the table's -2), taken from the
+    partition's live files where a message does not carry it."""
+    if table.options.bucket() != -2 or not table.primary_keys:
+        return messages
+    missing = [m for m in messages if m.bucket >= 0 and m.total_buckets is None]
+    if missing:
+        from dbt.adapters.paimon.ops.postpone import known_bucket_counts
+
+        known = known_bucket_counts(table, current_snapshot_id(table))
+        for message in missing:
+            count = known.get(tuple(message.partition))
+            if count is None:
+                raise PaimonFormatError(
+                    f"a commit to postpone-bucket table {table.identifier} writes bucket "
+                    f"{message.bucket} of partition {message.partition}, whose bucket count "
+                    f"is unknown")
+            message.total_buckets = count
+    return messages
+
+
 def _run(table, kind: str, action) -> Optional[int]:
     """``action`` (one commit, with pypaimon's retries) under the JDBC catalog's or the Hive
     Metastore's lock when the table's catalog locks (format/catalogs.py ``commit_lock``). Paimon Java holds that lock only while it
@@ -218,6 +240,7 @@ def commit_append(table, messages: Sequence[CommitMessage],
                              "commit_compact (rewrite) or commit_overwrite")
     if not messages:
         return None
+    messages = _with_bucket_counts(table, messages)
     fsc = _file_store_commit(table)
     if check_sequences and table.primary_keys:
         _check_sequences_on_every_attempt(fsc, table, messages)
@@ -248,6 +271,7 @@ def commit_compact(table, messages: Sequence[CommitMessage],
     messages = _non_empty(messages)
     if not messages:
         return None
+    messages = _with_bucket_counts(table, messages)
     fsc = _file_store_commit(table)
     entries = fsc._collect_manifest_entries(messages)
     changelog = fsc._collect_changelog_entries(messages)

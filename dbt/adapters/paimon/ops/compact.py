@@ -64,9 +64,22 @@ class CompactResult:
     files_deleted: int
     files_added: int
     levels: Dict[int, int] = field(default_factory=dict)  # output level -> buckets
+    # postpone-bucket tables: rows moved out of the postpone bucket, and that snapshot
+    postpone_rows: int = 0
+    postpone_snapshot_id: Optional[int] = None
 
     @property
     def message(self) -> str:
+        moved = ""
+        if self.postpone_snapshot_id is not None:
+            moved = (f"{self.postpone_rows} postpone-bucket rows moved into real buckets "
+                     f"(snapshot {self.postpone_snapshot_id}, COMPACT)")
+            if self.snapshot_id == self.postpone_snapshot_id:
+                return moved
+            moved += "; "
+        return moved + self._compaction_message()
+
+    def _compaction_message(self) -> str:
         if self.snapshot_id is None:
             return (f"nothing to compact ({self.files_before} data files; every selected "
                     f"bucket is already compacted{'' if self.full else ' enough'})")
@@ -86,7 +99,12 @@ def compact_table(spark, location: TableLocation, partitions=None, full: bool = 
     from dbt.adapters.paimon.format.splits import plan_splits
 
     table = location.open()
-    _check_table(table, location)
+    moved = None
+    if _options(table).get("bucket") == "-2" and table.primary_keys:
+        moved = _move_postpone_rows(location, table, partitions)
+        if not full:
+            buckets = moved.buckets if buckets is None else buckets & moved.buckets
+        table = location.open()
     splits = plan_splits(table, partition_filter=_partition_filter(table, partitions))
     if buckets is not None:
         splits = [s for s in splits if (tuple(s.partition_values), s.bucket) in buckets]
@@ -100,6 +118,8 @@ def compact_table(spark, location: TableLocation, partitions=None, full: bool = 
                                   bucketed=int(_options(table).get("bucket", "-1")) > 0,
                                   full=full)
     if not units:
+        if moved is not None and moved.snapshot_id is not None:
+            return moved.result
         return CompactResult(None, full, 0, files_before, files_before, 0, 0)
     messages = run_units(spark, location, units)
     properties = {FULL_COMPACTION_PROPERTY: "full"} if full else None
@@ -109,16 +129,44 @@ def compact_table(spark, location: TableLocation, partitions=None, full: bool = 
     levels: Dict[int, int] = {}
     for unit in units:
         levels[unit.output_level] = levels.get(unit.output_level, 0) + 1
-    return CompactResult(snapshot_id, full, len(units), files_before,
-                         files_before - deleted + added, deleted, added, levels)
+    result = CompactResult(snapshot_id, full, len(units), files_before,
+                           files_before - deleted + added, deleted, added, levels)
+    if moved is not None and moved.snapshot_id is not None:
+        result = replace(result, postpone_rows=moved.result.postpone_rows,
+                         postpone_snapshot_id=moved.snapshot_id)
+    return result
 
 
-def _check_table(table, location: TableLocation) -> None:
-    bucket = int(_options(table).get("bucket", "-1"))
-    if bucket == -2:
-        raise NotImplementedError(
-            f"Paimon table {location.name} uses postpone bucket mode ('bucket' = '-2'), "
-            f"which dbt-paimon cannot compact")
+@dataclass(frozen=True)
+class _Moved:
+    snapshot_id: Optional[int]
+    buckets: set
+    result: CompactResult
+
+
+def _move_postpone_rows(location: TableLocation, table, partitions) -> _Moved:
+    """A postpone-bucket table: its postpone files' rows moved into real buckets as one
+    COMPACT snapshot (ops/postpone.py); the buckets the compaction after it considers are
+    those and the real buckets holding level-0 files, as Paimon's postpone compaction."""
+    from dbt.adapters.paimon.ops.postpone import level0_buckets, move_postpone_rows
+
+    if partitions is not None:
+        raise ValueError(
+            f"Paimon table {location.name} is a postpone-bucket table (bucket = -2): its "
+            f"compaction moves every partition's postpone rows at once, as Paimon's does "
+            f"(Paimon's postpone compaction takes no partitions); leave out 'partitions'")
+    messages, written = move_postpone_rows(location, table)
+    snapshot_id = None
+    rows = sum(f.row_count for m in messages for f in m.deleted_files)
+    if messages:
+        snapshot_id = commit_units(table, messages)
+    table = location.open()
+    buckets = set(written) | level0_buckets(table)
+    files = sum(len(m.deleted_files) for m in messages)
+    added = sum(len(m.new_files) for m in messages)
+    result = CompactResult(snapshot_id, False, len(written), files, added, files, added,
+                           postpone_rows=rows, postpone_snapshot_id=snapshot_id)
+    return _Moved(snapshot_id, buckets, result)
 
 
 def _options(table) -> Dict[str, str]:

@@ -39,7 +39,7 @@ def write_in_process(plan: WritePlan, table, rows: pa.Table,
         return [], 0
     data = _validated(plan, plan.from_spark_names(rows))
     if plan.mode == FIXED:
-        keys = [data.column(k) for k in plan.bucket_keys]
+        keys = [data.column(k) for k in plan.bucket_input_columns]
         data = data.append_column(BUCKET, fixed_buckets(plan, *keys))
     else:
         routed = _with_route(plan, data)

@@ -38,6 +38,8 @@ def jvm_bucket_column(plan: WritePlan, frame):
     ``plan.spark_name`` says."""
     from pyspark.sql import functions as F
 
+    if plan.postpone:  # a bucket count per partition: the Arrow UDF
+        return None
     spark_types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
     slots = []
     for key in plan.bucket_keys:

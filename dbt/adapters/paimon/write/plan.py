@@ -30,6 +30,9 @@ _PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 FIXED = "fixed"
 DYNAMIC = "dynamic"
+# 'bucket' = -2: a postpone-bucket table, written by batch runs straight into fixed buckets
+# whose count is per partition (WritePlan.postpone_buckets)
+POSTPONE_BUCKET = -2
 
 # Paimon's defaults (CoreOptions): dynamic-bucket.target-row-num, dynamic-bucket.max-buckets
 DEFAULT_TARGET_ROW_NUM = 2_000_000
@@ -59,6 +62,27 @@ class WritePlan:
     spark_names: Tuple[Tuple[str, str], ...] = ()  # table column -> its name inside Spark
     cross_partition: bool = False         # primary key lacks a partition key (dynamic mode)
     engine: str = "deduplicate"
+    # postpone-bucket tables (num_buckets = -2): the bucket count of each partition that has
+    # real buckets at the base snapshot, and the count of a partition new to the table
+    postpone_buckets: Tuple[Tuple[tuple, int], ...] = ()
+    postpone_new_partition_buckets: int = 1
+
+    @property
+    def postpone(self) -> bool:
+        return self.num_buckets == POSTPONE_BUCKET
+
+    def partition_buckets(self, partition: tuple) -> int:
+        """The fixed bucket count rows of ``partition`` are written with."""
+        if not self.postpone:
+            return self.num_buckets
+        return dict(self.postpone_buckets).get(tuple(partition),
+                                               self.postpone_new_partition_buckets)
+
+    @property
+    def bucket_input_columns(self) -> List[str]:
+        """The columns a row's fixed bucket is computed from: the bucket key, and on a
+        postpone-bucket table the partition columns (each partition has its own count)."""
+        return list(self.bucket_keys) + (list(self.partition_keys) if self.postpone else [])
 
     @property
     def names(self) -> List[str]:

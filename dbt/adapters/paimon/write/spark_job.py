@@ -27,8 +27,8 @@ from dbt.adapters.paimon.write.path_choice import (DISTRIBUTED, IN_PROCESS, choo
                                                    warehouse_table_bytes)
 from dbt.adapters.paimon.write.plan import (ASSIGNER, BUCKET, DEFAULT_MAX_BUCKETS,
                                             DEFAULT_TARGET_ROW_NUM, DYNAMIC, FIXED,
-                                            INTERNAL_COLUMNS, ROW_KIND, SEQ, WritePlan,
-                                            spark_names_for)
+                                            INTERNAL_COLUMNS, POSTPONE_BUCKET, ROW_KIND, SEQ,
+                                            WritePlan, spark_names_for)
 from dbt.adapters.paimon.write.tasks import (_spark_schema, assign_task, bucket_udf,
                                              existing_keys_task, locate_task, route_task,
                                              validate_task, write_task)
@@ -87,7 +87,8 @@ def _write_distributed(spark, table, plan: WritePlan, frame, overwrite: Optional
     elif plan.mode == FIXED:
         bucket = jvm_bucket_column(plan, frame)
         if bucket is None:
-            bucket = bucket_udf(plan)(*[_column(plan.spark_name(k)) for k in plan.bucket_keys])
+            bucket = bucket_udf(plan)(*[_column(plan.spark_name(k))
+                                        for k in plan.bucket_input_columns])
         routed = frame.withColumn(BUCKET, bucket)
     else:
         routed = frame.mapInArrow(functools.partial(route_task, plan),
@@ -111,7 +112,8 @@ def _write_distributed(spark, table, plan: WritePlan, frame, overwrite: Optional
 # --------------------------------------------------------------------------- planning
 
 def make_plan(spark, table, location, model_name: str,
-              row_kind_column: Optional[str], as_empty: bool = False) -> WritePlan:
+              row_kind_column: Optional[str], as_empty: bool = False,
+              postpone_counts: Optional[dict] = None) -> WritePlan:
     from pypaimon.schema.data_types import PyarrowFieldParser
 
     from dbt.adapters.paimon.format.bucket import bucket_key_columns
@@ -126,13 +128,19 @@ def make_plan(spark, table, location, model_name: str,
     partition_keys = list(table.partition_keys)
     bucket = int(options.get("bucket", "-1"))
     engine = options.get("merge-engine", "deduplicate")
-    if bucket == -2:
-        raise NotImplementedError(
-            f"Model '{model_name}': Paimon table {name} uses postpone bucket mode "
-            f"('bucket' = '-2'), which the dbt-paimon write path does not support yet; use a "
-            f"fixed bucket count or -1 (dynamic)")
+    postpone_buckets, new_partition_buckets = (), 1
+    if bucket == POSTPONE_BUCKET:
+        # a batch run goes straight into fixed buckets, a count per partition (ops/postpone.py)
+        from dbt.adapters.paimon.ops.postpone import known_bucket_counts, write_bucket_settings
+
+        new_partition_buckets = write_bucket_settings(table, model_name)
+        if postpone_counts is None:
+            postpone_counts = {} if as_empty else \
+                known_bucket_counts(table, current_snapshot_id(table))
+        postpone_buckets = tuple(sorted(postpone_counts.items(), key=repr))
     cross_partition = bucket == -1 and not set(partition_keys) <= set(primary_keys)
-    if bucket > 0 and not set(partition_keys) <= set(primary_keys):
+    if (bucket > 0 or bucket == POSTPONE_BUCKET) and \
+            not set(partition_keys) <= set(primary_keys):
         raise ValueError(
             f"Model '{model_name}': Paimon table {name} has fixed buckets but its primary key "
             f"{primary_keys} does not contain every partition key {partition_keys}; Paimon "
@@ -144,7 +152,7 @@ def make_plan(spark, table, location, model_name: str,
     if clash:
         raise ValueError(f"Model '{model_name}': columns {clash} of Paimon table {name} clash "
                          f"with the write path's internal columns {list(INTERNAL_COLUMNS)}")
-    mode = FIXED if bucket > 0 else DYNAMIC
+    mode = FIXED if bucket > 0 or bucket == POSTPONE_BUCKET else DYNAMIC
     if mode == DYNAMIC:
         if options.get("bucket-key"):
             raise ValueError(f"Model '{model_name}': Paimon table {name} sets 'bucket-key' in "
@@ -178,7 +186,8 @@ def make_plan(spark, table, location, model_name: str,
         base_snapshot_id=None if as_empty else current_snapshot_id(table),
         row_kind_label=row_kind_column or ROW_KIND, cross_partition=cross_partition,
         spark_names=spark_names_for(names),
-        engine=engine)
+        engine=engine, postpone_buckets=postpone_buckets,
+        postpone_new_partition_buckets=new_partition_buckets)
     plan.merge_spec()  # PaimonConfigError before any Spark job
     # cross-partition tables need no HASH index: each key's bucket is read from the data
     if mode == DYNAMIC and not cross_partition and plan.base_snapshot_id is not None:

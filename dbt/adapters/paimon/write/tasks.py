@@ -118,15 +118,42 @@ def bucket_udf(plan: WritePlan):
 def fixed_buckets(plan: WritePlan, *keys: pa.Array) -> pa.Array:
     """The fixed bucket of each row from its bucket-key columns (in ``plan.bucket_keys`` order);
     all 0 when a key is NULL or does not cast (validation reports those rows)."""
-    types = [plan.arrow_schema.field(k).type for k in plan.bucket_keys]
+    columns = plan.bucket_input_columns
+    types = [plan.arrow_schema.field(k).type for k in columns]
     try:
         arrays = [cast_column(a, t) for a, t in zip(keys, types)]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError):
         arrays = None
-    if arrays is None or any(a.null_count for a in arrays):
+    width = len(plan.bucket_keys)
+    if arrays is None or any(a.null_count for a in arrays[:width]):
         return pa.array(np.zeros(len(keys[0]), np.int32))
-    rows = pa.Table.from_arrays(arrays, names=list(plan.bucket_keys))
-    return pa.array(bucket_ids(rows, plan.num_buckets), pa.int32())
+    rows = pa.Table.from_arrays(arrays[:width], names=list(plan.bucket_keys))
+    if not plan.postpone:
+        return pa.array(bucket_ids(rows, plan.num_buckets), pa.int32())
+    counts = postpone_bucket_counts(plan, pa.Table.from_arrays(
+        arrays[width:], names=list(plan.partition_keys)))
+    hashes = hash_codes(rows).astype(np.int64)
+    return pa.array(np.abs(np.fmod(hashes, counts)).astype(np.int32), pa.int32())
+
+
+def postpone_bucket_counts(plan: WritePlan, partitions: pa.Table) -> np.ndarray:
+    """A postpone-bucket table: each row's bucket count, its partition's (``partitions``: the
+    rows' partition columns), vectorized as a join on the partition values."""
+    import polars as pl
+
+    n = partitions.num_rows
+    known = dict(plan.postpone_buckets)
+    if not plan.partition_keys or not known:
+        return np.full(n, plan.partition_buckets(()), np.int64)
+    keys = list(plan.partition_keys)
+    right = pa.table({k: pa.array([p[i] for p in known], partitions.schema.field(k).type)
+                      for i, k in enumerate(keys)}).append_column(
+        "__count", pa.array(list(known.values()), pa.int64()))
+    left = pl.from_arrow(partitions).with_row_index("__row")
+    joined = left.join(pl.from_arrow(right), on=keys, how="left", nulls_equal=True) \
+        .sort("__row")
+    return joined.get_column("__count").fill_null(plan.postpone_new_partition_buckets) \
+        .to_numpy().astype(np.int64)
 
 
 @_carry_errors
@@ -388,7 +415,7 @@ def _existing_splits(plan: WritePlan, table, partitions: List[tuple]) -> Dict[tu
     keys = list(plan.partition_keys)
     partition_filter = [dict(zip(keys, p)) for p in partitions] if keys else None
     existing = plan_splits(table, plan.base_snapshot_id, partition_filter)
-    if plan.mode != DYNAMIC:
+    if plan.mode != DYNAMIC and not plan.postpone:
         _check_bucket_counts(plan, existing)
     return {(s.partition_values, s.bucket): s for s in existing}
 
@@ -465,6 +492,8 @@ def write_groups(plan: WritePlan, table, groups, existing: Dict[tuple, object],
         base = (split.max_sequence_number if split is not None else -1) + 1
         metas = write_kv_file(table, partition, bucket, merged, level=0, sequence_base=base)
         message = new_commit_message(partition, bucket, new_files=metas)
+        if plan.postpone:  # the partition's bucket count, stored in its manifest entries
+            message.total_buckets = plan.partition_buckets(partition)
         messages.append(message)
         pause_at("task-file-written")  # test-only (crash tests); inert unless configured
         if producer == "lookup":  # sequence numbers as Java's: the before / after record's

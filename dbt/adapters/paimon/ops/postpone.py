@@ -1,0 +1,241 @@
+"""Postpone-bucket tables (``bucket`` = -2): batch writes into fixed buckets, and the
+compaction that moves the postpone bucket's rows into real buckets.
+
+A streaming writer (Flink) puts a postpone table's rows into bucket -2 (``bucket-postpone``
+folders), unsorted, in arrival order, a file series per writer (file names
+``data-u-<commit user>-s-<write id>-w-...``); batch reads do not see them. Paimon's postpone
+compaction (``SparkPostponeCompactProcedure``, Flink's postpone compact job) makes them
+visible, as one COMPACT snapshot:
+
+- each partition gets its bucket count (``PostponeUtils.createPostponeBucketNumResolver``): the
+  count its real buckets already have; for a partition without real buckets
+  ``postpone.default-bucket-num`` when set, else ``ceil(postpone rows /
+  postpone.target-row-num-per-bucket)`` when that is set, else ``ceil(postpone file bytes /
+  postpone.target-size-per-bucket)`` (1 gb);
+- the postpone files are read without merging, writer by writer, each writer's files in
+  creation-time order (``PostponeUtils.groupPostponeFiles``); each record goes to its fixed
+  bucket (Paimon's bucket hash of the bucket key, the partition's count) and is written by
+  that bucket's normal writer: the bucket's records of the compaction merged as a write
+  buffer merges them, numbered above the bucket's largest sequence number, as level-0 files;
+- the postpone files leave the table in the same snapshot.
+
+Paimon gives records of different writers no relative order; here writers are taken in the
+order of their first file's creation time (a later streaming job's rows after an earlier
+one's), so a key written by two writers ends with the later writer's record.
+
+Paimon then runs the bucket's size-tiered compaction on every bucket the move wrote and every
+real bucket holding level-0 files (a batch write's), in the same commit; ops/compact.py runs
+that compaction right after the move, as a second COMPACT snapshot when it picks anything.
+The rows a read returns are the same.
+
+Batch writes (a dbt model's run) go straight into fixed buckets, as Spark's batch write of a
+postpone table does (``postpone.batch-write-fixed-bucket``, true by default): a partition
+that has real buckets keeps its count; a partition new to the table gets
+``postpone.default-bucket-num`` buckets when set, else 1 (Paimon estimates the count of such a
+partition from the run's staged bytes over ``postpone.target-size-per-bucket``, 1 gb: one bucket
+for any run below that).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pyarrow as pa
+
+from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
+from pypaimon.manifest.manifest_list_manager import ManifestListManager
+from pypaimon.manifest.schema.data_file_meta import DataFileMeta
+from pypaimon.read.scanner.file_scanner import FileScanner
+from pypaimon.utils.file_store_path_factory import canonical_data_file_path
+
+from dbt.adapters.paimon.format.splits import POSTPONE_BUCKET, Split, plan_splits
+from dbt.adapters.paimon.runtime import PaimonConfigError
+
+BATCH_WRITE_FIXED_BUCKET = "postpone.batch-write-fixed-bucket"
+DEFAULT_BUCKET_NUM = "postpone.default-bucket-num"
+TARGET_ROW_NUM = "postpone.target-row-num-per-bucket"
+TARGET_SIZE = "postpone.target-size-per-bucket"
+
+
+def is_postpone(table) -> bool:
+    return bool(table.primary_keys) and table.options.bucket() == POSTPONE_BUCKET
+
+
+def known_bucket_counts(table, snapshot_id: Optional[int]) -> Dict[tuple, int]:
+    """The bucket count of each partition that has real buckets at the snapshot (Paimon's
+    ``getKnownNumBuckets``: the manifests' ``total_buckets``)."""
+    if snapshot_id is None:
+        return {}
+    counts: Dict[tuple, int] = {}
+    for split in plan_splits(table, snapshot_id):
+        if split.bucket < 0 or not split.total_buckets or split.total_buckets <= 0:
+            continue
+        old = counts.setdefault(tuple(split.partition_values), int(split.total_buckets))
+        if old != split.total_buckets:
+            raise PaimonConfigError(
+                f"Paimon table {table.identifier.get_full_name()}: partition "
+                f"{split.partition} has files of {old} and of {split.total_buckets} buckets")
+    return counts
+
+
+def write_bucket_settings(table, model_name: str) -> int:
+    """A batch run's bucket count for partitions new to the table; refuses, naming the
+    option and the fix, the settings under which Paimon's batch write does something dbt-paimon
+    does not."""
+    options = {str(k): str(v) for k, v in table.table_schema.options.items()}
+    name = table.identifier.get_full_name()
+    if str(options.get(BATCH_WRITE_FIXED_BUCKET, "true")).strip().lower() != "true":
+        raise PaimonConfigError(
+            f"Model '{model_name}': Paimon table {name} (bucket = -2) sets "
+            f"'{BATCH_WRITE_FIXED_BUCKET}' = 'false', under which a batch write puts its rows "
+            f"into the postpone bucket like a streaming writer; dbt-paimon writes a run straight "
+            f"into fixed buckets only. Remove the option (table_options) or set it to 'true'.")
+    default = table.options.postpone_default_bucket_num()
+    if default is not None:
+        return int(default)
+    if options.get(TARGET_ROW_NUM) is not None:
+        raise PaimonConfigError(
+            f"Model '{model_name}': Paimon table {name} (bucket = -2) sets '{TARGET_ROW_NUM}' "
+            f"without '{DEFAULT_BUCKET_NUM}': Paimon then sizes each new partition's buckets "
+            f"from the run's row count, which dbt-paimon does not. Set '{DEFAULT_BUCKET_NUM}' "
+            f"(table_options) to the bucket count new partitions should get.")
+    return 1
+
+
+# --------------------------------------------------------------------------- compaction
+
+def pending_files(table, snapshot) -> Dict[tuple, List[DataFileMeta]]:
+    """The postpone bucket's live files at ``snapshot``, by partition values, in manifest
+    order, each with its ``file_path`` set."""
+    manifests = ManifestListManager(table).read_all(snapshot)
+    scanner = FileScanner(table, lambda: (manifests, snapshot), skip_level0=False)
+    scanner.with_all_buckets()
+    out: Dict[tuple, List[DataFileMeta]] = {}
+    for entry in scanner.plan_files():
+        if entry.bucket != POSTPONE_BUCKET:
+            continue
+        values = tuple(entry.partition.values)
+        meta = entry.file
+        meta.file_path = (meta.physical_path() if meta.external_path
+                          else canonical_data_file_path(table, values, POSTPONE_BUCKET,
+                                                        meta.file_name))
+        out.setdefault(values, []).append(meta)
+    return out
+
+
+def compaction_bucket_counts(table, known: Dict[tuple, int],
+                             pending: Dict[tuple, List[DataFileMeta]]) -> Dict[tuple, int]:
+    """Each pending partition's bucket count (Paimon's ``PostponeBucketNumResolver``)."""
+    default = table.options.postpone_default_bucket_num()
+    counts = {}
+    for partition, files in pending.items():
+        if partition in known:
+            counts[partition] = known[partition]
+        elif default is not None:
+            counts[partition] = int(default)
+        else:
+            rows = table.options.postpone_target_row_num_per_bucket()
+            if rows is not None:
+                if int(rows) <= 0:
+                    raise PaimonConfigError(f"table option '{TARGET_ROW_NUM}' must be > 0")
+                counts[partition] = _bucket_num(sum(f.row_count for f in files), int(rows))
+            else:
+                size = table.options.postpone_target_size_per_bucket()
+                if size <= 0:
+                    raise PaimonConfigError(f"table option '{TARGET_SIZE}' must be > 0")
+                counts[partition] = _bucket_num(sum(f.file_size for f in files), size)
+    return counts
+
+
+def _bucket_num(value: int, target: int) -> int:
+    """Paimon's ``computeBucketNum``: ceil(value / target), at least 1."""
+    return 1 if value <= 0 else max(1, math.ceil(value / target))
+
+
+def writer_order(files: Sequence[DataFileMeta]) -> List[DataFileMeta]:
+    """The files in the order the compaction reads them: grouped by writer (the file-name
+    prefix up to ``-w-``, Paimon's ``getWriterPrefix``), each writer's files by creation
+    time (ties: manifest order), writers by their first file's creation time."""
+    groups: Dict[str, List[Tuple[int, DataFileMeta]]] = {}
+    for position, meta in enumerate(files):
+        cut = meta.file_name.rfind("-w-")
+        prefix = meta.file_name[:cut + 3] if cut >= 0 else meta.file_name
+        groups.setdefault(prefix, []).append((position, meta))
+
+    def created(item):
+        position, meta = item
+        return (_creation_millis(meta), position)
+
+    ordered = [sorted(group, key=created) for group in groups.values()]
+    ordered.sort(key=lambda group: created(group[0]))
+    return [meta for group in ordered for _, meta in group]
+
+
+def _creation_millis(meta: DataFileMeta) -> int:
+    value = getattr(meta, "creation_time", None)
+    if value is None:
+        return 0
+    if hasattr(value, "get_millisecond"):
+        return int(value.get_millisecond())
+    if hasattr(value, "timestamp"):
+        return int(value.timestamp() * 1000)
+    return int(value)
+
+
+def move_postpone_rows(location, table) -> Tuple[list, set]:
+    """The commit messages that move every postpone file's rows into real buckets (new level-0
+    files, the postpone files deleted), and the (partition, bucket) pairs written. Files
+    written are deleted again when anything fails."""
+    from dbt.adapters.paimon.format.commit import abort
+    from dbt.adapters.paimon.format.kv_files import new_commit_message, read_split_records
+    from dbt.adapters.paimon.write.plan import BUCKET, ROW_KIND, SEQ
+    from dbt.adapters.paimon.write.spark_job import make_plan
+    from dbt.adapters.paimon.write.tasks import existing_splits, fixed_buckets, split_groups, \
+        write_groups
+
+    snapshot = table.snapshot_manager().get_latest_snapshot()
+    if snapshot is None:
+        return [], set()
+    pending = pending_files(table, snapshot)
+    if not pending:
+        return [], set()
+    known = known_bucket_counts(table, snapshot.id)
+    counts = compaction_bucket_counts(table, known, pending)
+    plan = make_plan(None, table, location, f"compaction of {location.name}", None,
+                     postpone_counts={**known, **counts})
+    keys = list(table.partition_keys)
+    pieces = []
+    for partition, files in pending.items():
+        split = Split(partition=dict(zip(keys, partition)), partition_values=partition,
+                      bucket=POSTPONE_BUCKET, files=writer_order(files),
+                      snapshot_id=snapshot.id)
+        records = read_split_records(table, split, columns=plan.names)
+        pieces.append(records.drop_columns(["_level"]))
+    data = pa.concat_tables(pieces).combine_chunks()
+    # arrival order: partition by partition, writer by writer, file by file, row by row
+    data = data.set_column(data.schema.get_field_index("_seq"), SEQ,
+                           pa.array(np.arange(data.num_rows, dtype=np.int64)))
+    data = data.rename_columns([ROW_KIND if n == "_row_kind" else n for n in data.column_names])
+    data = data.append_column(BUCKET, fixed_buckets(
+        plan, *[data.column(k) for k in plan.bucket_input_columns]))
+    groups = list(split_groups(data, plan.group_columns))
+    messages: list = []
+    try:
+        write_groups(plan, table, groups, existing_splits(plan, table, groups), messages)
+    except BaseException:
+        if messages:
+            abort(table, messages)
+        raise
+    written = {(tuple(m.partition), m.bucket) for m in messages}
+    for partition, files in pending.items():
+        messages.append(new_commit_message(partition, POSTPONE_BUCKET, deleted_files=files))
+    return messages, written
+
+
+def level0_buckets(table) -> set:
+    """The real buckets holding level-0 files (a batch write's): Paimon's postpone compaction
+    compacts them too (``PostponeUtils.getLevel0Buckets``)."""
+    return {(tuple(s.partition_values), s.bucket) for s in plan_splits(table)
+            if s.bucket >= 0 and any(f.level == 0 for f in s.files)}

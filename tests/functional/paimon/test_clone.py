@@ -1,7 +1,8 @@
 """`dbt clone` of Paimon models (ops/clone.py): from a state manifest into another schema, a
 Paimon model becomes a Paimon table sharing the source's files (hard links), holding the
 source's latest snapshot, unchanged by later writes to the source, its compaction and the
-expiry of its snapshots; a view stays dbt's view clone."""
+expiry of its snapshots; a view stays dbt's view clone. Where a JDBC catalog registers the
+tables, the clone is a copy of the source's rows in a table the catalog lists, and says so."""
 
 import os
 import shutil
@@ -95,3 +96,87 @@ class TestClonePaimonModels:
         run_dbt(args + ["--full-refresh"])
         assert rows(clone_location.open()) == [(i, 5 * i) for i in range(10)]
         project.run_sql(f"drop schema if exists {clone_schema} cascade")
+
+
+# -- a JDBC catalog: the clone is a copy -----------------------------------------------------
+JDBC_SCHEMA = "clone_jdbc"
+JDBC_PROFILE = ("warehouse: paimon_warehouse\n"
+                "catalog:\n  type: jdbc\n  uri: 'jdbc:sqlite:paimon_catalog.db'\n"
+                "  lock.enabled: true\n"
+                "spark_master: 'local[2]'\n"
+                "spark_conf:\n  spark.sql.shuffle.partitions: '2'\n  spark.driver.memory: '512m'")
+# dynamic buckets (no `buckets`): the copy's write plan sizes its assigners by the session
+JDBC_ORDERS = """
+{{ config(materialized='paimon_pk', primary_key='id') }}
+select cast(id as bigint) as id, cast(id * {{ var('batch', 1) }} as bigint) as v
+from range(0, 10)
+"""
+
+
+class TestCloneIntoAJdbcCatalogCopies:
+    """The profile's JDBC catalog (SQLite) registers every table: `dbt clone` cannot share
+    files, and copies the rows into a table the catalog creates. Real dbt processes: a process
+    serves one warehouse and one catalog."""
+
+    @pytest.fixture(scope="class")
+    def jdbc_project(self, tmp_path_factory):
+        from tests.functional.console_output import write_project
+
+        root = write_project(tmp_path_factory.mktemp("clone_jdbc"), JDBC_SCHEMA, JDBC_PROFILE,
+                             {"orders.sql": JDBC_ORDERS})
+        (root / "macros").mkdir()
+        (root / "macros" / "schema.sql").write_text(SCHEMA_MACRO)
+        return root
+
+    def test_a_clone_through_the_catalog_is_a_copy(self, jdbc_project, tmp_path):
+        import json
+        import sqlite3
+
+        from dbt.adapters.paimon.datasource.source import TableLocation
+        from dbt.adapters.paimon.format.catalog_config import parse_catalog
+        from tests.functional.console_output import run_dbt_process
+        from tests.integration.write.write_helpers import read_back, sorted_rows
+
+        root = jdbc_project
+        options = parse_catalog({"type": "jdbc", "uri": f"jdbc:sqlite:{root / 'paimon_catalog.db'}"}
+                                ).pypaimon_options()
+        warehouse = str(root / "paimon_warehouse")
+        source = TableLocation(warehouse, JDBC_SCHEMA, "orders", options)
+        clone = TableLocation(warehouse, f"{JDBC_SCHEMA}_ci", "orders", options)
+
+        run = run_dbt_process(root, "run")
+        assert run.returncode == 0, run.stdout
+        state = tmp_path / "state"
+        shutil.copytree(root / "target", state)
+        cloned = run_dbt_process(root, "clone", "--state", str(state), "--vars",
+                                 f"{{clone_schema: {clone.database}}}")
+        assert cloned.returncode == 0, cloned.stdout
+        [result] = json.loads((root / "target" / "run_results.json").read_text())["results"]
+        assert result["message"].startswith(f"CLONE of {source.name} at snapshot 1 as a COPY: "
+                                            "10 rows written in one commit (snapshot 1)")
+        assert "registered by a JDBC catalog" in result["message"]
+        assert result["adapter_response"]["rows_affected"] == 10
+        with sqlite3.connect(root / "paimon_catalog.db") as con:
+            listed = sorted(con.execute("SELECT database_name, table_name FROM paimon_tables"))
+        assert listed == [(JDBC_SCHEMA, "orders"), (clone.database, "orders")]
+        expected = [{"id": i, "v": i} for i in range(10)]
+        assert sorted_rows(read_back(clone), ["id"]) == sorted_rows(read_back(source), ["id"]) \
+            == expected
+        assert clone.open().table_schema.options == source.open().table_schema.options
+
+        # a later write to the source (here by pypaimon, through the catalog) does not reach
+        # the copy
+        import pyarrow as pa
+
+        table = source.open()
+        builder = table.new_batch_write_builder()
+        write, commit = builder.new_write(), builder.new_commit()
+        write.write_arrow(pa.table({"id": pa.array([3, 42], pa.int64()),
+                                    "v": pa.array([-3, -42], pa.int64())}))
+        commit.commit(write.prepare_commit())
+        write.close()
+        commit.close()
+        assert sorted_rows(read_back(source), ["id"]) == sorted(
+            [r for r in expected if r["id"] != 3] + [{"id": 3, "v": -3}, {"id": 42, "v": -42}],
+            key=lambda r: r["id"])
+        assert sorted_rows(read_back(clone), ["id"]) == expected

@@ -1,7 +1,9 @@
 {#- `dbt clone` (with --state, often --defer): a model whose state relation is a Paimon table
-    becomes a Paimon table sharing that table's files (ops/clone.py: hard links of its latest
-    snapshot's files, a copy where links are impossible); any other relation keeps dbt's own
-    clone (a view of it, or dbt-spark's shallow clone of a Delta table). -#}
+    becomes a Paimon table holding that table's latest snapshot (ops/clone.py): sharing its
+    files (hard links) between local filesystem warehouses, a copy of its rows, through the
+    target's catalog, where a catalog registers either table or a warehouse is remote; the
+    result's message says which. Any other relation keeps dbt's own clone (a view of it, or
+    dbt-spark's shallow clone of a Delta table). -#}
 {%- materialization clone, adapter='paimon' -%}
   {%- if not defer_relation -%}
     {{ log("No relation found in state manifest for " ~ model.unique_id, info=True) }}

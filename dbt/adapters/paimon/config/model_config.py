@@ -348,11 +348,13 @@ def _check_option_values(options: Dict[str, str], problems: ConfigProblems) -> N
             buckets = int(options["bucket"])
         except ValueError:
             buckets = 0
-        if buckets == 0 or buckets < -1:
+        if buckets == 0 or buckets < -2:
             problems.add(
                 f"config `buckets` is {options['bucket']!r}: use a whole number > 0 for fixed "
-                "buckets, or -1 for dynamic buckets."
+                "buckets, -1 for dynamic buckets, or -2 for postpone buckets."
             )
+        if buckets == -2:
+            _check_postpone_options(options, problems)
     producer = options.get("changelog-producer")
     if producer is not None and producer not in CHANGELOG_PRODUCERS:
         problems.add(
@@ -361,6 +363,29 @@ def _check_option_values(options: Dict[str, str], problems: ConfigProblems) -> N
     for key in ("ignore-delete", "row-tracking.enabled"):
         if key in options and options[key] not in ("true", "false"):
             problems.add(f"Paimon option '{key}' must be true or false, got {options[key]!r}.")
+
+
+def _check_postpone_options(options: Dict[str, str], problems: ConfigProblems) -> None:
+    """A postpone-bucket table (bucket = -2): the settings under which Paimon's batch write
+    does what dbt-paimon's does not (ops/postpone.py)."""
+    if str(options.get("postpone.batch-write-fixed-bucket", "true")).lower() != "true":
+        problems.add(
+            "config `table_options` sets 'postpone.batch-write-fixed-bucket' = "
+            f"{options['postpone.batch-write-fixed-bucket']!r}: a batch write would then put "
+            "its rows into the postpone bucket like a streaming writer; dbt-paimon writes a "
+            "run straight into fixed buckets only. Remove the option.")
+    if options.get("deletion-vectors.enabled") == "true":
+        problems.add(
+            "config `deletion_vectors` with buckets -2 (postpone buckets): batch reads skip "
+            "level 0, where a run's rows land until the table's postpone compaction; "
+            "dbt-paimon does not write such tables. Remove deletion_vectors.")
+    if "postpone.target-row-num-per-bucket" in options and \
+            "postpone.default-bucket-num" not in options:
+        problems.add(
+            "config `table_options` sets 'postpone.target-row-num-per-bucket' without "
+            "'postpone.default-bucket-num': Paimon then sizes a new partition's buckets from "
+            "the run's row count, which dbt-paimon does not. Set "
+            "'postpone.default-bucket-num' to the bucket count new partitions should get.")
 
 
 def _append_merge_keys(config, problems: ConfigProblems) -> List[str]:
@@ -407,12 +432,23 @@ def _check_append(config, primary_keys, options, problems: ConfigProblems) -> No
                 f"config `{config_key}` only applies to primary-key tables "
                 "(materialized='paimon_pk' or 'partial_update'); remove it from this append model."
             )
+    if options.get("bucket") == "-2":
+        problems.add(
+            "config `buckets` is -2 (postpone buckets), which Paimon allows only for "
+            "primary-key tables: use materialized='paimon_pk', or buckets -1 or > 0.")
     if options.get("row-tracking.enabled") == "true":
         if int(options.get("bucket", "-1") or -1) != -1 or "bucket-key" in options:
             problems.add(
                 "config `row_tracking` needs an unbucketed append table: remove `buckets` and "
                 "`bucket_key` (Paimon supports row tracking only with bucket = -1)."
             )
+
+
+def _int_or(value, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
 
 
 def _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns,
@@ -433,12 +469,14 @@ def _check_columns(names, primary_keys, partition_keys, options, row_kind_column
         problems.add(
             f"config `bucket_key` {bucket_key} must be a subset of the primary key {primary_keys}."
         )
-    if primary_keys and partition_keys and int(options.get("bucket", "-1")) > 0:
+    bucket = _int_or(options.get("bucket", "-1"), -1)
+    if primary_keys and partition_keys and (bucket > 0 or bucket == -2):
         if not set(partition_keys) <= set(primary_keys):
             problems.add(
                 f"primary key {primary_keys} does not contain all partition keys "
-                f"{partition_keys}: with fixed buckets Paimon cannot update across partitions. "
-                "Add the partition columns to `primary_key`, or use dynamic buckets (buckets=-1)."
+                f"{partition_keys}: with {'postpone' if bucket == -2 else 'fixed'} buckets "
+                "Paimon cannot update across partitions. Add the partition columns to "
+                "`primary_key`, or use dynamic buckets (buckets=-1)."
             )
     if row_kind_column is not None:
         types = dict(columns)

@@ -92,6 +92,13 @@ def write_bucket_settings(table, model_name: str) -> int:
             f"'{BATCH_WRITE_FIXED_BUCKET}' = 'false', under which a batch write puts its rows "
             f"into the postpone bucket like a streaming writer; dbt-paimon writes a run straight "
             f"into fixed buckets only. Remove the option (table_options) or set it to 'true'.")
+    if table.options.deletion_vectors_enabled():
+        raise PaimonConfigError(
+            f"Model '{model_name}': Paimon table {name} (bucket = -2) sets "
+            f"'deletion-vectors.enabled': batch reads of it skip level 0, where a run's rows "
+            f"land, and dbt-paimon leaves a postpone table's level-0 files to its postpone "
+            f"compaction. Write the table without deletion vectors, or write it with Paimon "
+            f"(Spark, Flink) and read it with dbt-paimon.")
     default = table.options.postpone_default_bucket_num()
     if default is not None:
         return int(default)

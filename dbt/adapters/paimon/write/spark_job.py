@@ -133,8 +133,8 @@ def make_plan(spark, table, location, model_name: str,
         # a batch run goes straight into fixed buckets, a count per partition (ops/postpone.py)
         from dbt.adapters.paimon.ops.postpone import known_bucket_counts, write_bucket_settings
 
-        new_partition_buckets = write_bucket_settings(table, model_name)
-        if postpone_counts is None:
+        if postpone_counts is None:  # a run (the compaction gives every partition's count)
+            new_partition_buckets = write_bucket_settings(table, model_name)
             postpone_counts = {} if as_empty else \
                 known_bucket_counts(table, current_snapshot_id(table))
         postpone_buckets = tuple(sorted(postpone_counts.items(), key=repr))

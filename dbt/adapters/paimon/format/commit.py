@@ -134,7 +134,7 @@ def _with_bucket_counts(table, messages: List[CommitMessage]) -> List[CommitMess
         return messages
     missing = [m for m in messages if m.bucket >= 0 and m.total_buckets is None]
     if missing:
-        from dbt.adapters.paimon.ops.postpone import known_bucket_counts
+        from dbt.adapters.paimon.format.postpone_buckets import known_bucket_counts
 
         known = known_bucket_counts(table, current_snapshot_id(table))
         for message in missing:

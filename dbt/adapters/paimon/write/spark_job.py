@@ -131,7 +131,8 @@ def make_plan(spark, table, location, model_name: str,
     postpone_buckets, new_partition_buckets = (), 1
     if bucket == POSTPONE_BUCKET:
         # a batch run goes straight into fixed buckets, a count per partition (ops/postpone.py)
-        from dbt.adapters.paimon.ops.postpone import known_bucket_counts, write_bucket_settings
+        from dbt.adapters.paimon.format.postpone_buckets import (known_bucket_counts,
+                                                                  write_bucket_settings)
 
         if postpone_counts is None:  # a run (the compaction gives every partition's count)
             new_partition_buckets = write_bucket_settings(table, model_name)

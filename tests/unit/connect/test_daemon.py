@@ -174,8 +174,7 @@ def test_an_idle_daemon_gives_way_to_an_in_process_spark_a_busy_one_does_not(pla
 
 
 POLICY_DEFAULTS = dict(daemon=None, master="local[*]", warehouse_is_local=True,
-                       catalog_type="filesystem", spark_conf={}, environ={},
-                       interactive=True)
+                       spark_conf={}, environ={}, interactive=True)
 
 
 @pytest.mark.parametrize("change, use, reason", [
@@ -189,7 +188,6 @@ POLICY_DEFAULTS = dict(daemon=None, master="local[*]", warehouse_is_local=True,
     ({"master": "spark://host:7077"}, False, "not local"),
     ({"master": "local-cluster[2,1,1024]"}, False, "not local"),
     ({"warehouse_is_local": False}, False, "not a local folder"),
-    ({"catalog_type": "jdbc"}, False, "jdbc catalog"),
     ({"spark_conf": {"spark.sql.shuffle.partitions": "4"}}, True, "interactive"),
     ({"spark_conf": {"spark.driver.memory": "4g", "spark.sql.extensions": "x"}}, False,
      "spark.driver.memory, spark.sql.extensions only applies to a fresh Spark"),

@@ -56,7 +56,6 @@ def daemon_plan(credentials, spark_conf):
     decision = daemon_policy.decide(
         daemon=credentials.daemon, master=credentials.spark_master,
         warehouse_is_local=is_local_path(credentials.warehouse),
-        catalog_type=credentials.catalog_type,
         spark_conf=spark_conf, environ=os.environ, interactive=_interactive(sys))
     from dbt.adapters.paimon.environments import base
     from dbt.adapters.paimon.environments.spark_logs import _DbtDebug

@@ -2,9 +2,16 @@
 dbt process: pure decisions on the profile and the process's surroundings, no I/O.
 
 The daemon is for a person typing dbt commands on a machine: interactive (a terminal on stdin or
-stderr), not CI, a local master, a local warehouse with Paimon's filesystem catalog, and only
-Spark settings a running server can still apply to a session. Anything else keeps Spark in the
-dbt process, as ``method: session`` does.
+stderr), not CI, a local master, a local warehouse, and only Spark settings a running server can
+still apply to a session. Anything else keeps Spark in the dbt process, as ``method: session``
+does.
+
+Every catalog is served, the warehouse's folders as a JDBC, Hive Metastore or REST catalog: the
+catalog is the dbt process's (pypaimon's clients, in Python), and the options of each relation's
+catalog reach the daemon's Spark with the relation's catalog entry, as they reach an explicit
+Spark Connect server. So a daemon is one warehouse's, whatever catalogs list its tables: the
+Spark state it keeps (the warehouse's ``.spark/`` metastore of catalog entries) is the one an
+in-process Spark of that warehouse keeps too.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ class Decision:
 
 
 def decide(*, daemon: Optional[bool], master: str, warehouse_is_local: bool,
-           catalog_type: str, spark_conf: Mapping[str, str], environ: Mapping[str, str],
+           spark_conf: Mapping[str, str], environ: Mapping[str, str],
            interactive: bool) -> Decision:
     switch = environ.get(SWITCH_ENV, "").strip().lower()
     if switch in OFF_VALUES:
@@ -59,9 +66,6 @@ def decide(*, daemon: Optional[bool], master: str, warehouse_is_local: bool,
         return Decision(False, f"spark_master {master} is not local")
     if not warehouse_is_local:
         return Decision(False, "the warehouse is not a local folder")
-    if catalog_type != "filesystem":
-        return Decision(False, f"the {catalog_type} catalog is served by Spark in the dbt "
-                               "process only")
     fresh_only = sorted(key for key in spark_conf if not runtime_conf(key))
     if fresh_only:
         return Decision(False, f"spark_conf {', '.join(fresh_only)} only applies to a fresh "

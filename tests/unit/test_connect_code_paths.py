@@ -17,7 +17,8 @@ PACKAGE = ROOT / "dbt" / "adapters" / "paimon"
 SESSION_KIND = re.compile(r"\bis_connect\(self\.spark\)|\bis_connect\((?:spark|_registry\.spark)\)"
                           r"|\._jvm\b|\bsparkContext\b|\._jsparkSession\b|\._jsc\b")
 ASKS_THE_SESSION_KIND = {
-    "datasource/registry.py",        # data-source registration, the thread's active session
+    "datasource/registry.py",        # the thread's active session
+    "datasource/session_sources.py",  # data-source registration: once per shared session
     "datasource/spark_env.py",       # is_connect itself; task slots
     "environments/base.py",          # Python workers warmed in-process only
     "environments/embedded.py",      # the in-process session itself

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from dbt.adapters.paimon.datasource import catalog_entry
 from dbt.adapters.paimon.datasource import registry as registry_module
 from dbt.adapters.paimon.datasource.native_read import NativeSnapshot, Projection
 from dbt.adapters.paimon.datasource.registry import (
@@ -128,6 +129,13 @@ def test_a_branch_name_becomes_an_sql_name():
         "paimon.analytics.orders__branch_audit"
 
 
+def test_a_provider_names_its_paimon_table_back():
+    from dbt.adapters.paimon.datasource.entry_names import paimon_source_of
+
+    for table in ("orders", "orders$branch_audit", "a__b"):
+        assert paimon_source_of(provider_name("db", table)) == table
+
+
 def test_hidden_tables_live_in_the_hidden_database_quoted():
     assert hidden_database("analytics") == "analytics__paimon"
     assert hidden_table("analytics", "read_", "orders") == "`analytics__paimon`.`read_orders`"
@@ -171,7 +179,7 @@ def test_the_listing_is_read_into_entries_with_paimon_properties_only():
             listed("tmp_view", temporary=True),
             listed("old", kind="MANAGED", provider="paimon.db.old"),
             listed("csv_table", kind="EXTERNAL", provider="csv")]
-    entries = registry_module._catalog_entries(rows)
+    entries = catalog_entry.catalog_entries(rows)
     assert set(entries) == {"orders", "old", "csv_table"}
     orders = entries["orders"]
     assert orders.kind == "VIEW" and orders.provider == ""
@@ -183,7 +191,7 @@ def test_the_listing_is_read_into_entries_with_paimon_properties_only():
 
 
 def test_a_statement_names_a_table_as_a_word_in_any_case_or_quoting():
-    names = registry_module._names
+    names = catalog_entry.names_table
     assert names("select * from analytics.Orders", "orders")
     assert names("select * from `orders` o", "orders")
     assert not names("select * from analytics.orders_v", "orders")
@@ -192,11 +200,30 @@ def test_a_statement_names_a_table_as_a_word_in_any_case_or_quoting():
     assert not names(None, "orders")
 
 
+def test_an_entry_reads_one_schema_snapshot_and_branch_with_its_choice_made_if_asked():
+    entry = CatalogEntry("VIEW", "", view_properties(1, "4.2", UNCHOSEN, "audit"))
+    assert entry.reads(1, "4.2", "audit", choose=False)
+    assert not entry.reads(1, "4.2", "audit", choose=True)
+    assert not entry.reads(0, "4.2", "audit", choose=False)
+    assert not entry.reads(1, "5.2", "audit", choose=False)
+    assert not entry.reads(1, "4.2", "", choose=False)
+    assert not CatalogEntry("MANAGED", "", entry.properties).reads(1, "4.2", "audit", False)
+
+
+def test_how_a_planned_snapshot_is_read():
+    from dbt.adapters.paimon.datasource.native_read import CHOICE_DEFERRED
+
+    assert catalog_entry.read_of(None, CHOICE_DEFERRED) == UNCHOSEN
+    assert catalog_entry.read_of(None, "a partial-update merge") == PYTHON
+    assert catalog_entry.read_of(native_plan(), "") == NATIVE
+    assert catalog_entry.read_of(native_plan(deleted=True), "") == NATIVE_WITH_DELETES
+
+
 def test_an_unchosen_entry_has_a_python_entry_s_tables():
-    assert registry_module._shape(UNCHOSEN) == PYTHON
-    assert registry_module._shape(NATIVE) == NATIVE
-    assert registry_module._projection_count({}) == 0
-    assert registry_module._projection_count({"paimon.projected-rows": "3:abc"}) == 3
+    assert catalog_entry.shape(UNCHOSEN) == PYTHON
+    assert catalog_entry.shape(NATIVE) == NATIVE
+    assert catalog_entry.projection_count({}) == 0
+    assert catalog_entry.projection_count({"paimon.projected-rows": "3:abc"}) == 3
 
 
 # -- routing to catalogs and branches ----------------------------------------------------

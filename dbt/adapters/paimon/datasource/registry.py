@@ -2,18 +2,16 @@
 
 Spark keeps no options for a catalog table whose provider is a Python data source (the reader
 gets an empty option map and no location), so a catalog entry cannot say which Paimon table it
-is. Instead the identity is in the provider name: the entry for ``analytics.orders`` is
-``CREATE TABLE analytics.orders (...) USING paimon.analytics.orders`` and every session registers
-one small data-source class per table under that name. Entries live in the session's metastore
+is. Instead the identity is in the provider name: the table through which the entry of
+``analytics.orders`` reads the Python source is ``CREATE TABLE analytics__paimon.read_orders
+(...) USING paimon.analytics.orders``, and every session registers one small data-source class
+per table under that name. Entries live in the session's metastore
 (Derby under the warehouse), so views and later dbt invocations resolve them like any table.
 The Paimon warehouse is the source of truth: ``sync`` adds entries for tables written by other
 Paimon writers, recreates entries whose schema changed and drops entries of vanished tables.
 
-Over Spark Connect every dbt process joins one shared server session (environments/connect_client.py), and
-a data source registered there stays registered for the next command. So the session's conf
-records each registration (``spark.dbt.paimon.registered.<name>`` = a digest of what was
-registered), read with one request, and a command registers only what is missing or differs:
-a command on an unchanged warehouse sends no registration at all.
+Over Spark Connect every dbt process joins one shared server session
+(environments/connect_client.py): a data source is registered there once (session_sources.py).
 
 The entry a query names is a view, ``analytics.orders``, over hidden tables in
 ``analytics__paimon`` that read the table's latest snapshot one of two ways (native_read.py):
@@ -29,145 +27,41 @@ Paimon reader sees: the adapter's connection sends an SQL ``INSERT`` into a Paim
 table of the ``paimon`` source instead (``sql_write_target``), which appends or overwrites as
 one commit. Each statement of the session first brings every entry whose table has a
 newer snapshot up to date (``refresh_stale``), so a read always sees the table as it is.
+
+The names of the hidden tables are in entry_names.py, the entry as listed in catalog_entry.py,
+the statements that make it in entry_statements.py; this module runs them on the session.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import threading
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource import native_read
+# the names other modules import from here: the registry's vocabulary
+from dbt.adapters.paimon.datasource.catalog_entry import (  # noqa: F401
+    BRANCH_PROPERTY, DELETED_ROWS_PROPERTY, HIDDEN_TABLE_PROPERTIES, NATIVE, NATIVE_ROWS_PROPERTY,
+    NATIVE_WITH_DELETES, NO_PROJECTIONS, PROJECTED_ROWS_PROPERTY, PYTHON, PYTHON_ROWS_PROPERTY,
+    READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, UNCHOSEN, CatalogEntry,
+    catalog_entries, names_table, projected_key, projection_count, python_rows_key, read_of,
+    shape)
+from dbt.adapters.paimon.datasource.entry_names import (  # noqa: F401
+    DELETES_PREFIX, FILES_PREFIX, HIDDEN_DATABASE_SUFFIX, PROVIDER_PREFIX, READ_PREFIX,
+    SQL_BRANCH_SEPARATOR, WRITE_PREFIX, check_name, entry_view, hidden_database, hidden_table,
+    is_safe_name, paimon_source_of, projected_table, provider_name, sql_name)
+from dbt.adapters.paimon.datasource.entry_statements import entry_change
+from dbt.adapters.paimon.datasource.session_sources import (REGISTERED_CONF_PREFIX,  # noqa: F401
+                                                            SessionSources)
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
-from dbt.adapters.paimon.datasource.spark_env import (default_parallelism, is_connect,
-                                                      register_data_source)
+from dbt.adapters.paimon.datasource.spark_env import default_parallelism, is_connect
 from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
                                                         spark_schema)
 from dbt.adapters.paimon.format import listing
 from dbt.adapters.paimon.format.catalog_config import CatalogRoute
 from dbt.adapters.paimon.format.errors import TableNotFoundError
-
-PROVIDER_PREFIX = "paimon."
-SCHEMA_ID_PROPERTY = "paimon.schema-id"
-SNAPSHOT_PROPERTY = "paimon.snapshot-id"
-BRANCH_PROPERTY = "paimon.branch"
-READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, PYTHON or UNCHOSEN
-# the tables the views of database `db` read, in `db__paimon`: read_<t> (the Python source's
-# rows), files_<t> (the snapshot's files, read natively), deletes_<t> (the rows a native read
-# leaves out), write_<t> (SQL INSERT's target)
-HIDDEN_DATABASE_SUFFIX = "__paimon"
-READ_PREFIX, FILES_PREFIX, DELETES_PREFIX, WRITE_PREFIX = "read_", "files_", "deletes_", "write_"
-# the view's record of which hidden tables exist: read_<t>'s schema id, files_<t>'s schema id
-# and file format ("3:parquet"), and whether deletes_<t> does
-PYTHON_ROWS_PROPERTY = "paimon.python-rows"
-NATIVE_ROWS_PROPERTY = "paimon.native-rows"
-DELETED_ROWS_PROPERTY = "paimon.deleted-rows"
-# ... and how many files_<n>_<t> tables (native_read.Projection: files read by older column
-# names) exist, for which projections ("2:<digest>"; "0:" for none)
-PROJECTED_ROWS_PROPERTY = "paimon.projected-rows"
-NO_PROJECTIONS = "0:"
-HIDDEN_TABLE_PROPERTIES = (PYTHON_ROWS_PROPERTY, NATIVE_ROWS_PROPERTY, DELETED_ROWS_PROPERTY,
-                           PROJECTED_ROWS_PROPERTY)
-NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
-# read through the Python source until a statement names the table: its snapshot needs a choice
-# of rows (native_read.CHOICE_DEFERRED), made then; the entry is a PYTHON one until then
-UNCHOSEN = "python-until-read"
-REGISTERED_CONF_PREFIX = "spark.dbt.paimon.registered."
-_PROVIDER_LINE = re.compile(r"^Provider: (.*)$", re.MULTILINE)
-_TYPE_LINE = re.compile(r"^Type: (.*)$", re.MULTILINE)
-_PROPERTIES_LINE = re.compile(r"^Table Properties: \[(.*)\]$", re.MULTILINE)
-# Identifiers a provider name can carry unquoted; others are refused with a clear error.
-_SAFE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
-
-
-def provider_name(database: str, table: str) -> str:
-    """The Spark provider of a Paimon table (of a branch ``t$branch_b``: ``t__branch_b``, as
-    '$' cannot appear in an unquoted SQL name)."""
-    return f"{PROVIDER_PREFIX}{database}.{sql_name(table)}"
-
-
-# how a branch's '$branch_' appears in Spark names (providers, SQL INSERT targets)
-SQL_BRANCH_SEPARATOR = "__branch_"
-
-
-def sql_name(table: str) -> str:
-    """A Paimon table's name as Spark names may carry it: ``t$branch_b`` as ``t__branch_b``."""
-    return table.replace(listing.BRANCH_SEPARATOR, SQL_BRANCH_SEPARATOR)
-
-
-def hidden_database(database: str) -> str:
-    """The database of the tables the views of ``database`` read."""
-    return database + HIDDEN_DATABASE_SUFFIX
-
-
-def hidden_table(database: str, prefix: str, table: str) -> str:
-    """``db__paimon.<prefix><table>``, quoted."""
-    return f"{quote_identifier(hidden_database(database))}.{quote_identifier(prefix + table)}"
-
-
-def projected_table(database: str, table: str, number: int) -> str:
-    """The hidden table of a native read's ``number``-th Projection (from 1), quoted."""
-    return hidden_table(database, f"{FILES_PREFIX}{number}_", table)
-
-
-def python_rows_key(schema_id: int, branch: str) -> str:
-    """What PYTHON_ROWS_PROPERTY records of read_<t>: the schema it has and the branch whose
-    provider it names ("3" on main, "3@audit" on branch audit)."""
-    return f"{schema_id}@{branch}" if branch else str(schema_id)
-
-
-def projected_key(schema_id: int, plan: "native_read.NativeSnapshot") -> str:
-    """What PROJECTED_ROWS_PROPERTY records for ``plan``: the projection tables' count and a
-    digest of their columns."""
-    if not plan.projected:
-        return NO_PROJECTIONS
-    described = repr((schema_id, plan.file_format, [p.columns for p in plan.projected]))
-    return f"{len(plan.projected)}:{hashlib.sha256(described.encode()).hexdigest()[:16]}"
-
-
-def check_name(kind: str, name: str) -> str:
-    if not _SAFE_NAME.match(name or ""):
-        raise ValueError(
-            f"Paimon {kind} name {name!r} is not supported: use lower-case letters, digits and "
-            "underscores, starting with a letter or underscore (Spark's metastore lower-cases "
-            "names, and the name is part of the table's Spark provider)."
-        )
-    return name
-
-
-@dataclass(frozen=True)
-class CatalogEntry:
-    kind: str                  # Spark's type: VIEW, MANAGED, EXTERNAL
-    provider: str
-    properties: Dict[str, str]
-
-    @property
-    def ours(self) -> bool:
-        """An entry this registry made (a view with our properties, or an older-style table
-        entry naming a Paimon provider)."""
-        return SCHEMA_ID_PROPERTY in self.properties or self.provider.startswith(PROVIDER_PREFIX)
-
-    @property
-    def schema_id(self) -> Optional[int]:
-        value = self.properties.get(SCHEMA_ID_PROPERTY, "")
-        return int(value) if value.isdigit() else None
-
-    @property
-    def snapshot(self) -> str:
-        return self.properties.get(SNAPSHOT_PROPERTY, "")
-
-    @property
-    def read(self) -> str:
-        return self.properties.get(READ_PROPERTY, "")
-
-    @property
-    def branch(self) -> str:
-        return self.properties.get(BRANCH_PROPERTY, "")
 
 
 class PaimonTableRegistry:
@@ -182,8 +76,7 @@ class PaimonTableRegistry:
         self._synced_for: Optional[str] = None
         # database -> `show table extended` rows of the last sync that changed nothing in it
         self._listed: Dict[str, list] = {}
-        # Spark Connect: what the shared session has registered (name -> digest)
-        self._session_registrations: Optional[Dict[str, str]] = None
+        self._sources = SessionSources(spark)
         # (database, table) -> the snapshot its entry reads ('' when the table has none):
         # what refresh_stale compares with the warehouse before each statement
         self._exposed: Dict[Tuple[str, str], str] = {}
@@ -211,25 +104,9 @@ class PaimonTableRegistry:
         self.register_source(PaimonDataSource, "")
 
     def register_source(self, source: type, identity: str) -> None:
-        """Register a data-source class in the session, unless the shared Spark Connect
-        session holds it already: ``identity`` is what makes two registrations of the same name
-        the same (e.g. the table location; the class code is the server's dbt-paimon, whose
-        version the connection checked)."""
-        if not is_connect(self.spark):
-            register_data_source(self.spark, source)
-            return
-        key = REGISTERED_CONF_PREFIX + source.name()
-        digest = hashlib.sha256(f"{source.__module__}.{source.__qualname__}|{identity}"
-                                .encode()).hexdigest()[:32]
-        if self._session_registrations is None:
-            self._session_registrations = {
-                k: v for k, v in self.spark.conf.getAll.items()
-                if k.startswith(REGISTERED_CONF_PREFIX)}
-        if self._session_registrations.get(key) == digest:
-            return
-        register_data_source(self.spark, source)
-        self.spark.conf.set(key, digest)
-        self._session_registrations[key] = digest
+        """Register a data-source class in the session (once per shared Spark Connect session:
+        SessionSources.register)."""
+        self._sources.register(source, identity)
 
     def activate(self, sql: Optional[str] = None, refresh: bool = True) -> SparkSession:
         """Make this session the active one of the calling thread, bring the entries of tables
@@ -268,7 +145,7 @@ class PaimonTableRegistry:
                 if self._reads_root_of(database) is None:
                     continue
                 entry = self._entries.get((database, table))
-                named = _names(sql, table)
+                named = names_table(sql, table)
                 if listing.latest_snapshot_stamp(
                         self.warehouse_of(database), database,
                         self.paimon_name(database, table)) == snapshot and not (
@@ -451,7 +328,7 @@ class PaimonTableRegistry:
     def sync_database(self, database: str) -> None:
         self._listed.pop(database, None)
         rows = self._show_tables(database, create_database=True)
-        entries = _catalog_entries(rows)
+        entries = catalog_entries(rows)
         paimon_tables = set(listing.list_tables(self.warehouse_of(database), database,
                                                 self.options_of(database)))
         changed = False
@@ -494,9 +371,7 @@ class PaimonTableRegistry:
                     f"{database}.{table} is both a Paimon table in {warehouse} and a "
                     f"Spark {entry.provider or entry.kind} table; drop one of them."
                 )
-            if entry.kind == "VIEW" and entry.schema_id == schema_id \
-                    and entry.snapshot == snapshot and entry.branch == branch \
-                    and not (choose and entry.read == UNCHOSEN) \
+            if entry.reads(schema_id, snapshot, branch, choose) \
                     and self._files_present(database, source, entry):
                 self._exposed[(database, table)] = snapshot
                 self._entries[(database, table)] = entry
@@ -508,8 +383,7 @@ class PaimonTableRegistry:
         if self._reads_root_of(database) is not None:
             latest, plan, why = native_read.plan_native(paimon_table, choose=choose)
             snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
-        read = (UNCHOSEN if why == native_read.CHOICE_DEFERRED else PYTHON) if plan is None \
-            else NATIVE_WITH_DELETES if plan.deleted else NATIVE
+        read = read_of(plan, why)
         properties = self._make_entry(database, table, entry, paimon_table, schema_id,
                                       snapshot, plan, source, read, fresh)
         self._exposed[(database, table)] = snapshot
@@ -524,94 +398,20 @@ class PaimonTableRegistry:
                     plan: Optional["native_read.NativeSnapshot"], source: str,
                     read: str, fresh: bool = False) -> Dict[str, str]:
         """Create or move the entry of ``database.table``, reading Paimon table ``source``
-        (``table`` or one of its branches) the way ``read`` says.
-
-        The hidden tables of each way of reading stay when the entry turns to another (a table
-        often alternates between native and Python reads: a compaction, then a write), and the
-        view's properties record which exist for which schema: a snapshot read the other way
-        then costs a moved location and a new view, not a new set of tables (over Spark Connect
-        each statement is a round trip). ``fresh``: trust none of them. Returns the view's
-        properties."""
-        branch = source.partition(listing.BRANCH_SEPARATOR)[2]
+        (``table`` or one of its branches) the way ``read`` says, by the statements
+        entry_statements.py decides (``fresh``: trusting none of the hidden tables the entry
+        records). Returns the view's properties."""
         self._register_entry_providers(database, table, entry)
-        view = f"{quote_identifier(database)}.{quote_identifier(table)}"
-        python_rows = hidden_table(database, READ_PREFIX, table)
-        native_rows = hidden_table(database, FILES_PREFIX, table)
-        deletes = hidden_table(database, DELETES_PREFIX, table)
         folder = None
         if plan is not None:
             folder = native_read.write_file_list(self._reads_root_of(database), database, source,
                                                  plan, schema_id, snapshot)
-        # kept across branches: read_<t> records the branch whose provider it names, so that a
-        # command on another branch knows to register that provider before dropping it
-        before = entry.properties if (not fresh and entry is not None
-                                      and entry.kind == "VIEW") else {}
-        # what the hidden tables hold after this change, as the view's properties say it
-        hidden = {key: before[key] for key in HIDDEN_TABLE_PROPERTIES if key in before}
-        if before and entry.branch != branch:
-            # another branch's schema ids name other columns: only read_<t>'s record stays
-            # (its value names the branch, so the table is made anew)
-            hidden = {key: value for key, value in hidden.items() if key == PYTHON_ROWS_PROPERTY}
         try:
-            statements = []
-            if entry is not None and entry.kind != "VIEW":
-                statements.append(f"drop table if exists {view}")  # an older-style entry
-            if not hidden:
-                statements.append(f"create database if not exists "
-                                  f"{quote_identifier(hidden_database(database))}")
-            # a hidden table the properties do not record as it is needed is made anew (a
-            # table of that name may be left by an older entry: dropped first)
-            columns = spark_ddl_columns(arrow_schema_of(paimon_table))
-            python_key = python_rows_key(schema_id, branch)
-            if plan is None and hidden.get(PYTHON_ROWS_PROPERTY) != python_key:
-                statements += [f"drop table if exists {python_rows}",
-                               f"create table {python_rows} ({columns}) "
-                               f"using {provider_name(database, source)}"]
-                hidden[PYTHON_ROWS_PROPERTY] = python_key
-            if plan is not None:
-                # recursiveFileLookup: no partition columns inferred from the files' folders
-                # (dt=2024-01-01/): Paimon's files hold every column themselves
-                files_table = f"using {plan.file_format} options (recursiveFileLookup 'true')"
-                native_shape = f"{schema_id}:{plan.file_format}"
-                statements += _located(native_rows, folder,
-                                       hidden.get(NATIVE_ROWS_PROPERTY) == native_shape,
-                                       f"({columns}) {files_table}")
-                hidden[NATIVE_ROWS_PROPERTY] = native_shape
-            afterwards = []  # tables the new view no longer reads: dropped once it is in place
-            if plan is not None:
-                key = projected_key(schema_id, plan)
-                had = _projection_count(hidden)
-                schema = arrow_schema_of(paimon_table)
-                for number, projection in enumerate(plan.projected, start=1):
-                    stored = spark_ddl_columns(native_read.projection_schema(projection, schema))
-                    statements += _located(projected_table(database, table, number),
-                                           native_read.projection_folder(folder, number),
-                                           hidden.get(PROJECTED_ROWS_PROPERTY) == key,
-                                           f"({stored}) {files_table}")
-                afterwards += [f"drop table if exists {projected_table(database, table, number)}"
-                               for number in range(len(plan.projected) + 1, had + 1)]
-                hidden[PROJECTED_ROWS_PROPERTY] = key
-            if read == NATIVE_WITH_DELETES:
-                statements += _located(deletes, native_read.deletes_folder(folder),
-                                       DELETED_ROWS_PROPERTY in hidden,
-                                       f"({native_read.BITMAPS_DDL}) using parquet")
-                hidden[DELETED_ROWS_PROPERTY] = "bitmaps"
-            properties = {SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
-                          READ_PROPERTY: read, BRANCH_PROPERTY: branch, **hidden}
-            listed = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
-            if before and entry.branch == branch and entry.schema_id == schema_id \
-                    and _shape(entry.read) == _shape(read) \
-                    and before.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS) == \
-                    hidden.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS):
-                # the view reads the same tables: only its properties change
-                statements.append(f"alter view {view} set tblproperties ({listed})")
-            else:
-                query = self._view_query(database, table, plan, read,
-                                         arrow_schema_of(paimon_table))
-                statements.append(f"create or replace view {view} tblproperties ({listed}) "
-                                  f"as {query}")
-            for statement in statements + afterwards:
+            change = entry_change(database, table, entry, arrow_schema_of(paimon_table),
+                                  schema_id, snapshot, plan, folder, source, read, fresh)
+            for statement in change.statements + change.afterwards:
                 self.spark.sql(statement)
+            properties = change.properties
         except Exception as exc:
             # Another dbt process on the same Spark Connect server (one metastore) made the
             # entry meanwhile: fine if it is this table's, as of this schema and snapshot.
@@ -625,22 +425,6 @@ class PaimonTableRegistry:
             native_read.prune_file_lists(self._reads_root_of(database), database, source, folder)
         return properties
 
-    def _view_query(self, database: str, table: str,
-                    plan: Optional["native_read.NativeSnapshot"], read: str,
-                    schema) -> str:
-        """The query of an entry's view: the Python source's table, or the snapshot's files
-        (and each Projection's, renamed) without the rows to leave out."""
-        if plan is None:
-            return f"select * from {hidden_table(database, READ_PREFIX, table)}"
-        deletes = hidden_table(database, DELETES_PREFIX, table) \
-            if read == NATIVE_WITH_DELETES else None
-        parts = [native_read.live_rows_sql(hidden_table(database, FILES_PREFIX, table), deletes)]
-        for number, projection in enumerate(plan.projected, start=1):
-            parts.append(native_read.live_rows_sql(
-                projected_table(database, table, number), deletes,
-                columns=native_read.projection_select(projection, schema)))
-        return " union all ".join(parts)
-
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a
         table of the ``paimon`` Python source, ``<database>__paimon.write_<table>`` (Spark
@@ -650,7 +434,7 @@ class PaimonTableRegistry:
         with self._sync_lock:
             key = (database, table)
             if key not in self._write_targets:
-                if not _SAFE_NAME.match(database or "") or not _SAFE_NAME.match(table or "") \
+                if not is_safe_name(database) or not is_safe_name(table) \
                         or listing.latest_schema_id(self.warehouse_of(database), database,
                                                     table, self.options_of(database)) is None:
                     return None
@@ -678,12 +462,11 @@ class PaimonTableRegistry:
             self._exposed.pop((database, table), None)
             entry = self._entries.pop((database, table), None) or entry
             self._register_entry_providers(database, table, entry)
-            projected = _projection_count(entry.properties if entry else {})
+            projected = projection_count(entry.properties if entry else {})
             written = self._write_targets.pop((database, table), None)
             if written:
                 self.spark.sql(f"drop table if exists {written}")
-            self.spark.sql(
-                f"drop table if exists {quote_identifier(database)}.{quote_identifier(table)}")
+            self.spark.sql(f"drop table if exists {entry_view(database, table)}")
             for prefix in (READ_PREFIX, FILES_PREFIX, DELETES_PREFIX):
                 self.spark.sql(f"drop table if exists {hidden_table(database, prefix, table)}")
             for number in range(1, projected + 1):
@@ -753,7 +536,7 @@ class PaimonTableRegistry:
         """Whether a native entry's file list is on disk (someone may have deleted
         ``.spark/paimon-reads``): if not, the entry is made again."""
         reads_root = self._reads_root_of(database)
-        if _shape(entry.read) == PYTHON or reads_root is None or not entry.snapshot:
+        if shape(entry.read) == PYTHON or reads_root is None or not entry.snapshot:
             return True
         return native_read.has_file_list(native_read.file_list_folder(
             reads_root, database, table, entry.snapshot, entry.schema_id))
@@ -794,9 +577,7 @@ class PaimonTableRegistry:
                                     f"{table}{listing.BRANCH_SEPARATOR}{branch}")
         if entry.provider.startswith(PROVIDER_PREFIX) and \
                 entry.provider != provider_name(database, table):  # an older-style entry
-            source = entry.provider[len(PROVIDER_PREFIX):].partition(".")[2]
-            self._register_provider(database, source.replace(SQL_BRANCH_SEPARATOR,
-                                                              listing.BRANCH_SEPARATOR, 1))
+            self._register_provider(database, paimon_source_of(entry.provider))
 
     def _show_tables(self, database: str, create_database: bool = False) -> list:
         """`show table extended` of ``database``; with ``create_database``, a database missing
@@ -812,61 +593,5 @@ class PaimonTableRegistry:
         return self.spark.sql(sql).collect()
 
     def _catalog_entries(self, database: str) -> Dict[str, CatalogEntry]:
-        return _catalog_entries(self._show_tables(database))
+        return catalog_entries(self._show_tables(database))
 
-
-def _sql_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("'", "\\'")
-
-
-def _located(name: str, location: str, kept: bool, definition: str) -> List[str]:
-    """The statements that make hidden table ``name`` read the files at ``location``: a moved
-    location when the view's properties record it as needed (``kept``), otherwise the table
-    dropped (a table of that name may be left by an older entry) and created as
-    ``definition`` (its columns and provider)."""
-    location = _sql_text(location)
-    if kept:
-        return [f"alter table {name} set location '{location}'"]
-    return [f"drop table if exists {name}",
-            f"create table {name} {definition} location '{location}'"]
-
-
-def _catalog_entries(rows: list) -> Dict[str, CatalogEntry]:
-    """The catalog entries (type, provider, properties) among `show table extended` rows."""
-    entries = {}
-    for row in rows:
-        if row.isTemporary:
-            continue
-        information = row.information or ""
-        provider = _PROVIDER_LINE.search(information)
-        kind = _TYPE_LINE.search(information)
-        properties = _PROPERTIES_LINE.search(information)
-        values: Dict[str, str] = {}
-        if properties:
-            for item in properties.group(1).split(", "):
-                key, _, value = item.partition("=")
-                if key.startswith("paimon."):
-                    values[key] = value
-        entries[row.tableName] = CatalogEntry(
-            kind=(kind.group(1).strip() if kind else ""),
-            provider=(provider.group(1).strip() if provider else ""),
-            properties=values,
-        )
-    return entries
-
-
-def _projection_count(properties: Dict[str, str]) -> int:
-    """How many files_<n>_<t> tables PROJECTED_ROWS_PROPERTY records."""
-    return int(properties.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS).split(":")[0])
-
-
-def _shape(read: str) -> str:
-    """The entry's tables and view: an UNCHOSEN entry's are a PYTHON one's."""
-    return PYTHON if read == UNCHOSEN else read
-
-
-def _names(sql: Optional[str], table: str) -> bool:
-    """Whether the statement ``sql`` names ``table`` (as a word, in any case, quoted or not):
-    a statement reading it through a view of its own does not, and reads the Python source."""
-    return sql is not None and re.search(
-        rf"(?<![\w$]){re.escape(table)}(?![\w$])", sql, re.IGNORECASE) is not None

@@ -113,6 +113,7 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client
                 if explicit is not None:
                     _join(plan)
                     return explicit
+                _retire_unrecorded(plan, announce)
                 announce(f"Starting a background Spark for {plan.warehouse}; later dbt "
                          f"commands reuse it. It stops after {plan.idle_seconds / 60:g} min "
                          f"without a command, or with `dbt-paimon server stop --warehouse "
@@ -189,12 +190,14 @@ def _locked(path: str) -> Iterator[None]:
 
 def _live_info(state_dir: str) -> Optional[Dict]:
     """daemon.json while its watchdog and server live (a stale file is removed, and a server
-    it left behind is stopped; a watchdog whose server died is stopped)."""
+    it left behind is stopped; a watchdog whose server died is stopped). A recorded watchdog
+    pid that another process has taken since (the file outlived a reboot or a SIGKILLed
+    watchdog) counts as gone: that process is never signalled."""
     path = os.path.join(state_dir, INFO_NAME)
     info = read_json(path)
     if info is None:
         return None
-    if not alive(info.get("pid")):
+    if not _is_watchdog(info.get("pid"), state_dir):
         _stop_orphan(info)
         try:
             os.remove(path)
@@ -209,6 +212,80 @@ def _live_info(state_dir: str) -> Optional[Dict]:
     return info
 
 
+def _command_line(pid) -> str:
+    """The process's whole command line, "" if it cannot be read (gone, or no ``ps``)."""
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as handle:
+            return handle.read().replace(b"\0", b" ").decode(errors="replace")
+    except FileNotFoundError:
+        if os.path.isdir("/proc/self"):
+            return ""  # Linux: the process is gone
+    except (OSError, ValueError, TypeError):
+        return ""
+    try:
+        # -ww: the whole command line, not a screen's width of it
+        return subprocess.run(["ps", "-ww", "-o", "command=", "-p", str(int(pid))],
+                              capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+_WATCHDOG_SCRIPT = "daemon_process.py "
+_SPEC_PREFIX = "daemon-spec."
+
+
+def _watchdog_state_dir(command: str) -> Optional[str]:
+    """The state folder of the watchdog with this command line (``python .../daemon_process.py
+    <state_dir>/daemon-spec.<pid>.json``, see _start), or None if it is no watchdog's."""
+    script = command.find(_WATCHDOG_SCRIPT)
+    if script < 0:
+        return None
+    spec = command[script + len(_WATCHDOG_SCRIPT):].strip()
+    if not os.path.basename(spec).startswith(_SPEC_PREFIX):
+        return None
+    return os.path.realpath(os.path.dirname(spec))
+
+
+def _is_watchdog(pid, state_dir: str) -> bool:
+    """``pid`` runs and is a watchdog of this state folder (not a process that took its pid)."""
+    return alive(pid) and _watchdog_state_dir(_command_line(pid)) == os.path.realpath(state_dir)
+
+
+def _unrecorded_watchdogs(state_dir: str) -> List[int]:
+    """Watchdogs of this state folder that run although daemon.json does not name them (it is
+    missing, or was unreadable)."""
+    if not os.path.exists(os.path.join(state_dir, LOG_NAME)):
+        return []  # no daemon ever started here
+    recorded = (read_json(os.path.join(state_dir, INFO_NAME)) or {}).get("pid")
+    if os.path.isdir("/proc/self"):
+        candidates = [(int(name), _command_line(name)) for name in os.listdir("/proc")
+                      if name.isdigit()]
+    else:
+        try:
+            listing = subprocess.run(["ps", "-ww", "-e", "-o", "pid=,command="],
+                                     capture_output=True, text=True, timeout=10).stdout
+        except (OSError, subprocess.SubprocessError):
+            return []
+        candidates = [(int(pid), command) for pid, _, command in
+                      (line.strip().partition(" ") for line in listing.splitlines())
+                      if pid.isdigit()]
+    mine = os.path.realpath(state_dir)
+    return [pid for pid, command in candidates
+            if pid not in (recorded, os.getpid()) and _SPEC_PREFIX in command
+            and _watchdog_state_dir(command) == mine and alive(pid)]
+
+
+def _retire_unrecorded(plan: DaemonPlan, announce: Callable[[str], None]) -> None:
+    """Before a new daemon starts: stop a daemon of this warehouse whose daemon.json was lost
+    (deleted, or overwritten with garbage) while it ran. No command can join it any more, and
+    it holds the warehouse's Derby metastore, which the new daemon's server needs."""
+    for pid in _unrecorded_watchdogs(plan.state_dir):
+        announce(f"The background Spark of this warehouse runs without its record "
+                 f"({plan.path(INFO_NAME)} is missing or unreadable): stopping it (watchdog "
+                 f"pid {pid}) once no command uses it, and starting a new one.")
+        _retire(plan, {"pid": pid})
+
+
 def _stop_orphan(info: Dict) -> None:
     """Stop the server of a watchdog that is gone. On Linux the parent-death signal has stopped
     it already; elsewhere (macOS has no such signal) a SIGKILLed watchdog leaves its server
@@ -217,12 +294,7 @@ def _stop_orphan(info: Dict) -> None:
     pid, port = info.get("server_pid"), info.get("port")
     if not alive(pid) or not port:
         return
-    try:
-        # -ww: the whole command line, not a screen's width of it
-        command = subprocess.run(["ps", "-ww", "-o", "command=", "-p", str(int(pid))],
-                                 capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return
+    command = _command_line(pid)
     if not re.search(rf"(?<!\d){int(port)}(?!\d)", command):
         return
     _stop_and_wait([pid])

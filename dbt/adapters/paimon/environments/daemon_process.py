@@ -45,11 +45,13 @@ def write_private_json(path: str, data: Dict) -> None:
 
 
 def read_json(path: str) -> Optional[Dict]:
+    """The file's JSON object; None if it is missing, unreadable or holds anything else."""
     try:
         with open(path) as handle:
-            return json.load(handle)
+            data = json.load(handle)
     except (OSError, ValueError):
         return None
+    return data if isinstance(data, dict) else None
 
 
 def touch(path: str) -> None:

@@ -298,7 +298,7 @@ class PaimonAdapter(SparkAdapter):
         ``read_options``."""
         relation = _paimon_names(relation)
         registry = self._registry
-        options = registry.main_location(relation.schema,
+        options = registry.table_location(relation.schema,
                                          table or relation.identifier).source_options()
         options.update(read_options)
         rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
@@ -751,7 +751,7 @@ class PaimonAdapter(SparkAdapter):
         if relation is None or not self.is_paimon_relation(relation):
             raise DbtRuntimeError(f"{relation} is not a Paimon table of warehouse "
                                   f"{registry.warehouse_of(relation.schema)}")
-        return registry.main_location(relation.schema, relation.identifier)
+        return registry.table_location(relation.schema, relation.identifier)
 
     def _paimon_operation(self, name: str, relation: BaseRelation, action):
         location = self._paimon_location(relation)
@@ -850,7 +850,7 @@ class PaimonAdapter(SparkAdapter):
         source, target = _paimon_names(source), _paimon_names(target)
         spark = registry.activate()
         from_location = self._paimon_location(source)
-        to_location = registry.main_location(target.schema, target.identifier)
+        to_location = registry.table_location(target.schema, target.identifier)
         try:
             with _committed_by(target.identifier):
                 result = clone_table(from_location, to_location, spark)

@@ -236,7 +236,7 @@ def test_a_routed_database_reads_its_catalog_the_others_the_profile_s(tmp_path, 
     assert registry.catalog_name_of("raw") == "lake"
     assert registry.warehouse_of("analytics") == warehouse
     assert registry.options_of("analytics") == {} and registry.catalog_name_of("analytics") is None
-    location = registry.main_location("raw", "events")
+    location = registry.table_location("raw", "events")
     assert (location.warehouse, location.database, location.table) == (other, "raw", "events")
 
 
@@ -296,7 +296,7 @@ def test_an_entry_stands_for_its_branch_when_the_table_has_it(registry, warehous
     assert registry.paimon_name("db", "customers") == "customers"    # no such branch
     assert registry.paimon_name("db", "orders$branch_x") == "orders$branch_x"
     assert registry.location("db", "orders").table == "orders$branch_audit"
-    assert registry.main_location("db", "orders").table == "orders"
+    assert registry.table_location("db", "orders").table == "orders"
 
 
 def test_a_paimon_table_is_one_with_a_schema(registry, warehouse):

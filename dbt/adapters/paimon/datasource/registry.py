@@ -204,7 +204,7 @@ class PaimonTableRegistry:
         """Every Paimon table this process's catalogs hold: the profile's catalog's databases
         and, of every other catalog, the databases routed to it (a shared catalog's other
         databases belong to other projects)."""
-        return [self.main_location(database, table) for database in self._databases()
+        return [self.table_location(database, table) for database in self._databases()
                 for table in listing.list_tables(self.warehouse_of(database), database,
                                                  self.options_of(database))]
 
@@ -291,11 +291,12 @@ class PaimonTableRegistry:
 
     def location(self, database: str, table: str):
         """Where a write of ``database.table`` goes (its branch in a branch invocation)."""
-        return self.main_location(database, self.paimon_name(database, table))
+        return self.table_location(database, self.paimon_name(database, table))
 
-    def main_location(self, database: str, table: str):
-        """The Paimon table ``database.table`` itself (on main), in the catalog holding
-        ``database``."""
+    def table_location(self, database: str, table: str):
+        """The Paimon table named ``table`` in ``database``, in the catalog holding ``database``:
+        the table itself, or one of its branches when ``table`` is a branch's name
+        (``orders$branch_audit``); ``location`` picks the name for this invocation."""
         from dbt.adapters.paimon.datasource.source import TableLocation
 
         return TableLocation(self.warehouse_of(database), database, table,

@@ -327,7 +327,7 @@ class ModelBuilder:
         if branch:
             from dbt.adapters.paimon.ops.branches import ensure_branch
 
-            main = self.registry.main_location(database, table)
+            main = self.registry.table_location(database, table)
             if ensure_branch(main, branch):
                 self.registry.expose(database, table)
 

@@ -499,3 +499,14 @@ def redact_uri(uri: str) -> str:
     if parsed.password:
         uri = uri.replace(f":{parsed.password}@", ":***@", 1)
     return uri
+
+
+def same_location(a: str, b: str) -> bool:
+    """Two spellings of one folder: ``file:/x``, ``file:///x`` and ``/x`` are the same."""
+    def normal(location: str) -> str:
+        parsed = urlparse(str(location))
+        if parsed.scheme in ("", "file"):
+            return os.path.normpath(parsed.path)
+        return str(location).rstrip("/")
+
+    return normal(a) == normal(b)

@@ -30,10 +30,8 @@ the folder would differ).
 
 from __future__ import annotations
 
-import os
 from contextlib import nullcontext
 from typing import ContextManager, Dict, List, Optional, Union
-from urllib.parse import urlparse
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from pypaimon.catalog.catalog import Catalog
@@ -52,7 +50,7 @@ from pypaimon.schema.schema import Schema
 from pypaimon.schema.schema_manager import SchemaManager
 from pypaimon.table.file_store_table import FileStoreTable
 
-from dbt.adapters.paimon.format.catalog_config import URI_KEY
+from dbt.adapters.paimon.format.catalog_config import URI_KEY, same_location
 from dbt.adapters.paimon.format.errors import PaimonFormatError
 from dbt.adapters.paimon.format.hive_entries import (DB_LOCATION_PROP, EXTERNAL_TABLE, describe,
                                                      database_entry, database_properties,
@@ -124,7 +122,7 @@ class HiveCatalog(Catalog):
                 location = self._hms_database(name).locationUri
             except DatabaseNotExistException:  # dropped meanwhile
                 continue
-            if location is not None and _same_location(location, self.get_database_path(name)):
+            if location is not None and same_location(location, self.get_database_path(name)):
                 names.append(name)
         return sorted(names)
 
@@ -195,7 +193,7 @@ class HiveCatalog(Catalog):
             batch = names[start:start + DEFAULT_TABLE_BATCH_SIZE]
             paimon += [t.tableName for t in
                        self.client.get_table_objects_by_name(database_name, batch)
-                       if is_paimon_table(t) and _same_location(
+                       if is_paimon_table(t) and same_location(
                            t.sd.location or "",
                            self.get_table_path(Identifier.create(database_name, t.tableName)))]
         return sorted(paimon)
@@ -312,10 +310,10 @@ class HiveCatalog(Catalog):
         self.client.alter_table(source.get_database_name(), source.get_table_name(), hms)
         renamed = self.client.get_table(target.get_database_name(), target.get_table_name())
         to_path = self.get_table_path(target)
-        if renamed.tableType != EXTERNAL_TABLE and not _same_location(from_path, to_path) \
+        if renamed.tableType != EXTERNAL_TABLE and not same_location(from_path, to_path) \
                 and SchemaManager(self.file_io, from_path)._list_versioned_files():
             self.file_io.rename(from_path, to_path)
-        if not _same_location(renamed.sd.location, to_path):
+        if not same_location(renamed.sd.location, to_path):
             renamed.sd.location = to_path
             self.client.alter_table(target.get_database_name(), target.get_table_name(), renamed)
 
@@ -365,7 +363,7 @@ class HiveCatalog(Catalog):
 
     def _check_database_location(self, database: str, location: Optional[str]) -> None:
         expected = self.get_database_path(database)
-        if location is None or not _same_location(location, expected):
+        if location is None or not same_location(location, expected):
             raise PaimonFormatError(
                 f"the Hive Metastore's database {database} is at {location}, not at {expected} "
                 f"under the profile's warehouse {self.warehouse}: dbt-paimon keeps a database's "
@@ -374,7 +372,7 @@ class HiveCatalog(Catalog):
 
     def _checked_location(self, identifier: Identifier, location: Optional[str]) -> str:
         expected = self.get_table_path(identifier)
-        if location is None or not _same_location(location, expected):
+        if location is None or not same_location(location, expected):
             raise PaimonFormatError(
                 f"the Hive Metastore's table {identifier.get_database_name()}."
                 f"{identifier.get_table_name()} is at {location}, not at {expected} under the "
@@ -400,16 +398,6 @@ class HiveCatalog(Catalog):
     def commit_snapshot(self, identifier, table_uuid, base_snapshot_uuid, snapshot, statistics):
         raise NotImplementedError("the Hive catalog does not commit snapshots")
 
-
-def _same_location(a: str, b: str) -> bool:
-    """Two spellings of one folder: ``file:/x``, ``file:///x`` and ``/x`` are the same."""
-    def normal(location: str) -> str:
-        parsed = urlparse(str(location))
-        if parsed.scheme in ("", "file"):
-            return os.path.normpath(parsed.path)
-        return str(location).rstrip("/")
-
-    return normal(a) == normal(b)
 
 
 def _check_lower_case(kind: str, name: str) -> None:

@@ -21,9 +21,7 @@ hands out each table's path and publishes each snapshot (the ``/commit`` endpoin
 
 from __future__ import annotations
 
-import os
 from typing import List, Mapping, Optional, Union
-from urllib.parse import urlparse
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from pypaimon.api.rest_exception import (ForbiddenException, NoSuchResourceException,
@@ -36,7 +34,7 @@ from pypaimon.common.identifier import Identifier
 from pypaimon.common.options import Options
 
 from dbt.adapters.paimon.format.catalog_config import (TOKEN_PROVIDER_KEY, URI_KEY,
-                                                       WAREHOUSE_KEY)
+                                                       WAREHOUSE_KEY, same_location)
 from dbt.adapters.paimon.format.errors import CatalogUnreachableError, PaimonFormatError
 
 DB_SUFFIX = Catalog.DB_SUFFIX
@@ -151,16 +149,6 @@ class RestCatalog(RESTCatalog):
             f"(default: the profile's warehouse) {self.files_root}: dbt-paimon reads and writes "
             f"tables at <warehouse>/<database>.db/<table>.{hint}")
 
-
-def same_location(a: str, b: str) -> bool:
-    """Two spellings of one folder: ``file:/x``, ``file:///x`` and ``/x`` are the same."""
-    def normal(location: str) -> str:
-        parsed = urlparse(str(location))
-        if parsed.scheme in ("", "file"):
-            return os.path.normpath(parsed.path)
-        return str(location).rstrip("/")
-
-    return normal(a) == normal(b)
 
 
 def _as_identifier(identifier) -> Identifier:

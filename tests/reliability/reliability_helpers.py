@@ -28,6 +28,19 @@ def read_merged(location) -> pa.Table:
     return table.sort_by([(k, "ascending") for k in keys])
 
 
+def read_rows(location) -> list:
+    """The table's rows as dicts: merged and sorted by primary key, or an append table's rows in
+    write order."""
+    table = location.open()
+    if table.primary_keys:
+        return read_merged(location).to_pylist()
+    from dbt.adapters.paimon.format import splits
+    from dbt.adapters.paimon.format.kv_files import read_append_split
+
+    return [row for split in splits.plan_splits(table)
+            for row in read_append_split(table, split).to_pylist()]
+
+
 def table_files(location):
     return files_on_disk(location)
 

@@ -1,0 +1,209 @@
+"""Updates of some columns of a data-evolution table (``row-tracking.enabled`` +
+``data-evolution.enabled``), keyed by ``_ROW_ID`` or by a unique key column: the data-evolution
+counterpart of ``partial_update``.
+
+A run's rows name existing rows (by ``_ROW_ID``, or by a key column whose value is unique in
+the table) and carry new values for the columns the model owns. The other columns are not read
+and not rewritten: for each touched row-id range one new file holding only the owned columns
+(``write_cols``) with the range's ``first_row_id``, every row of the range present (untouched
+rows carrying their current values), all committed as ONE snapshot whose row-id check
+(``check_from_snapshot``) fails the commit if another writer updated the same ranges meanwhile.
+This is Paimon 2.x's ``MERGE INTO ... WHEN MATCHED THEN UPDATE SET`` on such tables; a read
+then takes each field from the newest file of its range (``format/data_evolution.py``).
+
+The column files are written and committed by pypaimon 2.1's own update writer
+(``BatchTableUpdate.update_by_arrow_with_row_id`` -> ``TableUpdateByRowId``) and its batch
+commit: it is the Paimon project's implementation of exactly this write (grouping by
+``first_row_id``, merging with the range's current values, BLOB sidecars, the file metadata
+and the commit's conflict check), so a second implementation would only add a way to disagree
+with Paimon. What is ours: the checks before anything is written, and matching the model's
+rows to row ids (a vectorized Arrow join against the table's key and ``_ROW_ID``).
+
+Rows whose key matches no row of the table are an error, not appended: the model owns some
+columns of rows other writers create, and a row holding only those columns (its other columns
+NULL) is not a row any writer of the table meant. Paimon's MERGE INTO with only a WHEN MATCHED
+clause would drop them silently; refusing them says which keys did not match.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
+
+from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+ROW_ID = "_ROW_ID"
+SAMPLES = 5
+
+
+@dataclass(frozen=True)
+class ColumnUpdateResult:
+    rows: int            # rows of the table updated
+    ranges: int          # row-id ranges given a column file
+    snapshot_id: Optional[int]
+
+
+def owned_columns(key: str, query_columns: Sequence[str],
+                  columns: Optional[Sequence[str]]) -> List[str]:
+    """The columns a run writes: ``columns`` if given, else every query column but the key."""
+    if columns is None:
+        return [c for c in query_columns if c != key]
+    return list(dict.fromkeys(columns))
+
+
+def check_update(table, model: str, key: str, columns: Sequence[str],
+                 query_columns: Sequence[str]) -> None:
+    """Every reason the update cannot be written, as one PaimonConfigError naming the model,
+    the config and the fix; nothing is read or written."""
+    name = table.identifier.get_full_name()
+    options = table.options
+    problems = []
+    if table.primary_keys:
+        problems.append(f"{name} has a primary key: column updates by row id exist only on "
+                        f"append tables; use materialized='partial_update' on it instead.")
+    if not (options.row_tracking_enabled() and options.data_evolution_enabled()):
+        problems.append(f"{name} is not a data-evolution table (it needs table options "
+                        f"'row-tracking.enabled' = 'true' and 'data-evolution.enabled' = "
+                        f"'true', set when the table is created)")
+    fields = list(table.field_names)
+    if key != ROW_ID and key not in fields:
+        problems.append(f"config `update_key` {key!r} is not a column of {name} (columns: "
+                        f"{fields}); use '_ROW_ID' or one of its columns")
+    if key not in query_columns:
+        problems.append(f"config `update_key` {key!r} is not returned by the model's query "
+                        f"(columns: {list(query_columns)})")
+    if not columns:
+        problems.append("the model writes no column besides its key: set config "
+                        "`update_columns` or select the columns it owns")
+    missing = [c for c in columns if c not in fields]
+    if missing:
+        problems.append(f"config `update_columns` names {missing}, which are not columns of "
+                        f"{name} (columns: {fields}); add them to the table first "
+                        f"(ALTER TABLE ... ADD COLUMN) or remove them")
+    unreturned = [c for c in columns if c not in query_columns]
+    if unreturned:
+        problems.append(f"config `update_columns` names {unreturned}, which the model's query "
+                        f"does not return (columns: {list(query_columns)})")
+    if key in columns:
+        problems.append(f"the key {key!r} cannot also be an updated column: it says which "
+                        f"rows are updated")
+    partition = [c for c in columns if c in table.partition_keys]
+    if partition:
+        problems.append(f"{partition} are partition columns of {name}: Paimon cannot update "
+                        f"them by row id (a row's partition is where its files are)")
+    if ROW_ID in columns:
+        problems.append("_ROW_ID cannot be updated")
+    if problems:
+        raise PaimonConfigError(f"Model '{model}' (materialized='data_evolution_update' on "
+                                f"{name}): " + "; ".join(problems) + ". Nothing was written.")
+
+
+def _table_keys(table, key: str) -> pa.Table:
+    """The table's live rows' ``key`` and ``_ROW_ID`` at its latest snapshot, read by pypaimon's
+    data-evolution read (each field from the newest file that wrote it)."""
+    from pypaimon.read.table_read import TableRead
+    from pypaimon.table.special_fields import SpecialFields
+
+    splits = table.new_read_builder().new_scan().plan_for_write().splits()
+    read_type = ([] if key == ROW_ID else [table.field_dict[key]]) + [SpecialFields.ROW_ID]
+    schema = pa.schema([pa.field(ROW_ID, pa.int64())]) if key == ROW_ID else None
+    if not splits:
+        return pa.table({key: pa.array([], type=pa.int64())}, schema=schema) \
+            if key == ROW_ID else pa.table({key: [], ROW_ID: pa.array([], pa.int64())})
+    data = TableRead(table=table, predicate=None, read_type=read_type).to_arrow(splits)
+    return data.select([key] if key == ROW_ID else [key, ROW_ID])
+
+
+def _duplicates(data: pa.Table, key: str) -> list:
+    counts = data.group_by([key]).aggregate([([], "count_all")])
+    return counts.filter(pc.greater(counts["count_all"], 1))[key].to_pylist()
+
+
+def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[str]
+                 ) -> pa.Table:
+    """The run's rows as ``_ROW_ID`` plus ``columns``: each row matched to the one table row
+    its key names. PaimonDataError (nothing written) when the run's keys repeat, a NULL key, a
+    key the table holds more than once, or a key matching no row."""
+    name = table.identifier.get_full_name()
+    where = f"Model '{model}' (update of {list(columns)} in {name} by {key!r})"
+    if pc.any(pc.is_null(rows[key])).as_py():
+        raise PaimonDataError(f"{where}: the model's rows hold NULL in the key {key!r}; a NULL "
+                              f"names no row. Filter them in the model's query. Nothing was "
+                              f"written.")
+    repeated = _duplicates(rows.select([key]), key)
+    if repeated:
+        raise PaimonDataError(f"{where}: the model returns several rows for key(s) "
+                              f"{repeated[:SAMPLES]}; each row of the table takes one value. "
+                              f"Deduplicate in the model's query. Nothing was written.")
+    stored = _table_keys(table, key)
+    if key != ROW_ID:
+        ambiguous = _duplicates(stored.select([key]), key)
+        if ambiguous:
+            raise PaimonDataError(
+                f"{where}: {name} holds several rows with key(s) {ambiguous[:SAMPLES]}, so the "
+                f"key names no single row; set config `update_key='_ROW_ID'` (select the "
+                f"table's _ROW_ID in the model) or a column unique in the table. Nothing was "
+                f"written.")
+    probe = rows.select([key] + list(columns))
+    if key == ROW_ID:
+        probe = probe.set_column(0, ROW_ID, pc.cast(probe[ROW_ID], pa.int64()))
+        found = pc.is_in(probe[ROW_ID], value_set=stored[ROW_ID])
+        unmatched = probe.filter(pc.invert(found))[ROW_ID].to_pylist()
+        joined = probe
+    else:
+        stored_keys = stored.set_column(
+            0, key, pc.cast(stored[key], probe.schema.field(key).type))
+        joined = probe.join(stored_keys, keys=key, join_type="left outer")
+        unmatched = joined.filter(pc.is_null(joined[ROW_ID]))[key].to_pylist()
+    if unmatched:
+        raise PaimonDataError(
+            f"{where}: {len(unmatched)} of the model's rows match no row of {name} (keys "
+            f"{unmatched[:SAMPLES]}); a column update only changes existing rows, whose other "
+            f"columns other writers own. Filter them in the model's query (e.g. an inner join "
+            f"with the table). Nothing was written.")
+    return joined.select([ROW_ID] + list(columns)).sort_by(ROW_ID)
+
+
+def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequence[str]
+                   ) -> ColumnUpdateResult:
+    """Write ``columns`` of ``rows`` into the rows of ``table`` their ``key`` names: one column
+    file per touched row-id range, ONE commit (pypaimon's update writer and batch commit)."""
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
+
+    check_update(table, model, key, columns, rows.column_names)
+    data = matched_rows(table, model, rows, key, columns)
+    if not data.num_rows:
+        return ColumnUpdateResult(0, 0, None)
+    stored = {f.name: f.type for f in _arrow_schema(table)}
+    data = pa.table([data[ROW_ID]] + [_cast(data[c], stored[c], model, c) for c in columns],
+                    names=[ROW_ID] + list(columns))
+    builder = table.new_batch_write_builder()
+    messages = builder.new_update().with_update_type(list(columns)) \
+        .update_by_arrow_with_row_id(data)
+    committer = builder.new_commit()
+    try:
+        committer.commit(messages)
+    finally:
+        committer.close()
+    return ColumnUpdateResult(data.num_rows, sum(len(m.new_files) for m in messages),
+                              current_snapshot_id(table))
+
+
+def _arrow_schema(table) -> pa.Schema:
+    from pypaimon.schema.data_types import PyarrowFieldParser
+
+    return PyarrowFieldParser.from_paimon_schema(table.table_schema.fields)
+
+
+def _cast(column, to: pa.DataType, model: str, name: str):
+    if column.type == to:
+        return column
+    try:
+        return pc.cast(column, to, safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise PaimonDataError(f"Model '{model}': column {name!r} of type {column.type} does not "
+                              f"fit the table's {to} without loss ({exc}); cast it in the "
+                              f"model's query. Nothing was written.") from exc

@@ -1,0 +1,177 @@
+"""Column updates of data-evolution tables (write/column_update.py): pypaimon 2.1 writes the
+table, our update writes two of its columns keyed by a unique column or by ``_ROW_ID``, and
+pypaimon 2.1's read and ours (format/data_evolution.py, and the ``paimon`` data source) give
+exactly the expected rows: the updated columns changed, every other column as it was, row ids
+kept, one snapshot, column files holding only the owned columns."""
+import pyarrow as pa
+import pytest
+from pypaimon import CatalogFactory, Schema
+
+from dbt.adapters.paimon.format import splits as splits_mod
+from dbt.adapters.paimon.format.data_evolution import iter_data_evolution_split
+from dbt.adapters.paimon.format.warehouse import open_table
+from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+from dbt.adapters.paimon.write.column_update import update_columns
+
+EVOLUTION = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
+WIDE = pa.schema([("id", pa.int64()), ("name", pa.string()), ("score", pa.int32()),
+                  ("note", pa.string()), ("dt", pa.string())])
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    return str(tmp_path / "warehouse")
+
+
+@pytest.fixture
+def catalog(warehouse):
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    return catalog
+
+
+def wide(ids, dt="a"):
+    return pa.table({"id": pa.array(ids, pa.int64()), "name": [f"n{i}" for i in ids],
+                     "score": pa.array(ids, pa.int32()), "note": [f"note{i}" for i in ids],
+                     "dt": [dt] * len(ids)}, schema=WIDE)
+
+
+def create(catalog, name, partition_keys=(), primary_keys=(), **options):
+    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+        WIDE, partition_keys=list(partition_keys), primary_keys=list(primary_keys),
+        options=options), False)
+    return catalog.get_table(f"db.{name}")
+
+
+def write(table, data):
+    builder = table.new_batch_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    writer.write_arrow(data)
+    committer.commit(writer.prepare_commit())
+    writer.close()
+    committer.close()
+
+
+def pypaimon_rows(catalog, name, with_row_id=False):
+    table = catalog.get_table(f"db.{name}")
+    builder = table.new_read_builder()
+    if with_row_id:
+        builder = builder.with_projection(["id", "_ROW_ID"])
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sorted(tuple(r.values()) for r in data.to_pylist())
+
+
+def our_rows(warehouse, name):
+    table = open_table(warehouse, "db", name)
+    rows = []
+    for split in splits_mod.plan_splits(table):
+        for batch in iter_data_evolution_split(table, split, list(table.field_names)):
+            rows.extend(tuple(r.values()) for r in batch.to_pylist())
+    return sorted(rows)
+
+
+def expected(ids_by_dt, changes):
+    rows = {}
+    for dt, ids in ids_by_dt:
+        for r in wide(ids, dt).to_pylist():
+            rows[r["id"]] = r
+    for i, values in changes.items():
+        rows[i].update(values)
+    return sorted(tuple(r.values()) for r in rows.values())
+
+
+def test_a_model_writing_two_columns_by_key_leaves_the_others_as_they_were(
+        catalog, warehouse):
+    table = create(catalog, "facts", partition_keys=["dt"], **EVOLUTION)
+    write(table, wide(range(0, 6), "a"))
+    write(catalog.get_table("db.facts"), wide(range(6, 10), "b"))
+    before_ids = pypaimon_rows(catalog, "facts", with_row_id=True)
+    ours = open_table(warehouse, "db", "facts")
+    before = ours.snapshot_manager().get_latest_snapshot().id
+    # rows of both partitions and both row-id ranges, in no particular order
+    run = pa.table({"id": pa.array([7, 1, 3], pa.int64()),
+                    "score": pa.array([700, 100, 300], pa.int64()),  # widened by the query
+                    "note": ["seven", None, "three"]})
+    result = update_columns(ours, "facts_scores", run, "id", ["score", "note"])
+    assert result.rows == 3 and result.snapshot_id == before + 1
+    want = expected([("a", range(0, 6)), ("b", range(6, 10))],
+                    {7: {"score": 700, "note": "seven"}, 1: {"score": 100, "note": None},
+                     3: {"score": 300, "note": "three"}})
+    assert pypaimon_rows(catalog, "facts") == want
+    assert our_rows(warehouse, "facts") == want
+    assert pypaimon_rows(catalog, "facts", with_row_id=True) == before_ids  # row ids kept
+    # the new files hold only the owned columns, for existing row-id ranges
+    table = open_table(warehouse, "db", "facts")
+    files = [f for s in splits_mod.plan_splits(table) for f in s.files]
+    column_files = [f for f in files if f.write_cols]
+    assert column_files and all(sorted(f.write_cols) == ["note", "score"] for f in column_files)
+    assert {f.first_row_id for f in column_files} <= {f.first_row_id for f in files
+                                                      if not f.write_cols}
+    # a second run by _ROW_ID: the newest file of each range wins, per field
+    ids = dict(pypaimon_rows(catalog, "facts", with_row_id=True))
+    update_columns(table, "facts_names", pa.table({
+        "_ROW_ID": pa.array([ids[3], ids[8]], pa.int64()), "name": ["three", "eight"],
+        "score": pa.array([301, 801], pa.int32())}), "_ROW_ID", ["name", "score"])
+    want = expected([("a", range(0, 6)), ("b", range(6, 10))],
+                    {7: {"score": 700, "note": "seven"}, 1: {"score": 100, "note": None},
+                     3: {"score": 301, "note": "three", "name": "three"},
+                     8: {"score": 801, "name": "eight"}})
+    assert pypaimon_rows(catalog, "facts") == want
+    assert our_rows(warehouse, "facts") == want
+
+
+def test_the_data_source_reads_the_updated_table(spark, catalog, warehouse):
+    table = create(catalog, "scores", **EVOLUTION)
+    write(table, wide(range(0, 4)))
+    update_columns(open_table(warehouse, "db", "scores"), "m", pa.table({
+        "id": pa.array([2], pa.int64()), "name": ["two"], "score": pa.array([20], pa.int32())}),
+        "id", ["name", "score"])
+    df = spark.read.format("paimon").option("warehouse", warehouse) \
+        .option("table", "db.scores").load()
+    want = expected([("a", range(0, 4))], {2: {"name": "two", "score": 20}})
+    assert sorted(map(tuple, df.collect())) == want == pypaimon_rows(catalog, "scores")
+
+
+def _snapshot(warehouse, name):
+    return open_table(warehouse, "db", name).snapshot_manager().get_latest_snapshot().id
+
+
+@pytest.mark.parametrize("key, columns, run, match", [
+    ("id", ["score", "missing"], {"id": [1], "score": [1], "missing": [1]},
+     r"update_columns` names \['missing'\], which are not columns"),
+    ("nope", ["score"], {"nope": [1], "score": [1]}, "update_key` 'nope' is not a column"),
+    ("id", ["score", "dt"], {"id": [1], "score": [1], "dt": ["x"]}, "partition columns"),
+    ("id", ["score"], {"id": [1]}, "which the model's query does not return"),
+])
+def test_config_errors_before_anything_is_written(catalog, warehouse, key, columns, run, match):
+    write(create(catalog, "t", partition_keys=["dt"], **EVOLUTION), wide(range(3)))
+    before = _snapshot(warehouse, "t")
+    with pytest.raises(PaimonConfigError, match=match) as error:
+        update_columns(open_table(warehouse, "db", "t"), "m", pa.table(run), key, columns)
+    assert "Model 'm'" in str(error.value) and "Nothing was written" in str(error.value)
+    assert _snapshot(warehouse, "t") == before
+
+
+def test_tables_that_are_not_data_evolution_are_refused(catalog, warehouse):
+    write(create(catalog, "plain", **{"row-tracking.enabled": "true"}), wide(range(3)))
+    with pytest.raises(PaimonConfigError, match="is not a data-evolution table"):
+        update_columns(open_table(warehouse, "db", "plain"), "m",
+                       pa.table({"id": [1], "score": [1]}), "id", ["score"])
+
+
+@pytest.mark.parametrize("stored, run, match", [
+    (list(range(3)) + [1], {"id": [1], "score": [5]}, r"holds several rows with key\(s\) \[1\]"),
+    (range(3), {"id": [1, 1], "score": [5, 6]}, r"several rows for key\(s\) \[1\]"),
+    (range(3), {"id": [1, 9], "score": [5, 6]}, r"1 of the model's rows match no row .*\[9\]"),
+    (range(3), {"id": [1, None], "score": [5, 6]}, "NULL in the key"),
+])
+def test_data_errors_before_anything_is_written(catalog, warehouse, stored, run, match):
+    write(create(catalog, "d", **EVOLUTION), wide(list(stored)))
+    before = _snapshot(warehouse, "d")
+    with pytest.raises(PaimonDataError, match=match):
+        update_columns(open_table(warehouse, "db", "d"), "m",
+                       pa.table({"id": pa.array(run["id"], pa.int64()),
+                                 "score": pa.array(run["score"], pa.int32())}), "id", ["score"])
+    assert _snapshot(warehouse, "d") == before
+    assert pypaimon_rows(catalog, "d") == sorted(
+        tuple(r.values()) for r in wide(list(stored)).to_pylist())

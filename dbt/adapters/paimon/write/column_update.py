@@ -11,13 +11,17 @@ rows carrying their current values), all committed as ONE snapshot whose row-id 
 This is Paimon 2.x's ``MERGE INTO ... WHEN MATCHED THEN UPDATE SET`` on such tables; a read
 then takes each field from the newest file of its range (``format/data_evolution.py``).
 
-The column files are written and committed by pypaimon 2.1's own update writer
-(``BatchTableUpdate.update_by_arrow_with_row_id`` -> ``TableUpdateByRowId``) and its batch
-commit: it is the Paimon project's implementation of exactly this write (grouping by
-``first_row_id``, merging with the range's current values, BLOB sidecars, the file metadata
-and the commit's conflict check), so a second implementation would only add a way to disagree
-with Paimon. What is ours: the checks before anything is written, and matching the model's
-rows to row ids (a vectorized Arrow join against the table's key and ``_ROW_ID``).
+The column files are written by pypaimon 2.1's own update writer
+(``BatchTableUpdate.new_update_by_row_id`` -> ``TableUpdateByRowId.update_columns``): it is the
+Paimon project's implementation of exactly this write (grouping by ``first_row_id``, merging with the
+range's current values, BLOB sidecars, the file metadata and the messages' row-id check), so a
+second implementation would only add a way to disagree with Paimon. They are committed by
+pypaimon's ``FileStoreCommit`` through ``format/commit.py`` as every commit of ours (the
+snapshot published safely between processes, under the catalog's lock, recording the dbt
+invocation). What is ours: the checks before anything is written, and matching the model's
+rows to row ids (a vectorized Arrow join against the table's key and ``_ROW_ID``). The match
+and the writer use one snapshot (pypaimon's row-id index of the scan the keys were read from),
+so the commit's row-id check covers everything committed since the rows were matched.
 
 Rows whose key matches no row of the table are an error, not appended: the model owns some
 columns of rows other writers create, and a row holding only those columns (its other columns
@@ -101,20 +105,27 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
                                 f"{name}): " + "; ".join(problems) + ". Nothing was written.")
 
 
-def _table_keys(table, key: str) -> pa.Table:
+def _table_keys(table, key: str):
     """The table's live rows' ``key`` and ``_ROW_ID`` at its latest snapshot, read by pypaimon's
-    data-evolution read (each field from the newest file that wrote it)."""
+    data-evolution read (each field from the newest file that wrote it, deletion vectors
+    applied), and pypaimon's row-id index of the same snapshot: the update writer merges with
+    exactly the files the rows were matched in, and the commit's row-id check starts there."""
     from pypaimon.read.table_read import TableRead
     from pypaimon.table.special_fields import SpecialFields
+    from pypaimon.write.row_id_file_index import RowIdFileIndex
 
-    splits = table.new_read_builder().new_scan().plan_for_write().splits()
-    read_type = ([] if key == ROW_ID else [table.field_dict[key]]) + [SpecialFields.ROW_ID]
-    schema = pa.schema([pa.field(ROW_ID, pa.int64())]) if key == ROW_ID else None
+    plan = table.new_read_builder().new_scan().plan_for_write()
+    splits = plan.splits()
+    snapshot_id = plan.snapshot_id if plan.snapshot_id is not None else -1
+    files = RowIdFileIndex.from_splits(snapshot_id, splits)
+    names = [ROW_ID] if key == ROW_ID else [key, ROW_ID]
     if not splits:
-        return pa.table({key: pa.array([], type=pa.int64())}, schema=schema) \
-            if key == ROW_ID else pa.table({key: [], ROW_ID: pa.array([], pa.int64())})
+        empty = [pa.array([], pa.int64())] if key == ROW_ID else \
+            [pa.array([], _arrow_schema(table).field(key).type), pa.array([], pa.int64())]
+        return pa.table(empty, names=names), files
+    read_type = ([] if key == ROW_ID else [table.field_dict[key]]) + [SpecialFields.ROW_ID]
     data = TableRead(table=table, predicate=None, read_type=read_type).to_arrow(splits)
-    return data.select([key] if key == ROW_ID else [key, ROW_ID])
+    return data.select(names), files
 
 
 def _duplicates(data: pa.Table, key: str) -> list:
@@ -122,9 +133,9 @@ def _duplicates(data: pa.Table, key: str) -> list:
     return counts.filter(pc.greater(counts["count_all"], 1))[key].to_pylist()
 
 
-def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[str]
-                 ) -> pa.Table:
-    """The run's rows as ``_ROW_ID`` plus ``columns``: each row matched to the one table row
+def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[str]):
+    """The run's rows as ``_ROW_ID`` plus ``columns`` (and the row-id index of the snapshot
+    they were matched at): each row matched to the one table row
     its key names. PaimonDataError (nothing written) when the run's keys repeat, a NULL key, a
     key the table holds more than once, or a key matching no row."""
     name = table.identifier.get_full_name()
@@ -138,7 +149,7 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
         raise PaimonDataError(f"{where}: the model returns several rows for key(s) "
                               f"{repeated[:SAMPLES]}; each row of the table takes one value. "
                               f"Deduplicate in the model's query. Nothing was written.")
-    stored = _table_keys(table, key)
+    stored, files = _table_keys(table, key)
     if key != ROW_ID:
         ambiguous = _duplicates(stored.select([key]), key)
         if ambiguous:
@@ -164,32 +175,34 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
             f"{unmatched[:SAMPLES]}); a column update only changes existing rows, whose other "
             f"columns other writers own. Filter them in the model's query (e.g. an inner join "
             f"with the table). Nothing was written.")
-    return joined.select([ROW_ID] + list(columns)).sort_by(ROW_ID)
+    return joined.select([ROW_ID] + list(columns)).sort_by(ROW_ID), files
 
 
 def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequence[str]
                    ) -> ColumnUpdateResult:
     """Write ``columns`` of ``rows`` into the rows of ``table`` their ``key`` names: one column
-    file per touched row-id range, ONE commit (pypaimon's update writer and batch commit)."""
-    from dbt.adapters.paimon.format.splits import current_snapshot_id
+    file per touched row-id range (pypaimon's update writer), ONE commit."""
+    from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
 
     check_update(table, model, key, columns, rows.column_names)
-    data = matched_rows(table, model, rows, key, columns)
+    data, files = matched_rows(table, model, rows, key, columns)
     if not data.num_rows:
         return ColumnUpdateResult(0, 0, None)
     stored = {f.name: f.type for f in _arrow_schema(table)}
     data = pa.table([data[ROW_ID]] + [_cast(data[c], stored[c], model, c) for c in columns],
                     names=[ROW_ID] + list(columns))
-    builder = table.new_batch_write_builder()
-    messages = builder.new_update().with_update_type(list(columns)) \
-        .update_by_arrow_with_row_id(data)
-    committer = builder.new_commit()
+    updater = table.new_batch_write_builder().new_update().new_update_by_row_id(files)
+    messages = updater.update_columns(data, list(columns))
+    # committed by pypaimon's FileStoreCommit as every commit of ours is (format/commit.py):
+    # the messages' check_from_snapshot makes it fail if another writer updated the same
+    # row-id ranges since the update read them; the snapshot records the dbt invocation
     try:
-        committer.commit(messages)
-    finally:
-        committer.close()
+        snapshot = commit_append(table, messages, check_sequences=False)
+    except BaseException:
+        abort_unless_committed(table, messages)
+        raise
     return ColumnUpdateResult(data.num_rows, sum(len(m.new_files) for m in messages),
-                              current_snapshot_id(table))
+                              snapshot)
 
 
 def _arrow_schema(table) -> pa.Schema:

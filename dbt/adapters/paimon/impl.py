@@ -68,6 +68,10 @@ class PaimonConfig(SparkConfig):
     # an incremental merge deleting the stored rows the run does not match (standard_writes.py)
     not_matched_by_source_action: Optional[str] = None
     not_matched_by_source_condition: Optional[str] = None
+    # materialized='data_evolution_update' (write/column_update.py): the key matching the
+    # model's rows to the target's rows ('_ROW_ID' or a unique column), the columns it owns
+    update_key: Optional[str] = None
+    update_columns: Optional[Any] = None
 
 
 class PaimonAdapter(SparkAdapter):
@@ -550,6 +554,87 @@ class PaimonAdapter(SparkAdapter):
         if result.maintenance:
             message = f"{message}; {result.maintenance}"
         return AdapterResponse(_message=message, rows_affected=result.rows)
+
+    # -- data-evolution column updates (write/column_update.py) ---------------------------------
+    @available
+    def paimon_column_update_target(self, model: dict, this: BaseRelation) -> BaseRelation:
+        """materialized='data_evolution_update': the existing data-evolution table named by
+        `target`; CompilationError (nothing written) when a config is missing or the table
+        does not exist."""
+        name = model.get("alias") or model["name"]
+        config = model["config"]
+        missing = [c for c in ("target", "update_key") if not config.get(c)]
+        if missing:
+            raise CompilationError(
+                f"Model '{name}': materialized='data_evolution_update' needs config "
+                f"{' and '.join(f'`{c}`' for c in missing)}: `target` names the data-evolution "
+                f"table whose columns the model writes, `update_key` the column matching the "
+                f"model's rows to its rows ('_ROW_ID' or a column unique in the table).")
+        columns = config.get("update_columns")
+        if columns is not None and not isinstance(columns, (list, tuple, str)):
+            raise CompilationError(f"Model '{name}': config `update_columns` is {columns!r}; "
+                                   f"expected a column name or a list of them.")
+        schema, _, identifier = str(config["target"]).rpartition(".")
+        relation = _paimon_names(self.Relation.create(
+            schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True))
+        _checked_name("schema", relation.schema, name)
+        _checked_name("table", relation.identifier, name)
+        if not self._registry.is_paimon_table(relation.schema, relation.identifier):
+            raise CompilationError(
+                f"Model '{name}': its `target` {relation} is not a Paimon table. A "
+                f"data_evolution_update model writes columns of an existing data-evolution "
+                f"table (options 'row-tracking.enabled' and 'data-evolution.enabled'): create "
+                f"it first (a paimon_append model with those table_options, or another "
+                f"engine), and run this model after it.")
+        return relation
+
+    @available
+    def paimon_update_columns(self, model: dict, relation: BaseRelation, sql: str
+                              ) -> AdapterResponse:
+        """Write the model's columns into the rows of ``relation`` its `update_key` names: one
+        Paimon commit of column files (write/column_update.py), or nothing on error."""
+        from dbt.adapters.paimon.format.errors import CommitConflictError
+        from dbt.adapters.paimon.materialize.model_builder import check_typed
+        from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+        from dbt.adapters.paimon.write.column_update import (
+            check_update, owned_columns, update_columns)
+
+        name = model.get("alias") or model["name"]
+        config = model["config"]
+        key = config["update_key"]
+        columns = config.get("update_columns")
+        if isinstance(columns, str):
+            columns = [columns]
+        registry = self._registry
+        try:
+            table = registry.open_table(relation.schema, relation.identifier)
+            spark = registry.activate(sql)
+            df = spark.sql(sql)
+            check_typed(name, df)
+            owned = owned_columns(key, df.columns, columns)
+            check_update(table, name, key, owned, df.columns)  # before Spark computes a row
+            rows = df.select(*[f"`{c}`" for c in [key] + owned]).toArrow()
+            with _committed_by(name):
+                result = update_columns(table, name, rows, key, owned)
+        except PaimonConfigError as exc:
+            raise CompilationError(str(exc)) from exc
+        except PaimonDataError as exc:
+            raise DbtRuntimeError(_for_model(name, exc)) from exc
+        except CommitConflictError as exc:
+            raise DbtRuntimeError(
+                f"Model '{name}': another writer updated rows of {relation} while this run "
+                f"was writing its columns; nothing of this run is visible. Run the model "
+                f"again. ({exc})") from exc
+        except DbtRuntimeError:
+            raise
+        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
+            raise DbtRuntimeError(error_messages.model_failure(name, exc)) from exc
+        registry.expose(relation.schema, relation.identifier)
+        snapshot = (f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None
+                    else " (no rows)")
+        return AdapterResponse(
+            _message=f"UPDATE {owned} of {result.rows} rows in {result.ranges} column "
+                     f"file(s){snapshot}", rows_affected=result.rows)
 
     # -- seeds (materialize/seed_csv.py) -------------------------------------------------------
     @available

@@ -1,7 +1,7 @@
 """Column updates of data-evolution tables (write/column_update.py): pypaimon 2.1 writes the
 table, our update writes two of its columns keyed by a unique column or by ``_ROW_ID``, and
-pypaimon 2.1's read and ours (format/data_evolution.py, and the ``paimon`` data source) give
-exactly the expected rows: the updated columns changed, every other column as it was, row ids
+pypaimon 2.1's read and ours (format/data_evolution.py; Spark's read through the catalog entry
+is tests/functional/paimon/test_data_evolution_update.py) give exactly the expected rows: the updated columns changed, every other column as it was, row ids
 kept, one snapshot, column files holding only the owned columns."""
 import pyarrow as pa
 import pytest
@@ -118,18 +118,6 @@ def test_a_model_writing_two_columns_by_key_leaves_the_others_as_they_were(
                      8: {"score": 801, "name": "eight"}})
     assert pypaimon_rows(catalog, "facts") == want
     assert our_rows(warehouse, "facts") == want
-
-
-def test_the_data_source_reads_the_updated_table(spark, catalog, warehouse):
-    table = create(catalog, "scores", **EVOLUTION)
-    write(table, wide(range(0, 4)))
-    update_columns(open_table(warehouse, "db", "scores"), "m", pa.table({
-        "id": pa.array([2], pa.int64()), "name": ["two"], "score": pa.array([20], pa.int32())}),
-        "id", ["name", "score"])
-    df = spark.read.format("paimon").option("warehouse", warehouse) \
-        .option("table", "db.scores").load()
-    want = expected([("a", range(0, 4))], {2: {"name": "two", "score": 20}})
-    assert sorted(map(tuple, df.collect())) == want == pypaimon_rows(catalog, "scores")
 
 
 def _snapshot(warehouse, name):

@@ -1,0 +1,65 @@
+"""materialized='data_evolution_update' from a dbt project: a paimon_append model builds a
+data-evolution table, a second model writes two of its columns by key (one commit of column
+files), pypaimon 2.1 reads the table exactly and the model's view shows every column; a model
+whose keys match no row, or naming a column the table lacks, fails without a commit."""
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from tests.functional.paimon_tables import commit_kinds, open_table
+
+BASE = """
+{{ config(materialized='paimon_append', row_tracking=true,
+          table_options={'data-evolution.enabled': 'true'}) }}
+select cast(id as bigint) as id, name, cast(score as int) as score, note
+from values (1, 'a', 10, 'n1'), (2, 'b', 20, 'n2'), (3, 'c', 30, 'n3') as v(id, name, score, note)
+"""
+SCORES = """
+{{ config(materialized='data_evolution_update', target='base', update_key='id',
+          update_columns=['score', 'note']) }}
+select id, score * 10 as score, concat('updated ', name) as note
+from {{ ref('base') }} where id in (1, 3)
+"""
+UNMATCHED = """
+{{ config(materialized='data_evolution_update', target='base', update_key='id') }}
+select cast(id as bigint) as id, cast(score as int) as score from values (2, 5), (9, 6) as v(id, score)
+"""
+MISSING = """
+{{ config(materialized='data_evolution_update', target='base', update_key='id',
+          update_columns=['score', 'nope']) }}
+select cast(1 as bigint) as id, 5 as score, 6 as nope
+"""
+
+
+def pypaimon_rows(project):
+    table = open_table(project, "base")
+    builder = table.new_read_builder()
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sorted(tuple(r.values()) for r in data.to_pylist())
+
+
+class TestDataEvolutionUpdate:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"base.sql": BASE, "scores.sql": SCORES, "unmatched.sql": UNMATCHED,
+                "missing.sql": MISSING}
+
+    def test_a_model_writes_two_columns_and_leaves_the_others(self, project):
+        run_dbt(["run", "-s", "base", "scores"])
+        want = [(1, "a", 100, "updated a"), (2, "b", 20, "n2"), (3, "c", 300, "updated c")]
+        assert pypaimon_rows(project) == want
+        assert commit_kinds(project, "base") == ["APPEND", "APPEND"]
+        files = [f for split in open_table(project, "base").new_read_builder().new_scan()
+                 .plan().splits() for f in split.files]
+        assert sorted(tuple(sorted(f.write_cols)) for f in files if f.write_cols) == [
+            ("note", "score")]
+        shown = run_dbt(["show", "--inline", "select * from {{ ref('scores') }} order by id"])
+        assert [tuple(r) for r in shown.results[0].agate_table.rows] == want
+
+        # a key matching no row: an error naming it, no commit
+        _, out = run_dbt_and_capture(["run", "-s", "unmatched"], expect_pass=False)
+        assert "1 of the model's rows match no row" in out and "[9]" in out
+        assert pypaimon_rows(project) == want and len(commit_kinds(project, "base")) == 2
+        _, out = run_dbt_and_capture(["run", "-s", "missing"], expect_pass=False)
+        assert "update_columns` names ['nope'], which are not columns" in out
+        assert len(commit_kinds(project, "base")) == 2

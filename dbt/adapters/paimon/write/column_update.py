@@ -100,9 +100,23 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
                         f"them by row id (a row's partition is where its files are)")
     if ROW_ID in columns:
         problems.append("_ROW_ID cannot be updated")
+    special = _blob_or_vector_columns(table, columns)
+    if special:
+        problems.append(f"{special} are BLOB or VECTOR columns of {name}, which live in files "
+                        f"of their own; writing them from a model is not built, so leave them "
+                        f"out of `update_columns`")
     if problems:
         raise PaimonConfigError(f"Model '{model}' (materialized='data_evolution_update' on "
                                 f"{name}): " + "; ".join(problems) + ". Nothing was written.")
+
+
+def _blob_or_vector_columns(table, columns: Sequence[str]) -> List[str]:
+    from pypaimon.schema.data_types import is_blob_file_field
+
+    vectors = {c.strip() for c in
+               str(table.table_schema.options.get("vector-field") or "").split(",")}
+    return [f.name for f in table.fields
+            if f.name in columns and (is_blob_file_field(f) or f.name in vectors)]
 
 
 def _table_keys(table, key: str):
@@ -151,7 +165,8 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
                               f"Deduplicate in the model's query. Nothing was written.")
     stored, files = _table_keys(table, key)
     if key != ROW_ID:
-        ambiguous = _duplicates(stored.select([key]), key)
+        # rows with a NULL key are never matched, however many there are
+        ambiguous = _duplicates(stored.select([key]).filter(pc.is_valid(stored[key])), key)
         if ambiguous:
             raise PaimonDataError(
                 f"{where}: {name} holds several rows with key(s) {ambiguous[:SAMPLES]}, so the "
@@ -160,14 +175,14 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
                 f"written.")
     probe = rows.select([key] + list(columns))
     if key == ROW_ID:
-        probe = probe.set_column(0, ROW_ID, pc.cast(probe[ROW_ID], pa.int64()))
+        probe = probe.set_column(0, ROW_ID, _cast(probe[ROW_ID], pa.int64(), model, ROW_ID))
         found = pc.is_in(probe[ROW_ID], value_set=stored[ROW_ID])
         unmatched = probe.filter(pc.invert(found))[ROW_ID].to_pylist()
         joined = probe
     else:
-        stored_keys = stored.set_column(
-            0, key, pc.cast(stored[key], probe.schema.field(key).type))
-        joined = probe.join(stored_keys, keys=key, join_type="left outer")
+        probe = probe.set_column(0, key, _cast(probe[key], stored.schema.field(key).type,
+                                               model, key))
+        joined = probe.join(stored, keys=key, join_type="left outer")
         unmatched = joined.filter(pc.is_null(joined[ROW_ID]))[key].to_pylist()
     if unmatched:
         raise PaimonDataError(

@@ -193,3 +193,43 @@ def test_blob_columns_are_refused(catalog, warehouse):
         update_columns(open_table(warehouse, "db", "pictures"), "m", pa.table({
             "id": pa.array([1], pa.int64()), "picture": pa.array([b"y"], pa.large_binary())}),
             "id", ["picture"])
+
+
+@pytest.mark.parametrize("column, value, conflicts", [
+    ("score", pa.array([7], pa.int32()), True), ("name", pa.array(["other"]), False)])
+def test_a_concurrent_update_of_the_same_columns_fails_the_commit(
+        catalog, warehouse, monkeypatch, column, value, conflicts):
+    """Another writer updates row 1 between this run's match (of row 2, same row-id range) and
+    its commit. The commit's row-id check, from the snapshot the rows were matched at, is
+    Paimon's: per column. The same column fails the commit and nothing of the run is visible;
+    another column is no conflict, and both updates stand (this run's file holds only its
+    own column)."""
+    from dbt.adapters.paimon.format.errors import CommitConflictError
+    from dbt.adapters.paimon.write import column_update
+
+    write(create(catalog, "r", **EVOLUTION), wide(range(4)))
+    matched = column_update.matched_rows
+
+    def racing(*args, **kwargs):
+        result = matched(*args, **kwargs)
+        table = catalog.get_table("db.r")
+        builder = table.new_batch_write_builder()
+        messages = builder.new_update().with_update_type([column]).update_by_arrow_with_row_id(
+            pa.table({"_ROW_ID": pa.array([1], pa.int64()), column: value}))
+        committer = builder.new_commit()
+        committer.commit(messages)
+        committer.close()
+        return result
+
+    monkeypatch.setattr(column_update, "matched_rows", racing)
+    run = pa.table({"id": pa.array([2], pa.int64()), "score": pa.array([9], pa.int32())})
+    theirs = {1: {column: value[0].as_py()}}
+    if conflicts:
+        with pytest.raises(CommitConflictError, match="MERGE INTO"):
+            update_columns(open_table(warehouse, "db", "r"), "m", run, "id", ["score"])
+        assert pypaimon_rows(catalog, "r") == expected([("a", range(4))], theirs)
+    else:
+        update_columns(open_table(warehouse, "db", "r"), "m", run, "id", ["score"])
+        assert pypaimon_rows(catalog, "r") == expected([("a", range(4))],
+                                                       {**theirs, 2: {"score": 9}})
+    assert our_rows(warehouse, "r") == pypaimon_rows(catalog, "r")

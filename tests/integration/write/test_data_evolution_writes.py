@@ -140,9 +140,14 @@ def test_config_errors_before_anything_is_written(catalog, warehouse, key, colum
     assert _snapshot(warehouse, "t") == before
 
 
-def test_tables_that_are_not_data_evolution_are_refused(catalog, warehouse):
-    write(create(catalog, "plain", **{"row-tracking.enabled": "true"}), wide(range(3)))
-    with pytest.raises(PaimonConfigError, match="is not a data-evolution table"):
+@pytest.mark.parametrize("options, match", [
+    ({"row-tracking.enabled": "true"}, "is not a data-evolution table"),
+    ({**EVOLUTION, "deletion-vectors.enabled": "true", "deletion-vectors.bitmap64": "true"},
+     "has 64-bit deletion vectors"),
+])
+def test_tables_it_cannot_update_are_refused(catalog, warehouse, options, match):
+    write(create(catalog, "plain", **options), wide(range(3)))
+    with pytest.raises(PaimonConfigError, match=match):
         update_columns(open_table(warehouse, "db", "plain"), "m",
                        pa.table({"id": [1], "score": [1]}), "id", ["score"])
 
@@ -233,3 +238,21 @@ def test_a_concurrent_update_of_the_same_columns_fails_the_commit(
         assert pypaimon_rows(catalog, "r") == expected([("a", range(4))],
                                                        {**theirs, 2: {"score": 9}})
     assert our_rows(warehouse, "r") == pypaimon_rows(catalog, "r")
+
+
+def test_rows_a_deletion_vector_deletes_are_not_matched(catalog, warehouse):
+    """pypaimon 2.1 deletes row 1 (a deletion vector on its range): a key naming it matches no
+    row, and an update of its range's other rows keeps it deleted."""
+    table = create(catalog, "dv", **EVOLUTION, **{"deletion-vectors.enabled": "true"})
+    write(table, wide(range(3)))
+    builder = catalog.get_table("db.dv").new_batch_write_builder()
+    committer = builder.new_commit()
+    committer.commit(builder.new_update().delete_by_row_id([1]))
+    committer.close()
+    run = pa.table({"id": pa.array([1], pa.int64()), "note": ["x"]})
+    with pytest.raises(PaimonDataError, match=r"match no row .*\[1\]"):
+        update_columns(open_table(warehouse, "db", "dv"), "m", run, "id", ["note"])
+    update_columns(open_table(warehouse, "db", "dv"), "m", pa.table({
+        "id": pa.array([2], pa.int64()), "note": ["two"]}), "id", ["note"])
+    want = [(0, "n0", 0, "note0", "a"), (2, "n2", 2, "two", "a")]
+    assert pypaimon_rows(catalog, "dv") == want and our_rows(warehouse, "dv") == want

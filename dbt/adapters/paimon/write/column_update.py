@@ -72,6 +72,12 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
         problems.append(f"{name} is not a data-evolution table (it needs table options "
                         f"'row-tracking.enabled' = 'true' and 'data-evolution.enabled' = "
                         f"'true', set when the table is created)")
+    raw = table.table_schema.options
+    if str(raw.get("deletion-vectors.enabled", "")).lower() == "true" and \
+            str(raw.get("deletion-vectors.bitmap64", "")).lower() == "true":
+        problems.append(f"{name} has 64-bit deletion vectors ('deletion-vectors.bitmap64'), "
+                        f"which pypaimon 2.1's read of its keys and its update writer cannot "
+                        f"decode; column updates are refused on it (its reads are not)")
     fields = list(table.field_names)
     if key != ROW_ID and key not in fields:
         problems.append(f"config `update_key` {key!r} is not a column of {name} (columns: "

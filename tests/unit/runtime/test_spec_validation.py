@@ -29,6 +29,9 @@ def test_contract_example():
         ("ARRAY<INT>", pa.list_(pa.field("element", pa.int32()))),
         ("MAP<STRING, BIGINT>", pa.map_(pa.string(), pa.int64())),
         ("ROW<a INT, b STRING>", pa.struct([("a", pa.int32()), ("b", pa.string())])),
+        # a variant as Paimon (and Spark's Arrow output) holds it: its encoded value and metadata
+        ("VARIANT", pa.struct([pa.field("value", pa.binary(), nullable=False),
+                               pa.field("metadata", pa.binary(), nullable=False)])),
     ],
 )
 def test_types(text, arrow):
@@ -119,3 +122,12 @@ def test_sequence_group_on_unorderable_type():
                                   "DECIMAL(38, 18) NOT NULL", "ARRAY<ROW<id INT NOT NULL, v STRING>>", "TIME(3)"])
 def test_type_spellings_from_pypaimon_schemas(text):
     parse_type(text)
+
+
+@pytest.mark.parametrize("key_type", ["VARIANT", "ARRAY<INT>", "MAP<STRING, INT>", "ROW<a INT>"])
+def test_a_key_of_a_type_paimon_cannot_key_by_is_refused_naming_it(key_type):
+    with pytest.raises(PaimonConfigError, match=r"type .* in primary key field 'k' is unsupported"):
+        MergeSpec.from_table_options(schema=[("k", key_type), ("v", "INT")], primary_keys=["k"])
+    # elsewhere in the row they are values like any other
+    spec = MergeSpec.from_table_options(schema=[("k", "INT"), ("v", key_type)], primary_keys=["k"])
+    assert spec.primary_keys == ("k",) or list(spec.primary_keys) == ["k"]

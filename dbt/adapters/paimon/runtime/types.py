@@ -19,6 +19,9 @@ NUMERIC_ROOTS = INTEGER_ROOTS + ("FLOAT", "DOUBLE", "DECIMAL")
 # Types Paimon can order (max/min, sequence fields, sequence groups).
 COMPARABLE_ROOTS = NUMERIC_ROOTS + ("CHAR", "VARCHAR", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
 
+VARIANT_ARROW = pa.struct([pa.field("value", pa.binary(), nullable=False),
+                           pa.field("metadata", pa.binary(), nullable=False)])
+
 _ALIASES = {
     "INTEGER": "INT",
     "STRING": "VARCHAR",
@@ -146,6 +149,10 @@ class _Parser:
                     root = "TIMESTAMP_LTZ"
             kwargs["precision"] = p
             arrow = pa.timestamp("ms" if p <= 3 else "us", tz="UTC" if root == "TIMESTAMP_LTZ" else None)
+        elif root == "VARIANT":
+            # Paimon's variant as its readers and writers hold it in Arrow (pypaimon 2.1: a
+            # struct of the encoded value and metadata; Parquet stores the same group)
+            arrow = VARIANT_ARROW
         elif root == "ARRAY":
             self.take("<")
             elem = self.parse()
@@ -183,7 +190,7 @@ class _Parser:
             raise PaimonConfigError(
                 f"Unsupported Paimon type {self.text!r}; supported: INT, BIGINT, SMALLINT, TINYINT, FLOAT, DOUBLE, "
                 "STRING/VARCHAR(n)/CHAR(n), BOOLEAN, DECIMAL(p,s), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), BYTES, "
-                "ARRAY<T>, MAP<K,V>, ROW<...>"
+                "ARRAY<T>, MAP<K,V>, ROW<...>, VARIANT"
             )
         nullable = True
         if (self.peek() or "").upper() == "NOT" and (self.peek(1) or "").upper() == "NULL":

@@ -12,7 +12,8 @@ BASE = """
 {{ config(materialized='paimon_append', row_tracking=true,
           table_options={'data-evolution.enabled': 'true'}) }}
 select cast(id as bigint) as id, name, cast(score as int) as score, note
-from values (1, 'a', 10, 'n1'), (2, 'b', 20, 'n2'), (3, 'c', 30, 'n3') as v(id, name, score, note)
+from values (1, 'a', 10, 'n1'), (2, 'b', 20, 'n2'), (3, 'c', 30, 'n3')
+  as v(id, name, score, note)
 """
 SCORES = """
 {{ config(materialized='data_evolution_update', target='base', update_key='id',
@@ -22,7 +23,8 @@ from {{ ref('base') }} where id in (1, 3)
 """
 UNMATCHED = """
 {{ config(materialized='data_evolution_update', target='base', update_key='id') }}
-select cast(id as bigint) as id, cast(score as int) as score from values (2, 5), (9, 6) as v(id, score)
+select cast(id as bigint) as id, cast(score as int) as score
+from values (2, 5), (9, 6) as v(id, score)
 """
 MISSING = """
 {{ config(materialized='data_evolution_update', target='base', update_key='id',

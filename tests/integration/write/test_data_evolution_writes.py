@@ -1,8 +1,10 @@
 """Column updates of data-evolution tables (write/column_update.py): pypaimon 2.1 writes the
 table, our update writes two of its columns keyed by a unique column or by ``_ROW_ID``, and
 pypaimon 2.1's read and ours (format/data_evolution.py; Spark's read through the catalog entry
-is tests/functional/paimon/test_data_evolution_update.py) give exactly the expected rows: the updated columns changed, every other column as it was, row ids
-kept, one snapshot, column files holding only the owned columns."""
+is tests/functional/paimon/test_data_evolution_update.py) give exactly the expected rows: the
+updated columns changed, every other column as it was, row ids kept, one snapshot, column files
+holding only the owned columns. Errors come before anything is written; concurrent updates
+meet Paimon's per-column row-id check."""
 import pyarrow as pa
 import pytest
 from pypaimon import CatalogFactory, Schema

@@ -13,9 +13,9 @@ then takes each field from the newest file of its range (``format/data_evolution
 
 The column files are written by pypaimon 2.1's own update writer
 (``BatchTableUpdate.new_update_by_row_id`` -> ``TableUpdateByRowId.update_columns``): it is the
-Paimon project's implementation of exactly this write (grouping by ``first_row_id``, merging with the
-range's current values, BLOB sidecars, the file metadata and the messages' row-id check), so a
-second implementation would only add a way to disagree with Paimon. They are committed by
+Paimon project's implementation of exactly this write (grouping by ``first_row_id``, merging
+with the range's current values, the file metadata and the messages' row-id check), so a second
+implementation would only add a way to disagree with Paimon. They are committed by
 pypaimon's ``FileStoreCommit`` through ``format/commit.py`` as every commit of ours (the
 snapshot published safely between processes, under the catalog's lock, recording the dbt
 invocation). What is ours: the checks before anything is written, and matching the model's

@@ -11,7 +11,8 @@
     {%- do exceptions.raise_compiler_error(
         "Model '" ~ model.name ~ "' writes columns of " ~ target_relation ~ " (config `target`), "
         ~ "but " ~ this ~ " is still a table from an earlier configuration. Drop it (e.g. `dbt "
-        ~ "run-operation paimon_drop_table --args '{relation: " ~ this ~ "}'`), then run again.") -%}
+        ~ "run-operation paimon_drop_table --args '{relation: " ~ this ~ "}'`), then run "
+        ~ "again.") -%}
   {%- endif -%}
 
   {{ run_hooks(pre_hooks) }}

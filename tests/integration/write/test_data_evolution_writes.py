@@ -7,6 +7,8 @@ holding only the owned columns. Errors come before anything is written; concurre
 meet Paimon's per-column row-id check."""
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pypaimon import CatalogFactory, Schema
 
 from dbt.adapters.paimon.format import splits as splits_mod
@@ -258,3 +260,46 @@ def test_rows_a_deletion_vector_deletes_are_not_matched(catalog, warehouse):
         "id": pa.array([2], pa.int64()), "note": ["two"]}), "id", ["note"])
     want = [(0, "n0", 0, "note0", "a"), (2, "n2", 2, "two", "a")]
     assert pypaimon_rows(catalog, "dv") == want and our_rows(warehouse, "dv") == want
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(commits=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+       updates=st.lists(st.tuples(st.sampled_from([("score",), ("note",), ("score", "note"),
+                                                   ("name", "score")]),
+                                  st.lists(st.integers(0, 17), min_size=1, max_size=6,
+                                           unique=True),
+                                  st.booleans()),
+                        min_size=1, max_size=3))
+def test_any_sequence_of_column_updates_reads_as_the_model_says(commits, updates):
+    """Tables of 1-3 pypaimon commits, then 1-3 runs each writing some columns of some rows
+    (by key or by _ROW_ID): pypaimon 2.1 and format/data_evolution.py read exactly the rows a
+    dictionary model of the updates gives."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        catalog = CatalogFactory.create({"warehouse": folder})
+        catalog.create_database("db", True)
+        create(catalog, "h", **EVOLUTION)
+        start, model = 0, {}
+        for size in commits:
+            write(catalog.get_table("db.h"), wide(range(start, start + size)))
+            model.update({r["id"]: r for r in wide(range(start, start + size)).to_pylist()})
+            start += size
+        row_ids = dict(pypaimon_rows(catalog, "h", with_row_id=True))
+        for number, (columns, ids, by_row_id) in enumerate(updates):
+            ids = [i for i in ids if i < start]
+            if not ids:
+                continue
+            values = {"score": pa.array([i * 10 + number for i in ids], pa.int32()),
+                      "note": [f"u{number}-{i}" for i in ids],
+                      "name": [f"m{number}-{i}" for i in ids]}
+            key = "_ROW_ID" if by_row_id else "id"
+            keys = [row_ids[i] for i in ids] if by_row_id else ids
+            run = pa.table({key: pa.array(keys, pa.int64()),
+                            **{c: values[c] for c in columns}})
+            update_columns(open_table(folder, "db", "h"), "m", run, key, list(columns))
+            for i, row in zip(ids, run.select(list(columns)).to_pylist()):
+                model[i].update(row)
+        want = sorted((tuple(r.values()) for r in model.values()), key=repr)
+        assert pypaimon_rows(catalog, "h") == want
+        assert our_rows(folder, "h") == want

@@ -7,7 +7,8 @@ the table) and carry new values for the columns the model owns. The other column
 and not rewritten: for each touched row-id range one new file holding only the owned columns
 (``write_cols``) with the range's ``first_row_id``, every row of the range present (untouched
 rows carrying their current values), all committed as ONE snapshot whose row-id check
-(``check_from_snapshot``) fails the commit if another writer updated the same ranges meanwhile.
+(``check_from_snapshot``) fails the commit if another writer updated one of the same columns of
+the same ranges meanwhile (Paimon's check is per column).
 This is Paimon 2.x's ``MERGE INTO ... WHEN MATCHED THEN UPDATE SET`` on such tables; a read
 then takes each field from the newest file of its range (``format/data_evolution.py``).
 
@@ -46,7 +47,7 @@ SAMPLES = 5
 @dataclass(frozen=True)
 class ColumnUpdateResult:
     rows: int            # rows of the table updated
-    ranges: int          # row-id ranges given a column file
+    ranges: int          # column files written (one per touched row-id range)
     snapshot_id: Optional[int]
 
 

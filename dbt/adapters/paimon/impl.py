@@ -7,6 +7,7 @@ macros call.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 
@@ -510,8 +511,6 @@ class PaimonAdapter(SparkAdapter):
         the query's path: call again without ``local_rows``."""
         from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
         from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
-        from dbt.adapters.paimon.format.errors import CommitConflictError
-        from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
         relation = _paimon_names(relation)
         request = None
@@ -520,26 +519,14 @@ class PaimonAdapter(SparkAdapter):
                 standard["strategy"], dict(standard.get("config") or {}),
                 standard.get("batch_start"), standard.get("batch_end"))
         builder = ModelBuilder(self._registry)
-        try:
+        with _model_errors(definition.model, f"committed to {relation} while this run was "
+                                             f"writing it"):
             with _committed_by(definition.model):
                 result = builder.build(
                     definition, relation.schema, relation.identifier, sql, full_refresh,
                     on_schema_change or "ignore", overwrite_partitions, request,
                     local_rows=local_rows,
                 )
-        except PaimonConfigError as exc:
-            raise CompilationError(str(exc)) from exc
-        except (PaimonDataError, NotImplementedError) as exc:
-            raise DbtRuntimeError(_for_model(definition.model, exc)) from exc
-        except CommitConflictError as exc:
-            raise DbtRuntimeError(
-                f"Model '{definition.model}': another writer committed to {relation} while this "
-                f"run was writing it; nothing of this run is visible. Run the model again. "
-                f"({exc})") from exc
-        except DbtRuntimeError:
-            raise
-        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
-            raise DbtRuntimeError(error_messages.model_failure(definition.model, exc)) from exc
         if result is None:
             return None
         self.cache_added(relation.incorporate(type="table", is_paimon=True))
@@ -593,9 +580,7 @@ class PaimonAdapter(SparkAdapter):
                               ) -> AdapterResponse:
         """Write the model's columns into the rows of ``relation`` its `update_key` names: one
         Paimon commit of column files (write/column_update.py), or nothing on error."""
-        from dbt.adapters.paimon.format.errors import CommitConflictError
         from dbt.adapters.paimon.materialize.model_builder import check_typed
-        from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
         from dbt.adapters.paimon.write.column_update import (
             check_update, owned_columns, update_columns)
 
@@ -606,7 +591,8 @@ class PaimonAdapter(SparkAdapter):
         if isinstance(columns, str):
             columns = [columns]
         registry = self._registry
-        try:
+        with _model_errors(name, f"updated rows of {relation} while this run was writing its "
+                                 f"columns"):
             table = registry.open_table(relation.schema, relation.identifier)
             spark = registry.activate(sql)
             df = spark.sql(sql)
@@ -616,19 +602,6 @@ class PaimonAdapter(SparkAdapter):
             rows = df.select(*[f"`{c}`" for c in [key] + owned]).toArrow()
             with _committed_by(name):
                 result = update_columns(table, name, rows, key, owned)
-        except PaimonConfigError as exc:
-            raise CompilationError(str(exc)) from exc
-        except PaimonDataError as exc:
-            raise DbtRuntimeError(_for_model(name, exc)) from exc
-        except CommitConflictError as exc:
-            raise DbtRuntimeError(
-                f"Model '{name}': another writer updated rows of {relation} while this run "
-                f"was writing its columns; nothing of this run is visible. Run the model "
-                f"again. ({exc})") from exc
-        except DbtRuntimeError:
-            raise
-        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
-            raise DbtRuntimeError(error_messages.model_failure(name, exc)) from exc
         registry.expose(relation.schema, relation.identifier)
         snapshot = (f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None
                     else " (no rows)")
@@ -1114,6 +1087,31 @@ def _committed_by(node: str):
     from dbt.adapters.paimon.ops.invocations import INVOCATION_PROPERTY, NODE_PROPERTY
 
     return commit_properties({INVOCATION_PROPERTY: get_invocation_id(), NODE_PROPERTY: node})
+
+
+@contextlib.contextmanager
+def _model_errors(model: str, conflict: str):
+    """A model's write failing, as dbt's error: a config error is a compilation error, bad data
+    or an unsupported case names the model, a commit conflict says what the other writer did
+    (``conflict``) and that nothing of the run is visible, anything else (Spark's errors on the
+    query, or a dbt-paimon bug) is the model's failure with its trace in the log."""
+    from dbt.adapters.paimon.format.errors import CommitConflictError
+    from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+    try:
+        yield
+    except PaimonConfigError as exc:
+        raise CompilationError(str(exc)) from exc
+    except (PaimonDataError, NotImplementedError) as exc:
+        raise DbtRuntimeError(_for_model(model, exc)) from exc
+    except CommitConflictError as exc:
+        raise DbtRuntimeError(
+            f"Model '{model}': another writer {conflict}; nothing of this run is visible. Run "
+            f"the model again. ({exc})") from exc
+    except DbtRuntimeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        raise DbtRuntimeError(error_messages.model_failure(model, exc)) from exc
 
 
 def _for_model(model: str, exc: BaseException) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -47,22 +46,12 @@ def write_project(root, warehouse):
     return root
 
 
-def _project(folder, name):
-    warehouse = folder / f"{name}-warehouse"
-    state = str(warehouse / ".spark")
-    yield write_project(folder / name, warehouse), warehouse, state
-    daemon.stop(state)
-
-
 @pytest.fixture
 def project(process_tmp):
-    yield from _project(process_tmp, "project")
-
-
-@pytest.fixture
-def second_project(process_tmp):
-    """A second warehouse: its own daemon."""
-    yield from _project(process_tmp, "second")
+    warehouse = process_tmp / "warehouse"
+    state = str(warehouse / ".spark")
+    yield write_project(process_tmp / "project", warehouse), warehouse, state
+    daemon.stop(state)
 
 
 def info(state):
@@ -252,81 +241,3 @@ def test_a_command_whose_daemon_dies_mid_write_ends_at_once_and_the_next_one_pas
     assert info(state)["server_pid"] != first["server_pid"]
     assert rows(warehouse, "a") == [3] * 50 and rows(warehouse, "b") == [3] * 50
 
-
-def wait_until(condition, timeout):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
-
-
-def at_once(*commands, timeout=300):
-    """Run the dbt commands, each ``(project, run number, *args)``, at once with the daemon on;
-    each one's output (all must pass) and the seconds until the last one ended."""
-    started = time.monotonic()
-    commands = [DbtProcess(root, *args, env={**ON, "RUN": str(run)})
-                for root, run, *args in commands]
-    for command in commands:
-        assert command.finish(timeout) == 0, command.output()
-    return [command.output() for command in commands], time.monotonic() - started
-
-
-def test_daemon_faults_between_commands_leave_the_next_command_passing(project, second_project):
-    """Two warehouses' daemons at once, and the faults a daemon meets between commands, on one
-    warehouse while the other's daemon keeps serving:
-
-    - commands on two warehouses at the same moment start one daemon each (ports, pids and
-      Derby metastores of their own);
-    - the watchdog killed with SIGKILL: its server follows it (parent-death signal) and
-      daemon.json is left naming a dead pid, here a pid another process has taken since (as
-      after a reboot): the next command starts a new daemon and never signals that process;
-    - daemon.json overwritten with garbage while its daemon runs: no command can join that
-      daemon, which holds the warehouse's Derby metastore; the next command says so, stops it
-      and starts a new one (not a second server that cannot open the metastore).
-
-    Each command passes within a bound and every table holds the rows of its last run."""
-    root, warehouse, state = project
-    other_root, other_warehouse, other_state = second_project
-
-    outputs, took = at_once((root, 1, "run", "-s", "a"), (other_root, 1, "run", "-s", "a"))
-    assert took < 240 and all("Starting a background Spark" in out for out in outputs), outputs
-    first, other = info(state), info(other_state)
-    assert first["port"] != other["port"] and first["server_pid"] != other["server_pid"]
-    assert rows(warehouse, "a") == [1] * 50 and rows(other_warehouse, "a") == [1] * 50
-
-    os.kill(first["pid"], signal.SIGKILL)
-    assert wait_until(lambda: not alive(first["server_pid"]), 60), "the server outlived it"
-    squatter = subprocess.Popen(["sleep", "600"])
-    try:
-        with open(os.path.join(state, INFO_NAME), "w") as out:
-            json.dump({**first, "pid": squatter.pid}, out)
-        (mine, beside), took = at_once((root, 2, "run", "-s", "a"),
-                                       (other_root, 2, "run", "-s", "a"))
-        assert took < 180, f"{took:.0f} s"
-        assert "Starting a background Spark" in mine, mine
-        assert "Starting a background Spark" not in beside, beside
-        assert squatter.poll() is None, "a process that took the watchdog's pid was signalled"
-    finally:
-        squatter.kill()
-        squatter.wait()
-    assert info(other_state)["server_pid"] == other["server_pid"]
-    assert rows(warehouse, "a") == [2] * 50 and rows(other_warehouse, "a") == [2] * 50
-
-    second = info(state)
-    with open(os.path.join(state, INFO_NAME), "w") as out:
-        out.write("garbage{")
-    (output,), took = at_once((root, 3, "run", "-s", "a"))
-    assert took < 180, f"{took:.0f} s"
-    assert "runs without its record" in output and "Starting a background Spark" in output, \
-        output
-    assert not alive(second["pid"]) and not alive(second["server_pid"])
-    third = info(state)
-    assert third["pid"] != second["pid"] and alive(third["server_pid"])
-    assert rows(warehouse, "a") == [3] * 50 and rows(other_warehouse, "a") == [2] * 50
-
-    # `dbt-paimon server stop` of each warehouse leaves no process
-    for folder, running in ((state, third), (other_state, other)):
-        assert daemon.stop(folder)
-        assert not alive(running["pid"]) and not alive(running["server_pid"])

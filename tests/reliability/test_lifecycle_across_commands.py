@@ -15,6 +15,16 @@ its id over Connect, by its commit time through the daemon), run, undo that run'
 run on the branch again, publish it (main becomes the branch, the branch is deleted), build (the
 model, its data tests and the `paimon_changes` model).
 
+Through the daemon the walk-through also meets the faults a daemon meets between commands (a
+daemon restart in the middle of it also shows that a new server serves the entries an earlier
+one left): a second warehouse's command starts a second daemon beside the first one; the
+watchdog is killed with SIGKILL before `show` (its server follows it by the parent-death signal,
+and daemon.json is left naming a pid that another process has taken since, as after a reboot:
+`show` starts a new daemon and never signals that process); daemon.json is overwritten with
+garbage before the rollback while its daemon runs (no command can join that daemon, which holds
+the warehouse's Derby metastore: the rollback says so, stops it and starts a new one). Each such
+command passes within a bound; the second warehouse's daemon serves its next command unchanged.
+
 Every state's rows are read by dbt-paimon's own reader (pypaimon, no Spark) in every mode;
 Paimon 1.0 Java reads main, the tag and the branch in session mode only: a JVM start per read
 batch costs more than a Connect or daemon command, and the files it reads are the same in
@@ -23,17 +33,22 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import signal
 import socket
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.environments import connect_server, daemon
+from dbt.adapters.paimon.environments.daemon_process import INFO_NAME
 from dbt.adapters.paimon.environments.processes import alive
 
-from reliability_helpers import read_rows, run_dbt
+from reliability_helpers import DbtProcess, read_rows, run_dbt
 
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
                      table_options={'tag.automatic-creation': 'batch'}) }}
@@ -115,6 +130,10 @@ class Walk:
         (self.root / "models" / "c.sql").write_text(CHANGES)
         self.env = {"DBT_PAIMON_DAEMON": "on" if mode == "daemon" else "off"}
 
+    @property
+    def state(self) -> str:
+        return str(Path(self.warehouse) / ".spark")
+
     def dbt(self, *args) -> str:
         return run_dbt(self.root, *args, env=self.env)
 
@@ -130,10 +149,15 @@ class Walk:
             return json.load(handle)
 
 
+def stop_daemon(state: str) -> None:
+    running = daemon.running(state)
+    daemon.stop(state)
+    assert running is None or not (alive(running["pid"]) or alive(running["server_pid"]))
+
+
 @pytest.fixture(params=MODES)
 def walk(request, process_tmp):
-    made = Walk(request.param, process_tmp)
-    state = str(Path(made.warehouse) / ".spark")
+    made = Walk(request.param, process_tmp / "main")
     if made.mode == "connect":
         connect_server.start(made.warehouse, made.port, master="local[2]",
                              conf={"spark.sql.shuffle.partitions": "2"})
@@ -143,10 +167,110 @@ def walk(request, process_tmp):
         if made.mode == "connect":
             connect_server.stop(made.warehouse, made.port)
         elif made.mode == "daemon":
-            running = daemon.running(state)
-            daemon.stop(state)
-            assert running is None or not (alive(running["pid"])
-                                           or alive(running["server_pid"]))
+            stop_daemon(made.state)
+
+
+def daemon_info(state):
+    with open(os.path.join(state, INFO_NAME)) as handle:
+        return json.load(handle)
+
+
+def wait_until(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+class DaemonFaults:
+    """The daemon mode's faults, injected between the walk-through's commands (the module
+    docstring); every method is a no-op in the other modes."""
+
+    def __init__(self, walk: Walk, folder: Path):
+        self.walk = walk
+        self.on = walk.mode == "daemon"
+        self.other = Walk("daemon", folder / "other") if self.on else None
+        self.beside = None
+        self.first = None
+        self.squatter = None
+
+    def start_second_warehouse(self):
+        if self.on:
+            self.beside = DbtProcess(self.other.root, "run", "-s", "m", "--vars", "{batch: 7}",
+                                     env=self.other.env)
+
+    def second_warehouse_started(self, output: str):
+        """Each warehouse's first command started a daemon of its own."""
+        if not self.on:
+            return
+        assert self.beside.finish() == 0, self.beside.output()
+        assert "Starting a background Spark" in self.beside.output()
+        assert "Starting a background Spark" in output
+        self.first, self.second = daemon_info(self.walk.state), daemon_info(self.other.state)
+        assert self.first["port"] != self.second["port"]
+        assert self.first["server_pid"] != self.second["server_pid"]
+        assert self.other.rows() == batch(7)
+
+    def kill_watchdog(self):
+        """SIGKILL the watchdog; its recorded pid then taken by another process."""
+        if not self.on:
+            return
+        running = daemon_info(self.walk.state)
+        os.kill(running["pid"], signal.SIGKILL)
+        assert wait_until(lambda: not alive(running["server_pid"]), 60), \
+            "the Spark server outlived its watchdog"
+        self.squatter = subprocess.Popen(["sleep", "600"])
+        with open(os.path.join(self.walk.state, INFO_NAME), "w") as out:
+            json.dump({**running, "pid": self.squatter.pid}, out)
+
+    def garble_record(self):
+        if not self.on:
+            return
+        self.garbled = daemon_info(self.walk.state)
+        with open(os.path.join(self.walk.state, INFO_NAME), "w") as out:
+            out.write("garbage{")
+
+    def check_next(self, output: str, took: float, fault: str):
+        """The command after ``fault`` passed (run_dbt asserts it) within a bound, on a new
+        daemon."""
+        if not self.on:
+            return
+        assert took < 120, f"the command after {fault} took {took:.0f} s:\n{output}"
+        assert "Starting a background Spark" in output, output
+        if fault == "the watchdog's kill":
+            assert self.squatter.poll() is None, "the process that took the pid was signalled"
+        else:
+            assert "runs without its record" in output, output
+            assert not alive(self.garbled["pid"]) and not alive(self.garbled["server_pid"])
+            assert daemon_info(self.walk.state)["pid"] != self.garbled["pid"]
+
+    def second_warehouse_kept(self):
+        """The second warehouse's daemon served its next command, the same server throughout."""
+        if not self.on:
+            return
+        self.other.dbt("run", "-s", "m", "--vars", "{batch: 8}")
+        assert daemon_info(self.other.state)["server_pid"] == self.second["server_pid"]
+        assert self.other.rows() == batch(8)
+
+    def close(self):
+        if self.squatter is not None:
+            self.squatter.kill()
+            self.squatter.wait()
+        if self.beside is not None and self.beside.process.poll() is None:
+            self.beside.kill()
+        if self.other is not None:
+            stop_daemon(self.other.state)
+
+
+@pytest.fixture
+def faults(walk, process_tmp):
+    made = DaemonFaults(walk, process_tmp)
+    try:
+        yield made
+    finally:
+        made.close()
 
 
 def values(rows):
@@ -157,8 +281,14 @@ def batch(number):
     return [i * number for i in range(5)]
 
 
+def timed(command, *args, **arguments):
+    started = time.monotonic()
+    output = command(*args, **arguments)
+    return output, time.monotonic() - started
+
+
 def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
-        walk, paimon_java, tmp_path):
+        walk, faults, paimon_java, tmp_path):
     dbt, operation = walk.dbt, walk.operation
     java_reads = walk.mode == "session"
 
@@ -169,7 +299,8 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
         return [values(json.loads(line) for line in out.splitlines() if line.strip())
                 for out in outputs]
 
-    dbt("run", "-s", "m", "--vars", "{batch: 1}")
+    faults.start_second_warehouse()
+    faults.second_warehouse_started(dbt("run", "-s", "m", "--vars", "{batch: 1}"))
     operation("create_tag", model="m", tag="t1")
     tagged = walk.tag("t1")
     dbt("run", "-s", "m", "--vars", "{batch: 2}")
@@ -182,7 +313,9 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
 
     # main again, each command in a process of its own after the branch run; time travel and
     # the system table leave temporary views (kept by a Connect server's shared session)
-    shown = dbt("show", "--inline", SHOW.replace("SNAPSHOT", str(tagged["id"])))
+    faults.kill_watchdog()
+    shown, took = timed(dbt, "show", "--inline", SHOW.replace("SNAPSHOT", str(tagged["id"])))
+    faults.check_next(shown, took, "the watchdog's kill")
     expected = (sum(batch(2)), sum(batch(1)), sum(batch(1)), 1)  # one batch-write-<date> tag
     assert re.search(r"\|\s*" + r"\s*\|\s*".join(map(str, expected)) + r"\s*\|", shown), shown
     dbt("docs", "generate")
@@ -190,7 +323,8 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     # rollback to the tag's snapshot, named a different way in each mode
     how = {"session": {"tag": "t1"}, "connect": {"snapshot_id": tagged["id"]},
            "daemon": {"timestamp": tagged["timeMillis"]}}[walk.mode]
-    operation("rollback", model="m", **how)
+    faults.garble_record()
+    faults.check_next(*timed(operation, "rollback", model="m", **how), "the garbled daemon.json")
     assert walk.rows() == batch(1)
     if java_reads:
         assert java(("read", "lc.m")) == [batch(1)]
@@ -217,3 +351,4 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     assert changes == [{"n": 5, "total": sum(batch(6))}]
     if java_reads:
         assert java(("read", "lc.m")) == [batch(6)]
+    faults.second_warehouse_kept()

@@ -7,13 +7,16 @@ branch's entries, whose hidden tables name the branch's data source; the tempora
 time travel, system tables and `paimon_changes`, which a Connect server's shared session keeps
 between commands) must serve every later command.
 
-The walk-through: run, tag, run, branch from the tag, a whole run on the branch, then on main
-`show` (the table now, at the tag and at the tag's snapshot id by time travel, and the
-automatic tags through the `tags` system table) and `docs generate` (it compiles a model
-reading `paimon_changes`), rollback to the tag's snapshot (named by the tag in session mode, by
-its id over Connect, by its commit time through the daemon), run, undo that run's invocation,
-run on the branch again, publish it (main becomes the branch, the branch is deleted), build (the
-model, its data tests and the `paimon_changes` model).
+The walk-through (the model makes automatic tags): run, tag, run, branch from the tag, a whole
+run on the branch, then on main `show` and `docs generate`, rollback to the tag's snapshot
+(named by the tag in session mode, by its id over Connect, by its commit time through the
+daemon), run, undo that run's invocation, run on the branch again, publish it (main becomes the
+branch, the branch is deleted), build (the model and its data tests). Over Connect and through
+the daemon, `show` also reads the table at the tag and at the tag's snapshot id by time travel
+and the automatic tags through the `tags` system table, and the project has a model reading
+`paimon_changes` (compiled by `docs generate`, built by `build`): their temporary views live on
+in the server's shared session for the later commands. In session mode they end with their
+process, and they would cost the slowest mode a Python worker's start in two commands.
 
 Through the daemon the walk-through also meets the faults a daemon meets between commands (a
 daemon restart in the middle of it also shows that a new server serves the entries an earlier
@@ -64,6 +67,7 @@ models:
       - name: id
         data_tests: [not_null, unique]
 """
+SHOW_SESSION = "select sum(v) as now_total from {{ ref('m') }}"
 SHOW = """select
   (select sum(v) from {{ ref('m') }}) as now_total,
   (select sum(v) from {{ paimon_snapshot(ref('m'), tag='t1') }}) as tag_total,
@@ -127,7 +131,9 @@ class Walk:
             _profile(mode, self.warehouse, self.root, self.port))
         (self.root / "models" / "m.sql").write_text(MODEL)
         (self.root / "models" / "m.yml").write_text(TESTS)
-        (self.root / "models" / "c.sql").write_text(CHANGES)
+        self.connect_session = mode != "session"  # the views of one command outlive it
+        if self.connect_session:
+            (self.root / "models" / "c.sql").write_text(CHANGES)
         self.env = {"DBT_PAIMON_DAEMON": "on" if mode == "daemon" else "off"}
 
     @property
@@ -314,9 +320,12 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     # main again, each command in a process of its own after the branch run; time travel and
     # the system table leave temporary views (kept by a Connect server's shared session)
     faults.kill_watchdog()
-    shown, took = timed(dbt, "show", "--inline", SHOW.replace("SNAPSHOT", str(tagged["id"])))
+    views = walk.connect_session
+    query = SHOW.replace("SNAPSHOT", str(tagged["id"])) if views else SHOW_SESSION
+    shown, took = timed(dbt, "show", "--inline", query)
     faults.check_next(shown, took, "the watchdog's kill")
-    expected = (sum(batch(2)), sum(batch(1)), sum(batch(1)), 1)  # one batch-write-<date> tag
+    # the table now; over Connect also at the tag, at its snapshot id, one batch-write-<date> tag
+    expected = (sum(batch(2)), sum(batch(1)), sum(batch(1)), 1) if views else (sum(batch(2)),)
     assert re.search(r"\|\s*" + r"\s*\|\s*".join(map(str, expected)) + r"\s*\|", shown), shown
     dbt("docs", "generate")
 
@@ -341,14 +350,12 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     dbt("run", "-s", "m", "--vars", "{batch: 5, paimon_branch: audit}")
     operation("publish_branch", branch="audit")
     assert walk.rows() == batch(5)
-    if java_reads:
-        assert java(("read", "lc.m")) == [batch(5)]
     built = dbt("build", "--vars", "{batch: 6}")
-    assert "PASS=4" in built, built
+    assert f"PASS={4 if views else 3}" in built, built
     assert walk.rows() == batch(6)
-    # the changes model's first run reads every current row as an insert
-    changes = read_rows(TableLocation(walk.warehouse, "lc", "c", {}))
-    assert changes == [{"n": 5, "total": sum(batch(6))}]
+    if views:  # the changes model's first run reads every current row as an insert
+        changes = read_rows(TableLocation(walk.warehouse, "lc", "c", {}))
+        assert changes == [{"n": 5, "total": sum(batch(6))}]
     if java_reads:
         assert java(("read", "lc.m")) == [batch(6)]
     faults.second_warehouse_kept()

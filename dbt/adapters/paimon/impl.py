@@ -69,6 +69,11 @@ class PaimonConfig(SparkConfig):
     # an incremental merge deleting the stored rows the run does not match (standard_writes.py)
     not_matched_by_source_action: Optional[str] = None
     not_matched_by_source_condition: Optional[str] = None
+    # dbt-databricks' merge clauses: which run rows a merge writes (standard_writes.py)
+    matched_condition: Optional[str] = None
+    not_matched_condition: Optional[str] = None
+    skip_matched_step: Optional[bool] = None
+    skip_not_matched_step: Optional[bool] = None
     # materialized='data_evolution_update' (write/column_update.py): the key matching the
     # model's rows to the target's rows ('_ROW_ID' or a unique column), the columns it owns
     update_key: Optional[str] = None

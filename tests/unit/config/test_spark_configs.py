@@ -48,8 +48,7 @@ def test_tblproperties_must_be_paimon_options():
 
 @pytest.mark.parametrize("key, value", [
     ("liquid_clustered_by", ["id"]), ("auto_liquid_cluster", True), ("zorder", "id"),
-    ("location_root", "/mnt/lake"), ("matched_condition", "s.amount > t.amount"),
-    ("not_matched_condition", "s.v > 0"), ("skip_matched_step", True),
+    ("location_root", "/mnt/lake"), ("source_alias", "s"), ("target_alias", "t"),
     ("merge_with_schema_evolution", True), ("options", {"compression": "gzip"}),
 ])
 def test_delta_only_configs_are_refused_with_the_fix(key, value):

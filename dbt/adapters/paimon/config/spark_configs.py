@@ -7,7 +7,9 @@ is either given its Paimon meaning or refused with what to change, never silentl
 - `tblproperties`: table properties, as Paimon table options (each must be one);
 - `not_matched_by_source_action` / `_condition`: a merge that deletes the stored rows the run
   does not match (standard_writes.merge_deleting_unmatched);
-- Delta's layout, location and other merge-clause configs: refused (REFUSED below says why).
+- `matched_condition`, `not_matched_condition`, `skip_matched_step`, `skip_not_matched_step`:
+  which run rows a merge writes (standard_writes.merge_clauses);
+- Delta's layout, location and the merge aliases: refused (REFUSED below says why).
 
 Pure Python: called by model_config._standard_definition with the model's config.
 """
@@ -34,18 +36,12 @@ REFUSED: Dict[str, str] = {
     "databricks_tags": "Unity Catalog tags do not exist for a Paimon table: remove it",
     "merge_with_schema_evolution": "columns evolve as `on_schema_change` says "
                                    "(append_new_columns, sync_all_columns): use it instead",
-    "matched_condition": "a Paimon primary-key table stores each key once, so every run row "
-                         "replaces its key's row: remove it (filter the model's rows, or use "
-                         "merge_update_columns)",
-    "not_matched_condition": "a Paimon merge inserts every run row whose key is new: remove "
-                             "it and filter the model's rows instead",
-    "skip_matched_step": "a Paimon merge always updates matched keys: remove it (or use "
-                         "incremental_strategy='append' on a table without unique_key)",
-    "skip_not_matched_step": "a Paimon merge always inserts new keys: remove it",
-    "source_alias": "incremental_predicates name the stored rows DBT_INTERNAL_DEST (or bare "
-                    "column names): remove it and write the predicates that way",
-    "target_alias": "incremental_predicates name the stored rows DBT_INTERNAL_DEST (or bare "
-                    "column names): remove it and write the predicates that way",
+    "source_alias": "merge conditions name the run's row DBT_INTERNAL_SOURCE and the stored "
+                    "row DBT_INTERNAL_DEST (incremental_predicates: DBT_INTERNAL_DEST or bare "
+                    "column names): remove it and write the conditions that way",
+    "target_alias": "merge conditions name the run's row DBT_INTERNAL_SOURCE and the stored "
+                    "row DBT_INTERNAL_DEST (incremental_predicates: DBT_INTERNAL_DEST or bare "
+                    "column names): remove it and write the conditions that way",
 }
 
 

@@ -413,8 +413,15 @@ class ModelBuilder:
                 f"Model '{definition.model}': not_matched_by_source_action='delete' needs a "
                 f"unique_key (the stored rows a run does not match are found by key): set "
                 f"unique_key, or remove not_matched_by_source_action.")
+        if request.has_merge_clauses and not (strategy == "merge" and keyed):
+            raise PaimonConfigError(
+                f"Model '{definition.model}': matched_condition, not_matched_condition, "
+                f"skip_matched_step and skip_not_matched_step choose the rows of a merge: set "
+                f"incremental_strategy='merge' with a unique_key, or remove them.")
         if strategy == "merge" and keyed:
             keys = list(definition.primary_keys)
+            source = df
+            df = sw.merge_clauses(self.spark, location, df, keys, request)
             kept = set(absent)
             if request.merge_update_columns is not None:
                 kept |= {c for c in df.columns if c not in request.merge_update_columns}
@@ -423,7 +430,8 @@ class ModelBuilder:
             df = sw.fill_kept_columns(self.spark, location, df, keys,
                                       [c for c in df.columns if c in kept], request.predicates)
             if request.not_matched_by_source_action == "delete":
-                rows = sw.merge_deleting_unmatched(self.spark, location, definition, df, request)
+                rows = sw.merge_deleting_unmatched(self.spark, location, definition, df, request,
+                                                   source=source)
                 return self._merge_write(definition, location, rows, sw.ROW_KIND)
             return self._write(definition, database, table, df)
         if strategy == "delete+insert" and not keyed:

@@ -4,7 +4,8 @@ write a run into an existing Paimon table: each is ONE commit of the shared writ
     table, seed, --full-refresh    OVERWRITE of the whole table (replace_table)
     append                         APPEND (append table) | merge (primary-key table)
     insert_overwrite               OVERWRITE of the partitions the run writes
-    merge                          merge into the primary-key table on unique_key; columns a
+    merge                          merge into the primary-key table on unique_key: the run
+                                   rows its clauses write (matched_condition, ...); columns a
                                    matched key keeps are filled from its stored row first;
                                    with not_matched_by_source_action='delete', a -D for each
                                    stored row the run does not match, in the same commit
@@ -42,6 +43,7 @@ PREDICATES = "__dbt_paimon_predicates"
 ROW_KIND = "__dbt_paimon_row_kind"
 STORED_PREFIX = "__dbt_paimon_stored_"
 DEST_ALIAS = "DBT_INTERNAL_DEST"  # how dbt's incremental_predicates name the stored rows
+SOURCE_ALIAS = "DBT_INTERNAL_SOURCE"  # how dbt-databricks' merge conditions name the run's rows
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,16 @@ class WriteRequest:
     # validated by the materialization), and the condition such a row must meet to be deleted
     not_matched_by_source_action: str = "ignore"
     not_matched_by_source_condition: Optional[str] = None
+    # merge: dbt-databricks' WHEN MATCHED / WHEN NOT MATCHED clauses (merge_clauses)
+    matched_condition: Optional[str] = None
+    not_matched_condition: Optional[str] = None
+    skip_matched_step: bool = False
+    skip_not_matched_step: bool = False
+
+    @property
+    def has_merge_clauses(self) -> bool:
+        return bool(self.matched_condition or self.not_matched_condition
+                    or self.skip_matched_step or self.skip_not_matched_step)
 
     @classmethod
     def from_config(cls, strategy: str, config: dict, batch_start=None, batch_end=None
@@ -83,6 +95,10 @@ class WriteRequest:
             not_matched_by_source_action=str(
                 config.get("not_matched_by_source_action") or "ignore").lower(),
             not_matched_by_source_condition=config.get("not_matched_by_source_condition"),
+            matched_condition=config.get("matched_condition") or None,
+            not_matched_condition=config.get("not_matched_condition") or None,
+            skip_matched_step=bool(config.get("skip_matched_step")),
+            skip_not_matched_step=bool(config.get("skip_not_matched_step")),
         )
 
     def window(self) -> Optional[Column]:
@@ -114,6 +130,43 @@ def read_table(spark, location: TableLocation) -> DataFrame:
 
 def _columns(names: Sequence[str]) -> List[Column]:
     return [F.col(quote_identifier(n)) for n in names]
+
+
+def merge_clauses(spark, location: TableLocation, df: DataFrame, keys: Sequence[str],
+                  request: WriteRequest) -> DataFrame:
+    """The run's rows a merge writes under dbt-databricks' clause configs, as SQL's ``MERGE
+    ... ON <key> = <key> AND <incremental predicates> WHEN MATCHED [AND matched_condition]
+    THEN UPDATE WHEN NOT MATCHED [AND not_matched_condition] THEN INSERT``: a run row matching
+    a stored row is written when the matched clause applies (no skip_matched_step, its
+    condition holds), a run row matching none when the not-matched clause applies (no
+    skip_not_matched_step, its condition holds); any other run row is left out, and the stored
+    row stays as it is. Conditions name the run's row DBT_INTERNAL_SOURCE and the stored row
+    DBT_INTERNAL_DEST; a condition that is NULL does not hold, as in SQL."""
+    if not request.has_merge_clauses:
+        return df
+    stored = read_table(spark, location).alias(DEST_ALIAS)
+    for predicate in request.predicates:  # part of the ON clause: a failing row is no match
+        stored = stored.filter(F.expr(predicate))
+    dest = stored.withColumn(MATCHED, F.lit(True)).alias(DEST_ALIAS)
+    source = df.alias(SOURCE_ALIAS)
+    on = None
+    for key in keys:
+        clause = (F.col(f"{SOURCE_ALIAS}.{quote_identifier(key)}")
+                  == F.col(f"{DEST_ALIAS}.{quote_identifier(key)}"))
+        on = clause if on is None else on & clause
+    joined = source.join(dest, on=on, how="left")
+
+    def clause_applies(skipped: bool, condition: Optional[str]) -> Column:
+        applies = F.lit(not skipped)
+        return applies & F.coalesce(F.expr(condition), F.lit(False)) if condition else applies
+
+    matched = F.col(f"{DEST_ALIAS}.{MATCHED}").isNotNull()
+    written = joined.where(
+        (matched & clause_applies(request.skip_matched_step, request.matched_condition))
+        | (~matched & clause_applies(request.skip_not_matched_step,
+                                     request.not_matched_condition)))
+    return written.select(*[F.col(f"{SOURCE_ALIAS}.{quote_identifier(c)}").alias(c)
+                            for c in df.columns])
 
 
 def fill_kept_columns(spark, location: TableLocation, df: DataFrame, keys: Sequence[str],
@@ -209,14 +262,16 @@ def microbatch_append(spark, location: TableLocation, definition: TableDefinitio
 
 
 def merge_deleting_unmatched(spark, location: TableLocation, definition: TableDefinition,
-                             df: DataFrame, request: WriteRequest) -> DataFrame:
+                             df: DataFrame, request: WriteRequest,
+                             source: Optional[DataFrame] = None) -> DataFrame:
     """The rows of a merge with not_matched_by_source_action='delete', as SQL's ``MERGE ... ON
     <key> = <key> AND <incremental predicates> WHEN NOT MATCHED BY SOURCE [AND <condition>] THEN
     DELETE`` (dbt-databricks' config): the run's rows (+I), and a -D for each stored row that no
     run row matches (its key is not the run's, or an incremental predicate does not hold for
     it) and that meets not_matched_by_source_condition; merged as one commit. Predicates and
     the condition name the stored row as DBT_INTERNAL_DEST. Deduplicate tables only: a -D
-    means 'delete the key' there."""
+    means 'delete the key' there. ``source``: all the run's rows, when ``df`` holds only those
+    its merge clauses write (a stored row a run row matches is matched, written or not)."""
     _require_deduplicate(definition, "incremental_strategy='merge' with "
                                      "not_matched_by_source_action='delete'",
                          "a stored row the run does not match is deleted")
@@ -231,7 +286,8 @@ def merge_deleting_unmatched(spark, location: TableLocation, definition: TableDe
         deletable = F.expr(str(request.not_matched_by_source_condition))
     flagged = stored.select(*_columns(names), F.coalesce(on, F.lit(False)).alias(PREDICATES),
                             F.coalesce(deletable, F.lit(False)).alias(REMOVED))
-    run_keys = df.select(*_columns(keys)).distinct().withColumn(MATCHED, F.lit(True))
+    run_keys = (df if source is None else source).select(*_columns(keys)).distinct() \
+        .withColumn(MATCHED, F.lit(True))
     matched = F.col(MATCHED).isNotNull() & F.col(PREDICATES)
     unmatched = flagged.join(run_keys, on=keys, how="left").where(~matched & F.col(REMOVED))
     return df.withColumn(ROW_KIND, F.lit("+I")).unionByName(

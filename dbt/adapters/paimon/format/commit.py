@@ -38,7 +38,8 @@ from pypaimon.write.file_store_commit import FileStoreCommit
 from dbt.adapters.paimon.format.catalogs import CatalogLockTimeout, commit_lock
 from dbt.adapters.paimon.format.errors import CommitConflictError, PaimonFormatError
 from dbt.adapters.paimon.format.pause_points import pause_at
-from dbt.adapters.paimon.format.splits import current_snapshot_id, plan_splits
+from dbt.adapters.paimon.format.splits import (current_snapshot_id, is_postpone_table,
+                                               plan_splits)
 
 
 # Who commits: stored in each snapshot's ``properties`` (read by Paimon Java >= 1.2, ignored by
@@ -130,7 +131,7 @@ def _with_bucket_counts(table, messages: List[CommitMessage]) -> List[CommitMess
     """A postpone-bucket table (``bucket`` = -2): each real bucket's manifest entries record
     its partition's bucket count (pypaimon would write the table's -2), taken from the
     partition's live files where a message does not carry it."""
-    if table.options.bucket() != -2 or not table.primary_keys:
+    if not is_postpone_table(table):
         return messages
     missing = [m for m in messages if m.bucket >= 0 and m.total_buckets is None]
     if missing:

@@ -47,6 +47,7 @@ from dbt.adapters.paimon.format.row_groups import (RowGroups, matching_row_group
                                                   row_group_filter, splittable)
 from dbt.adapters.paimon.format.sorted_runs import sorted_runs
 from dbt.adapters.paimon.format.splits import Split, bucket_split
+from dbt.adapters.paimon.runtime.types import VARIANT_ARROW
 
 SEQUENCE_COLUMN = "_SEQUENCE_NUMBER"
 VALUE_KIND_COLUMN = "_VALUE_KIND"
@@ -142,12 +143,9 @@ def assembled_variants(data: pa.Table) -> pa.Table:
             chunks = [assemble_shredded_column(chunk, schema) for chunk in column.chunks]
             data = data.set_column(index, data.field(index).name,
                                    pa.chunked_array(chunks, chunks[0].type) if chunks else
-                                   pa.chunked_array([], _VARIANT_TYPE))
+                                   pa.chunked_array([], VARIANT_ARROW))
     return data
 
-
-_VARIANT_TYPE = pa.struct([pa.field("value", pa.binary(), nullable=False),
-                           pa.field("metadata", pa.binary(), nullable=False)])
 
 
 def _record_columns(table, columns: Optional[Sequence[str]]) -> List[str]:

@@ -214,11 +214,18 @@ POSTPONE_BUCKET = -2
 POSTPONE_MERGE_ON_READ = "postpone.merge-on-read"
 
 
+def is_postpone_table(table) -> bool:
+    """A postpone-bucket primary-key table (``bucket`` = -2): its writers' rows wait in the
+    postpone bucket until a compaction moves them into real buckets, whose count is per
+    partition."""
+    return table.options.bucket() == POSTPONE_BUCKET and bool(table.primary_keys)
+
+
 def postpone_files(table, snapshot_id: Optional[int] = None) -> List[DataFileMeta]:
     """The live files of a postpone-bucket table's (``bucket`` = -2) postpone bucket at a
     snapshot (the latest by default): rows a writer committed that no compaction has yet moved
     into a real bucket. ``plan_splits`` leaves them out, as Paimon's batch reads do."""
-    if table.options.bucket() != POSTPONE_BUCKET or not table.primary_keys:
+    if not is_postpone_table(table):
         return []
     snapshot = _resolve_snapshot(table, snapshot_id)
     if snapshot is None:

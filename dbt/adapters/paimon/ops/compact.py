@@ -96,11 +96,11 @@ def compact_table(spark, location: TableLocation, partitions=None, full: bool = 
     ``compaction.size-ratio``, ``compaction.max-size-amplification-percent``). An append
     table: its small files are rewritten into fewer ones as Paimon picks them
     (ops/append_compact.py). ``buckets``: only these (partition values, bucket) pairs."""
-    from dbt.adapters.paimon.format.splits import plan_splits
+    from dbt.adapters.paimon.format.splits import is_postpone_table, plan_splits
 
     table = location.open()
     moved = None
-    if _options(table).get("bucket") == "-2" and table.primary_keys:
+    if is_postpone_table(table):
         moved = _move_postpone_rows(location, table, partitions)
         if not full:
             buckets = moved.buckets if buckets is None else buckets & moved.buckets

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format.splits import is_postpone_table
 from dbt.adapters.paimon.ops.compact import (FULL_COMPACTION_PROPERTY, CompactResult,
                                              compact_table)
 from dbt.adapters.paimon.ops.expire import DEFAULT_EXPIRE_LIMIT, ExpireResult, expire_snapshots
@@ -66,7 +67,7 @@ def after_run(spark, location: TableLocation, compact: bool = True, expire: bool
         return AfterRunResult(None, None, after_commit(location))
     compaction = None
     bucket = int(options.get("bucket", "-1"))
-    if compact and table.primary_keys and bucket != -2:
+    if compact and table.primary_keys and not is_postpone_table(table):
         delta_commits = options.get("full-compaction.delta-commits")
         full = bool(delta_commits) and \
             commits_since_full_compaction(table) >= max(1, int(delta_commits))

@@ -13,6 +13,8 @@ from typing import Dict, List, Optional, Tuple
 
 import pyarrow as pa
 
+from dbt.adapters.paimon.format.splits import POSTPONE_BUCKET
+
 ROW_KIND = "_row_kind"
 SEQ = "_seq"
 BUCKET = "_bucket"
@@ -30,9 +32,8 @@ _PLAIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 FIXED = "fixed"
 DYNAMIC = "dynamic"
-# 'bucket' = -2: a postpone-bucket table, written by batch runs straight into fixed buckets
-# whose count is per partition (WritePlan.postpone_buckets)
-POSTPONE_BUCKET = -2
+# 'bucket' = POSTPONE_BUCKET (-2): a postpone-bucket table, written by batch runs straight into
+# fixed buckets whose count is per partition (WritePlan.postpone_buckets)
 
 # Paimon's defaults (CoreOptions): dynamic-bucket.target-row-num, dynamic-bucket.max-buckets
 DEFAULT_TARGET_ROW_NUM = 2_000_000

@@ -262,29 +262,10 @@ class PaimonReader(DataSourceReader):
             return
         table = self.location.open()
         target = arrow_schema_for_spark(self.schema)
-        from dbt.adapters.paimon.format import data_evolution
-
-        if data_evolution.is_data_evolution(table) and \
-                data_evolution.needs_field_merge(partition.split.files):
-            # rows assembled field by field from their row-id range's files
-            for piece in data_evolution.iter_data_evolution_split(table, partition.split,
-                                                                  target.names):
+        for piece in iter_split_rows(table, partition.split, target.names,
+                                     partition.row_groups, self.conditions):
+            if piece.num_rows:
                 yield from conform(piece, target).to_batches(max_chunksize=65536)
-            return
-        if not table.primary_keys or partition.row_groups is not None:
-            # streamed, a batch at a time: an append table's files, or a range of the row
-            # groups of a file that holds merged rows (read_tasks.py)
-            from dbt.adapters.paimon.format.kv_files import iter_append_file
-
-            for meta in partition.split.files:
-                for piece in iter_append_file(table, partition.split, meta, target.names,
-                                              row_groups=partition.row_groups,
-                                              conditions=self.conditions):
-                    yield from conform(piece, target).to_batches(max_chunksize=65536)
-            return
-        for data in iter_merged_split(table, partition.split, target.names, self.conditions):
-            if data.num_rows:
-                yield from conform(data, target).to_batches(max_chunksize=65536)
 
 
 class PaimonPushdownReader(PaimonReader):
@@ -356,6 +337,27 @@ def read_merged_split(table, split, columns: Sequence[str], all_levels: bool = F
     records = read_split_records(table, split)
     merged = merge_arrow(merge_spec_of(table), records.drop_columns(["_level"]))
     return merged.select(list(columns))
+
+
+def iter_split_rows(table, split, columns: Sequence[str], row_groups=None,
+                    conditions: Sequence[tuple] = ()) -> Iterator[pa.Table]:
+    """A split's rows as every reader sees them, in Arrow pieces at the table's types: a
+    data-evolution table's rows assembled field by field from their row-id range's files; an
+    append table's files, or a range of the row groups of a file that holds merged rows
+    (read_tasks.py), streamed a batch at a time; a primary-key split merged."""
+    from dbt.adapters.paimon.format import data_evolution
+
+    if data_evolution.is_data_evolution(table) and data_evolution.needs_field_merge(split.files):
+        yield from data_evolution.iter_data_evolution_split(table, split, columns)
+        return
+    if not table.primary_keys or row_groups is not None:
+        from dbt.adapters.paimon.format.kv_files import iter_append_file
+
+        for meta in split.files:
+            yield from iter_append_file(table, split, meta, columns, row_groups=row_groups,
+                                        conditions=conditions)
+        return
+    yield from iter_merged_split(table, split, columns, conditions)
 
 
 def iter_merged_split(table, split, columns: Sequence[str], conditions: Sequence[tuple] = ()

@@ -230,11 +230,9 @@ def snapshot_rows(table, snapshot_id: Optional[int]) -> pa.Table:
     """The rows of the table's snapshot ``snapshot_id`` as a reader sees them (primary-key
     tables merged, deletion vectors applied, data-evolution rows assembled), in Arrow at the
     table's own types (not Spark's: nanosecond timestamps and TIME stay exact); the same
-    readers as the paimon data source's (datasource/source.py PaimonReader.read)."""
-    from dbt.adapters.paimon.datasource.source import arrow_schema_of, iter_merged_split
+    reader as the paimon data source's (datasource/source.py iter_split_rows)."""
+    from dbt.adapters.paimon.datasource.source import arrow_schema_of, iter_split_rows
     from dbt.adapters.paimon.datasource.spark_types import conform
-    from dbt.adapters.paimon.format import data_evolution
-    from dbt.adapters.paimon.format.kv_files import iter_append_file
     from dbt.adapters.paimon.format.queue import order_splits
     from dbt.adapters.paimon.format.splits import check_batch_readable, plan_splits
 
@@ -243,21 +241,10 @@ def snapshot_rows(table, snapshot_id: Optional[int]) -> pa.Table:
         return target.empty_table()
     check_batch_readable(table, snapshot_id)
     splits = plan_splits(table, snapshot_id)
-    keyed = bool(table.primary_keys)
-    if not keyed:
+    if not table.primary_keys:
         splits = order_splits(table, splits)
-    evolution = data_evolution.is_data_evolution(table)
-    names = target.names
-    pieces = []
-    for split in splits:
-        if evolution and data_evolution.needs_field_merge(split.files):
-            read = data_evolution.iter_data_evolution_split(table, split, names)
-        elif not keyed:
-            read = (piece for meta in split.files
-                    for piece in iter_append_file(table, split, meta, names))
-        else:
-            read = iter_merged_split(table, split, names)
-        pieces += [conform(piece, target) for piece in read if piece.num_rows]
+    pieces = [conform(piece, target) for split in splits
+              for piece in iter_split_rows(table, split, target.names) if piece.num_rows]
     return pa.concat_tables(pieces) if pieces else target.empty_table()
 
 

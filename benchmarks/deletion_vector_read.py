@@ -30,7 +30,7 @@ import pyarrow as pa
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from dbt.adapters.paimon.datasource.source import read_merged_split  # noqa: E402
-from dbt.adapters.paimon.format import warehouse  # noqa: E402
+from dbt.adapters.paimon.catalog import warehouse  # noqa: E402
 from dbt.adapters.paimon.format.bucket import bucket_ids  # noqa: E402
 from dbt.adapters.paimon.format.commit import commit_append  # noqa: E402
 from dbt.adapters.paimon.format.kv_files import (new_commit_message,  # noqa: E402

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry  # noqa: E402
 from dbt.adapters.paimon.datasource.source import (FILTER_PUSHDOWN_OPTION,  # noqa: E402
                                                    commit_append_files, write_append_files)
-from dbt.adapters.paimon.format import warehouse as wh  # noqa: E402
+from dbt.adapters.paimon.catalog import warehouse as wh  # noqa: E402
 from plots import RESULTS  # noqa: E402
 from provenance import results_header  # noqa: E402
 from read_speed import best_of, ratio_cells, rows_of, save_comparison  # noqa: E402

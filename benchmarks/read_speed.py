@@ -42,7 +42,7 @@ import pyarrow as pa
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry  # noqa: E402
 from dbt.adapters.paimon.datasource.source import TableLocation  # noqa: E402
-from dbt.adapters.paimon.format import warehouse as wh  # noqa: E402
+from dbt.adapters.paimon.catalog import warehouse as wh  # noqa: E402
 from dbt.adapters.paimon.format.kv_files import table_arrow_schema  # noqa: E402
 from dbt.adapters.paimon.ops import compact_table  # noqa: E402
 from plots import BASELINE, PAIMON, RESULTS, save_bars  # noqa: E402
@@ -155,7 +155,7 @@ def best_of(spark, sql: str, times: int = 3) -> float:
 SPLIT_READ = """
 import os, sys
 from dbt.adapters.paimon.datasource.source import iter_merged_split, read_merged_split
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.kv_files import iter_append_file
 from dbt.adapters.paimon.format.splits import plan_splits
 import dbt.adapters.paimon.runtime, polars  # imported by a first merge: not the read's memory

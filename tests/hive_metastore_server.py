@@ -106,8 +106,8 @@ class HiveMetastore:
         return {"type": "hive", "uri": self.uri, "warehouse": str(warehouse), **options}
 
     def client(self):
-        """An open Thrift connection (format/hive_metastore.py); the caller closes it."""
-        from dbt.adapters.paimon.format.hive_metastore import MetastoreConnection
+        """An open Thrift connection (catalog/hive_metastore.py); the caller closes it."""
+        from dbt.adapters.paimon.catalog.hive_metastore import MetastoreConnection
 
         return MetastoreConnection(self.uri)
 

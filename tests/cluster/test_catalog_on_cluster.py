@@ -7,7 +7,7 @@ import sqlite3
 from conftest import cluster_spark_conf
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.write.write_helpers import read_back, sorted_rows
 

@@ -18,7 +18,7 @@ from moto.server import ThreadedMotoServer
 
 from dbt.adapters.paimon.datasource.source import read_merged_split
 from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.kv_files import read_append_split
 
 from conftest import cluster_spark_conf

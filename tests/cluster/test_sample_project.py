@@ -21,7 +21,7 @@ import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
 from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.kv_files import read_append_split
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "sample_project")

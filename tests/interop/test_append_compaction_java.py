@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
                                                    write_append_files)
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.kv_files import read_append_split
 from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
 from dbt.adapters.paimon.ops import compact_table

@@ -479,7 +479,7 @@ def test_row_operations_on_row_tracking_table_with_deletion_vectors(spark, tmp_p
     deletion vectors (Paimon Spark's DELETE): deleted rows stay deleted, the rewritten files'
     vectors leave the index with them (no entry names a file that is gone), the untouched
     files keep theirs, row ids survive, and Paimon Java reads what we read."""
-    from dbt.adapters.paimon.format import warehouse
+    from dbt.adapters.paimon.catalog import warehouse
     from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, tracked_rows, update_rows
 
     schema = pa.schema([("id", pa.int32()), ("data", pa.string()), ("dt", pa.string())])

@@ -10,9 +10,9 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format import warehouse as wh
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog import warehouse as wh
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from dbt.adapters.paimon.write import write_primary_key_run
 from tests.hive_metastore_server import java_hive_client_classpath
 from tests.integration.write.write_helpers import read_back, sorted_rows

@@ -24,7 +24,7 @@ import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.bucket import bucket_ids
 from dbt.adapters.paimon.write import write_primary_key_run
 
@@ -257,7 +257,7 @@ def test_decimal_10_2(spark, tmp_path, java_read):
     """pypaimon's default parquet DECIMAL(p <= 18) (dictionary-encoded FIXED_LEN_BYTE_ARRAY)
     makes Paimon 1.0 Java fail with java.lang.UnsupportedOperationException: org.apache.paimon.
     shade.org.apache.parquet.column.values.dictionary.PlainValuesDictionary$PlainBinaryDictionary;
-    format/warehouse.py stores them as integers, the way Paimon Java does."""
+    catalog/warehouse.py stores them as integers, the way Paimon Java does."""
     write_run(spark, location, _decimals(DEC, ["1.50", "-2.25", None, "99999999.99"]))
     rows = assert_same(java_read, location, ["id"])
     assert [r["amount"] for r in rows] == ["1.50", "-2.25", None, "99999999.99"]

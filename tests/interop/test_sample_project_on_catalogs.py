@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process
 from tests.integration.write.write_helpers import read_back, sorted_rows
 from tests.interop.conftest import catalog_spec, jdbc_driver_jar

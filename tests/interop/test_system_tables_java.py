@@ -20,7 +20,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.datasource.system_reads import read_system_table
 from dbt.adapters.paimon.format import system_tables as st
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.consumers import write_consumer
 from dbt.adapters.paimon.ops.compact import compact_table
 from dbt.adapters.paimon.write import write_primary_key_run

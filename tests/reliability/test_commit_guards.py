@@ -14,7 +14,7 @@ import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import commit as commit_mod
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.errors import CommitConflictError
 from dbt.adapters.paimon.format.kv_files import (new_commit_message, next_sequence_number,
                                                  write_kv_file)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR
 from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
 

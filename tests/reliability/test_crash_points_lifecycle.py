@@ -18,7 +18,7 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR
 from dbt.adapters.paimon.format.splits import list_snapshots
 from dbt.adapters.paimon.ops.branches import branch_table_name, create_branch

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from dbt.adapters.paimon.config.model_config import table_definition
 from dbt.adapters.paimon.datasource.registry import check_name
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.impl import _checked_name
 from dbt.adapters.paimon.runtime import PaimonConfigError
 

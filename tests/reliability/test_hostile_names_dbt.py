@@ -10,7 +10,7 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 from dbt_common.exceptions import CompilationError
 
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 
 ROWS = "select cast(1 as bigint) as id, 'x' as v"
 BAD_ALIASES = {

@@ -13,16 +13,17 @@ PREFIX = "dbt.adapters.paimon"
 LAYERS = {
     "runtime": 0,
     "format": 1, "config": 1,
-    "datasource": 2,
-    "write": 3,
-    "ops": 4,
-    "materialize": 5, "environments": 5,
+    "catalog": 2,
+    "datasource": 3,
+    "write": 4,
+    "ops": 5,
+    "materialize": 6, "environments": 6,
 }
-GLUE = 6
+GLUE = 7
 # modules anyone may import: they import nothing of the package
 LEAVES = {"__version__": -1}
 # packages that know nothing of dbt (dbt-core, dbt-adapters, dbt_common)
-DBT_FREE = ("runtime", "format", "config", "datasource", "write", "ops")
+DBT_FREE = ("runtime", "format", "config", "catalog", "datasource", "write", "ops")
 
 
 def layer_of(module: str) -> tuple:

@@ -2,7 +2,7 @@
 each of the project's databases.
 
 A ``catalogs.yml`` entry names a Paimon catalog kind and its options, with Paimon's own option
-names (the profile's ``catalog:`` takes the same: format/catalog_config.py)::
+names (the profile's ``catalog:`` takes the same: catalog/config.py)::
 
     catalogs:                               # dbt's v1 form
       - name: shop_hive
@@ -29,9 +29,9 @@ from typing import Dict, Iterable, Mapping, Optional, Tuple
 from dbt.adapters.catalogs import CatalogIntegration, CatalogIntegrationConfig
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.paimon.format.catalog_config import (FILESYSTEM, HIVE, JDBC, REST,
-                                                       CatalogConfigError, CatalogRoute,
-                                                       PaimonCatalog, parse_catalog)
+from dbt.adapters.paimon.catalog.config import (FILESYSTEM, HIVE, JDBC, REST,
+                                                CatalogConfigError, CatalogRoute,
+                                                PaimonCatalog, parse_catalog)
 from dbt.adapters.paimon.environments.locations import resolved_warehouse
 
 CATALOG_NAME_CONFIG = "catalog_name"  # dbt's model config (dbt.adapters.catalogs._constants)

@@ -19,8 +19,8 @@ from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon import environments, error_messages, job_labels
 from dbt.adapters.paimon.branch_config import default_branch
+from dbt.adapters.paimon.catalog.config import CatalogRoute
 from dbt.adapters.paimon.environments import connect_client, spark_logs
-from dbt.adapters.paimon.format.catalog_config import CatalogRoute
 
 logger = AdapterLogger("Paimon")
 # `[/* query comment */] insert into|overwrite [table] <db>.<table>`: a Paimon table's catalog

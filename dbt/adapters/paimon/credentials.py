@@ -5,7 +5,7 @@ A minimal profile is ``{type: paimon, schema: analytics}``: the warehouse defaul
 ``method: connect`` with ``host: sc://host:port`` runs Spark in a Spark Connect server instead
 (see environments/connect_client.py and docs/connect.md). ``catalog: {type: jdbc, uri: ...}``
 or ``catalog: {type: hive, uri: thrift://...}`` keeps the list of tables in Paimon's JDBC
-catalog or a Hive Metastore instead of the warehouse's folders (format/catalog_config.py,
+catalog or a Hive Metastore instead of the warehouse's folders (catalog/config.py,
 docs/catalogs.md).
 """
 
@@ -20,9 +20,9 @@ from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.paimon.branch_config import branch_name
+from dbt.adapters.paimon.catalog.config import (WAREHOUSE_KEY, CatalogConfigError,
+                                                PaimonCatalog, parse_catalog)
 from dbt.adapters.paimon.environments import connect_client
-from dbt.adapters.paimon.format.catalog_config import (WAREHOUSE_KEY, CatalogConfigError,
-                                                       PaimonCatalog, parse_catalog)
 from dbt.adapters.paimon.environments.locations import (SPARK_STATE_DIRNAME, is_local_path,  # noqa: F401
                                                        resolved_warehouse)
 

@@ -193,7 +193,7 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def drop_paimon_table(self, relation: BaseRelation) -> None:
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
         relation = _paimon_names(relation)
@@ -203,7 +203,7 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def rename_paimon_table(self, from_relation: BaseRelation, to_relation: BaseRelation) -> None:
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
         from_relation, to_relation = _paimon_names(from_relation), _paimon_names(to_relation)
@@ -225,7 +225,7 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def create_paimon_database(self, schema: str) -> None:
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
         database = _checked_name("schema", schema.lower(), schema)
@@ -235,7 +235,7 @@ class PaimonAdapter(SparkAdapter):
     @available
     def drop_paimon_database(self, schema: str) -> None:
         """Drop every Paimon table of the database, then the database folder itself."""
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
         schema = schema.lower()
@@ -745,7 +745,7 @@ class PaimonAdapter(SparkAdapter):
         relation = _paimon_names(relation)
         from pypaimon.schema.schema_change import SchemaChange
 
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
         table = registry.open_table(relation.schema, relation.identifier)

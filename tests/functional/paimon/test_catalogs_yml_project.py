@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format import warehouse as wh
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog import warehouse as wh
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalogs.test_hive_catalog import Hive, shop_events_table, write_events
 from tests.integration.write.write_helpers import read_back, sorted_rows

@@ -133,7 +133,7 @@ class TestCloneIntoAJdbcCatalogCopies:
         import sqlite3
 
         from dbt.adapters.paimon.datasource.source import TableLocation
-        from dbt.adapters.paimon.format.catalog_config import parse_catalog
+        from dbt.adapters.paimon.catalog.config import parse_catalog
         from tests.functional.console_output import run_dbt_process
         from tests.integration.write.write_helpers import read_back, sorted_rows
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalogs.test_hive_catalog import (PAIMON_INPUT_FORMAT,
                                                           PAIMON_OUTPUT_FORMAT,

@@ -5,7 +5,7 @@ run is one INSERT statement of the seed documents' examples."""
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from tests.functional.paimon_tables import snapshots
 
 

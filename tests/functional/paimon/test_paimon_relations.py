@@ -18,7 +18,7 @@ import pytest
 from dbt.tests.util import get_connection, relation_from_name, run_dbt
 
 from dbt.adapters.paimon import environments
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 
 EVENTS_SCHEMA = pa.schema([
     ("dt", pa.string()),

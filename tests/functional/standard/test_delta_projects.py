@@ -57,7 +57,7 @@ class TestDeltaProjectOnPaimon:
         # Delta-only layout configs: each named with why and what to do
         assert "Model 'liquid'" in output and "`liquid_clustered_by`" in output
         assert "`location_root`" in output and "warehouse" in output
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
         credentials = project.adapter.config.credentials
         assert not wh.table_exists(credentials.warehouse, project.test_schema, "liquid",
                                    credentials.catalog_options)

@@ -39,7 +39,7 @@ WINDOW = ["--event-time-start", "2024-01-01", "--event-time-end", "2024-01-04"]
 
 
 def table_exists(project, table) -> bool:
-    from dbt.adapters.paimon.format import warehouse as wh
+    from dbt.adapters.paimon.catalog import warehouse as wh
 
     credentials = project.adapter.config.credentials
     return wh.table_exists(credentials.warehouse, project.test_schema, table,

@@ -25,7 +25,7 @@ from tests.functional.paimon_tables import open_table
 
 def wh_table_exists(project, table: str) -> bool:
     """Whether the model's Paimon table exists (a failed first run leaves none)."""
-    from dbt.adapters.paimon.format import warehouse as wh
+    from dbt.adapters.paimon.catalog import warehouse as wh
     from dbt.adapters.paimon.format.splits import current_snapshot_id
 
     credentials = project.adapter.config.credentials

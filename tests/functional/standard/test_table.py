@@ -49,7 +49,7 @@ class TestTableMaterialization:
         assert rows(project, "people") == [(1, "alice", "it's"), (2, "bob", None)]
         # a parquet model keeps dbt-spark's table (no Paimon table)
         assert not project.adapter.config.credentials.warehouse is None
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
         credentials = project.adapter.config.credentials
         assert not wh.table_exists(credentials.warehouse, project.test_schema, "parquet_model",
                                    credentials.catalog_options)
@@ -82,7 +82,7 @@ class TestBadFileFormat:
         _, output = run_dbt_and_capture(["run"], expect_pass=False)
         assert "Model 'bad'" in output and "file_format='paimonn'" in output
         assert "Expected 'paimon'" in output
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
         credentials = project.adapter.config.credentials
         assert not wh.table_exists(credentials.warehouse, project.test_schema, "bad",
                                    credentials.catalog_options)

@@ -1,4 +1,4 @@
-"""A warehouse whose tables are listed by a Hive Metastore (format/hive_catalog.py), on a real
+"""A warehouse whose tables are listed by a Hive Metastore (catalog/hive_catalog.py), on a real
 Hive Metastore 2.3 server (tests/hive_metastore_server.py, one per test process; metastore
 database names are global, so each test takes its own): tables are created, written, listed,
 altered, renamed and dropped through the metastore with the entries Paimon's HiveCatalog
@@ -12,12 +12,12 @@ import socket
 import pyarrow as pa
 import pytest
 
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog import warehouse as wh
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format import warehouse as wh
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
-from dbt.adapters.paimon.format.catalogs import CatalogUnreachableError
-from dbt.adapters.paimon.format.errors import PaimonFormatError, TableNotFoundError
+from dbt.adapters.paimon.format.errors import (CatalogUnreachableError, PaimonFormatError,
+                                               TableNotFoundError)
 from dbt.adapters.paimon.write import write_primary_key_run
 from tests.integration.write.write_helpers import read_back, sorted_rows
 

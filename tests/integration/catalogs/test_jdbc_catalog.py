@@ -1,4 +1,4 @@
-"""A warehouse whose tables are listed by Paimon's JDBC catalog (format/catalogs.py), on SQLite and
+"""A warehouse whose tables are listed by Paimon's JDBC catalog (catalog/jdbc_catalog.py), on SQLite and
 on a real PostgreSQL server (tests/postgres_server.py, one per test process, a database per
 test): tables are created, written (the real write path, both executors), listed, altered,
 renamed and dropped through the catalog; a folder the catalog does not list is not a table;
@@ -9,12 +9,12 @@ import sqlite3
 import pyarrow as pa
 import pytest
 
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog import warehouse as wh
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format import warehouse as wh
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
-from dbt.adapters.paimon.format.catalogs import CatalogUnreachableError
-from dbt.adapters.paimon.format.errors import PaimonFormatError, TableNotFoundError
+from dbt.adapters.paimon.format.errors import (CatalogUnreachableError, PaimonFormatError,
+                                               TableNotFoundError)
 from dbt.adapters.paimon.write import write_primary_key_run
 from tests.integration.write.write_helpers import read_back, sorted_rows
 

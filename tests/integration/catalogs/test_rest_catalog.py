@@ -1,4 +1,4 @@
-"""A warehouse whose tables are listed by Paimon's REST catalog (format/rest_catalog.py), against
+"""A warehouse whose tables are listed by Paimon's REST catalog (catalog/rest_catalog.py), against
 the test process's REST catalog server (tests/rest_catalog_server.py, a catalog of its own per
 test): tables are created, written (the real write path, both executors; each snapshot
 published by the server's commit endpoint), listed, altered, renamed and dropped through the
@@ -12,9 +12,9 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format import warehouse as wh
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog import warehouse as wh
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from dbt.adapters.paimon.format.errors import (CatalogUnreachableError, PaimonFormatError,
                                                TableNotFoundError)
 from dbt.adapters.paimon.write import write_primary_key_run

@@ -13,7 +13,7 @@ from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.source import (PaimonPushdownReader, TableLocation,
                                                    commit_append_files, write_append_files)
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.write import write_primary_key_run
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string()),

@@ -143,7 +143,7 @@ def test_data_evolution_reads_each_field_from_the_newest_file_that_wrote_it(
     from dbt.adapters.paimon.format import splits as splits_mod
     from dbt.adapters.paimon.format.errors import PaimonFormatError
     from dbt.adapters.paimon.format.row_tracking import read_tracked_split
-    from dbt.adapters.paimon.format.warehouse import open_table
+    from dbt.adapters.paimon.catalog.warehouse import open_table
 
     ours = open_table(warehouse, "db", "evolved")
     with pytest.raises(PaimonFormatError, match="db.evolved is a data-evolution table"):
@@ -165,7 +165,7 @@ def test_data_evolution_deletion_vectors_in_64_bit_bitmaps(spark, warehouse, reg
     from dbt.adapters.paimon.format.commit import commit_compact
     from dbt.adapters.paimon.format.deletion_vectors import replace_bucket_index
     from dbt.adapters.paimon.format.kv_files import new_commit_message
-    from dbt.adapters.paimon.format.warehouse import open_table
+    from dbt.adapters.paimon.catalog.warehouse import open_table
 
     table = create(catalog, "evolved_deletes", SCORES, **EVOLUTION,
                    **{"deletion-vectors.enabled": "true", "deletion-vectors.bitmap64": "true"})

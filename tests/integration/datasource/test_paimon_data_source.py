@@ -10,7 +10,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import (PaimonPushdownReader, PaimonReader,
                                                    TableLocation)
 from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string()),
                     pa.field("dt", pa.string(), nullable=False)])

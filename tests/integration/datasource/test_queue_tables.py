@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.bucket import bucket_ids
 from dbt.adapters.paimon.format.kv_files import read_append_split
 

@@ -38,7 +38,7 @@ from dbt.adapters.paimon.datasource.registry import (HIDDEN_DATABASE_SUFFIX, NAT
                                                      PaimonTableRegistry)
 from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
                                                    write_append_files)
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops import compact_table
 from dbt.adapters.paimon.write import write_primary_key_run

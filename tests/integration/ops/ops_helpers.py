@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from dbt.adapters.paimon.datasource.source import TableLocation, merge_spec_of, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 
 
 def make_table(tmp_path, name: str, schema: pa.Schema, primary_keys, partition_keys=(),

@@ -63,7 +63,7 @@ def test_expire_honours_time_and_table_options(spark, tmp_path):
     assert expire_snapshots(location, retain_last=1, older_than="7d").expired_snapshots == []
     # snapshot.num-retained.max = 3 expires regardless of age
     from pypaimon.schema.schema_change import SchemaChange
-    from dbt.adapters.paimon.format import warehouse as wh
+    from dbt.adapters.paimon.catalog import warehouse as wh
     wh.open_catalog(location.warehouse).alter_table(
         "db.t", [SchemaChange.set_option("snapshot.num-retained.max", "3"),
                  SchemaChange.set_option("snapshot.num-retained.min", "1")])

@@ -20,7 +20,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
                                                    write_append_files)
 from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.row_tracking import ROW_ID, SEQUENCE_NUMBER, SOURCE_FILE
 from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, tracked_rows, update_rows
 from tests.integration.table_files import mark_deleted

@@ -6,7 +6,7 @@ import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, tracked_rows, update_rows
 
 SCHEMA = pa.schema([("id", pa.int32()), ("data", pa.string())])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.write.append_run import write_append_run

@@ -71,7 +71,7 @@ def test_changelog_mode_skips_snapshots_without_changelog_and_overwrites(spark, 
 
 
 def test_append_table_changes_are_inserts(spark, tmp_path):
-    from dbt.adapters.paimon.format import warehouse
+    from dbt.adapters.paimon.catalog import warehouse
 
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", "events", SCHEMA, primary_keys=[], partition_keys=[],

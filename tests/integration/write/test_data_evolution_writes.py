@@ -13,7 +13,7 @@ from pypaimon import CatalogFactory, Schema
 
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.format.data_evolution import iter_data_evolution_split
-from dbt.adapters.paimon.format.warehouse import open_table
+from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 from dbt.adapters.paimon.write.column_update import update_columns
 

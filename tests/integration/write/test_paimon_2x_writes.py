@@ -14,7 +14,7 @@ from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import splits as splits_mod
-from dbt.adapters.paimon.format.warehouse import open_table
+from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.ops.compact import compact_table
 from dbt.adapters.paimon.runtime import PaimonConfigError
 from dbt.adapters.paimon.write import write_primary_key_run

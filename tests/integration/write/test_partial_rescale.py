@@ -5,7 +5,7 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.ops import rescale_buckets
 from dbt.adapters.paimon.runtime import PaimonConfigError
 from dbt.adapters.paimon.write import write_primary_key_run

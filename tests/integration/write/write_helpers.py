@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from dbt.adapters.paimon.datasource.source import TableLocation, merge_spec_of, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
-from dbt.adapters.paimon.format import warehouse
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.kv_files import read_split_records
 from dbt.adapters.paimon.runtime import merge_arrow
 

@@ -21,7 +21,7 @@ from dbt.adapters.paimon.datasource.registry import (
     NATIVE, NATIVE_WITH_DELETES, NO_PROJECTIONS, PYTHON, REGISTERED_CONF_PREFIX, UNCHOSEN,
     CatalogEntry, PaimonTableRegistry, check_name, hidden_database, hidden_table,
     projected_key, projected_table, provider_name, python_rows_key, sql_name)
-from dbt.adapters.paimon.format.catalog_config import CatalogRoute
+from dbt.adapters.paimon.catalog.config import CatalogRoute
 from dbt.adapters.paimon.format.errors import TableNotFoundError
 
 

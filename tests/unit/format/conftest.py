@@ -1,6 +1,6 @@
 import pytest
 
-from dbt.adapters.paimon.format.warehouse import create_table
+from dbt.adapters.paimon.catalog.warehouse import create_table
 from paimon_format_helpers import ORDERS
 
 

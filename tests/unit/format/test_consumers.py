@@ -10,7 +10,7 @@ import pytest
 from dbt.adapters.paimon.materialize import consumption
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import consumers
-from dbt.adapters.paimon.format.warehouse import open_table
+from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.ops import expire_snapshots
 from paimon_format_helpers import orders, pypaimon_write
 
@@ -70,7 +70,7 @@ def test_plan_refuses_an_expired_position_and_honours_ignore_progress(warehouse,
 def _set_option(warehouse, key, value):
     from pypaimon.schema.schema_change import SchemaChange
 
-    from dbt.adapters.paimon.format.warehouse import open_catalog
+    from dbt.adapters.paimon.catalog.warehouse import open_catalog
 
     open_catalog(warehouse).alter_table("db.orders", [SchemaChange.set_option(key, value)])
 

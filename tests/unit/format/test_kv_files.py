@@ -8,7 +8,7 @@ from dbt.adapters.paimon.format.kv_files import (new_commit_message, next_sequen
                                                  read_append_split, read_split_records,
                                                  write_kv_file)
 from dbt.adapters.paimon.format.splits import bucket_split, list_snapshots, plan_splits
-from dbt.adapters.paimon.format.warehouse import create_table
+from dbt.adapters.paimon.catalog.warehouse import create_table
 from paimon_format_helpers import (ORDERS, orders, pypaimon_read, pypaimon_write, records,
                                    sort_rows)
 
@@ -193,7 +193,7 @@ def test_raw_reads_follow_schema_evolution(warehouse):
     from pypaimon.schema.data_types import AtomicType
     from pypaimon.schema.schema_change import SchemaChange
 
-    from dbt.adapters.paimon.format.warehouse import open_catalog, open_table
+    from dbt.adapters.paimon.catalog.warehouse import open_catalog, open_table
 
     schema = pa.schema([("k", pa.int32()), ("v", pa.string())])
     table = create_table(warehouse, "db", "evo", schema, primary_keys=["k"],

@@ -9,7 +9,7 @@ from dbt.adapters.paimon.format.errors import PaimonFormatError
 from dbt.adapters.paimon.format.kv_files import read_split_records
 from dbt.adapters.paimon.format.splits import (bucket_split, current_snapshot_id, list_snapshots,
                                                plan_splits)
-from dbt.adapters.paimon.format.warehouse import create_table
+from dbt.adapters.paimon.catalog.warehouse import create_table
 from paimon_format_helpers import orders, pypaimon_write
 
 

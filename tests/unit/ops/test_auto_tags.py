@@ -8,8 +8,9 @@ import os
 import pyarrow as pa
 import pytest
 
+from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import time_travel, warehouse
+from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.ops.auto_tags import PeriodNames, after_commit
 from dbt.adapters.paimon.ops.tags import create_tag
 

@@ -7,8 +7,8 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import warehouse as wh
-from dbt.adapters.paimon.format.catalog_config import parse_catalog
+from dbt.adapters.paimon.catalog import warehouse as wh
+from dbt.adapters.paimon.catalog.config import parse_catalog
 from dbt.adapters.paimon.ops import clone
 from dbt.adapters.paimon.ops.clone import COPY, SHARE, clone_method, clone_table, snapshot_rows
 

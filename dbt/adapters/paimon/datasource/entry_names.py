@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier
-from dbt.adapters.paimon.format import listing
+from dbt.adapters.paimon.catalog import listing
 
 PROVIDER_PREFIX = "paimon."
 HIDDEN_DATABASE_SUFFIX = "__paimon"

@@ -25,7 +25,7 @@ from dbt.adapters.paimon.datasource.entry_names import (DELETES_PREFIX, FILES_PR
                                                         hidden_table, projected_table,
                                                         provider_name, sql_text)
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_ddl_columns
-from dbt.adapters.paimon.format import listing
+from dbt.adapters.paimon.catalog import listing
 
 
 @dataclass(frozen=True)

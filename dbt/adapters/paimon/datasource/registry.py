@@ -59,8 +59,8 @@ from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema
 from dbt.adapters.paimon.datasource.spark_env import default_parallelism, is_connect
 from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
                                                         spark_schema)
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format.catalog_config import CatalogRoute
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog.config import CatalogRoute
 from dbt.adapters.paimon.format.errors import TableNotFoundError
 
 
@@ -239,7 +239,7 @@ class PaimonTableRegistry:
 
     def open_table(self, database: str, table: str):
         """The Paimon table (the branch of this process, if the table has it)."""
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         return wh.open_table(self.warehouse_of(database), database,
                              self.paimon_name(database, table), self.options_of(database))
@@ -283,7 +283,7 @@ class PaimonTableRegistry:
         if listing.local_folder(warehouse) is not None:
             present = listing.has_branch(warehouse, database, table, branch)
         else:
-            from dbt.adapters.paimon.format import warehouse as wh
+            from dbt.adapters.paimon.catalog import warehouse as wh
 
             present = wh.open_table(warehouse, database, table, self.options_of(database)) \
                 .branch_manager().branch_exists(branch)

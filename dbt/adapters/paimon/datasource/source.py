@@ -67,7 +67,7 @@ class TableLocation:
     catalog_options: Dict[str, str]
 
     def open(self):
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         return wh.open_table(self.warehouse, self.database, self.table, self.catalog_options)
 

@@ -1,4 +1,6 @@
-"""Thin layer over pypaimon's format code for our Spark data source and write path.
+"""Thin layer over pypaimon's format code for our Spark data source and write path: a table's
+files, snapshots and commits, given the opened table. Which tables a warehouse holds, and
+opening them, is the catalog package's (dbt/adapters/paimon/catalog/, the layer above).
 
 No dbt, no Spark: only pypaimon, pyarrow, numpy. Everything a Spark driver hands to its
 tasks (Split, DataFileMeta, CommitMessage) pickles. Each module using pypaimon imports
@@ -18,19 +20,15 @@ _EXPORTS = {
     "kv_files": ("new_commit_message", "next_sequence_number", "read_append_split",
                  "read_split_records", "write_kv_file"),
     "splits": ("Split", "current_snapshot_id", "list_snapshots", "plan_splits"),
-    "warehouse": ("create_table", "drop_table", "list_databases", "list_tables", "open_catalog",
-                  "open_table", "rename_table", "table_exists"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "abort", "bucket_ids", "bucket_key_columns", "commit_append", "commit_compact",
-    "commit_overwrite", "CommitConflictError", "create_table", "current_snapshot_id",
-    "drop_table", "hash_codes", "list_databases", "list_snapshots", "list_tables",
-    "new_commit_message", "next_sequence_number", "open_catalog", "open_table",
-    "PaimonFormatError", "plan_splits", "read_append_split", "read_split_records",
-    "rename_table", "Split", "table_exists", "TableAlreadyExistsError", "TableNotFoundError",
-    "write_kv_file",
+    "commit_overwrite", "CommitConflictError", "current_snapshot_id", "hash_codes",
+    "list_snapshots", "new_commit_message", "next_sequence_number", "PaimonFormatError",
+    "plan_splits", "read_append_split", "read_split_records", "Split",
+    "TableAlreadyExistsError", "TableNotFoundError", "write_kv_file",
 ]
 
 

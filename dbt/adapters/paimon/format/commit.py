@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import uuid
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, ContextManager, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from pypaimon.common.json_util import JSON
@@ -35,8 +35,8 @@ from pypaimon.table.row.offset_row import OffsetRow
 from pypaimon.write.commit_message import CommitMessage
 from pypaimon.write.file_store_commit import FileStoreCommit
 
-from dbt.adapters.paimon.format.catalogs import CatalogLockTimeout, commit_lock
-from dbt.adapters.paimon.format.errors import CommitConflictError, PaimonFormatError
+from dbt.adapters.paimon.format.errors import (CatalogLockTimeout, CommitConflictError,
+                                               PaimonFormatError)
 from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.format.splits import (current_snapshot_id, is_postpone_table,
                                                plan_splits)
@@ -149,13 +149,25 @@ def _with_bucket_counts(table, messages: List[CommitMessage]) -> List[CommitMess
     return messages
 
 
+def commit_lock(table) -> ContextManager[None]:
+    """The lock a commit of ``table`` publishes its snapshot under, as the table's catalog
+    environment gives it (Java: ``CatalogEnvironment.lockFactory``): a table of the JDBC or
+    Hive catalog carries an environment whose ``commit_lock(identifier)`` is the JDBC catalog's
+    or the Hive Metastore's lock when that catalog locks (catalog/catalogs.py
+    ``FileSnapshotsEnvironment``). Any other table takes none: the snapshot file's atomic
+    creation is the commit."""
+    environment = getattr(table, "catalog_environment", None)
+    lock = getattr(environment, "commit_lock", None)
+    return lock(table.identifier) if lock is not None else nullcontext()
+
+
 def _run(table, kind: str, action) -> Optional[int]:
     """``action`` (one commit, with pypaimon's retries) under the JDBC catalog's or the Hive
-    Metastore's lock when the table's catalog locks (format/catalogs.py ``commit_lock``). Paimon Java holds that lock only while it
-    publishes the snapshot file; held around the whole commit here, so that a lock not taken
-    in time fails the commit at once instead of being retried by pypaimon's commit loop (it
-    retries any error of the publishing step). Java writers and this one still exclude each
-    other where Java's writers exclude each other."""
+    Metastore's lock when the table's catalog locks (``commit_lock``). Paimon Java holds that
+    lock only while it publishes the snapshot file; held around the whole commit here, so that
+    a lock not taken in time fails the commit at once instead of being retried by pypaimon's
+    commit loop (it retries any error of the publishing step). Java writers and this one still
+    exclude each other where Java's writers exclude each other."""
     before = current_snapshot_id(table)
     try:
         with commit_lock(table):

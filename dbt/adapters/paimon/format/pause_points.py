@@ -1,7 +1,10 @@
-"""Test-only pause points in the write and commit paths, for crash and concurrency tests.
+"""A test hook, not part of the format: pause points in the write and commit paths, for the
+crash and concurrency tests (tests/reliability, tests/connect).
 
-Inert unless the environment sets ``DBT_PAIMON_TEST_PAUSE_AT`` (a comma-separated list of
-points). At a listed point the process (the dbt driver, or a Spark worker for
+It lives in format/, the lowest layer that pauses (format/commit.py), so that every layer
+that pauses (write/, ops/) may import it; it imports nothing of dbt-paimon. It is inert unless
+the environment sets ``DBT_PAIMON_TEST_PAUSE_AT`` (a comma-separated list of points), which
+only tests do. At a listed point the process (the dbt driver, or a Spark worker for
 ``task-file-written``) writes ``<DBT_PAIMON_TEST_PAUSE_DIR>/<point>.reached`` holding its pid,
 then waits until ``<point>.release`` appears in that folder (at most
 ``DBT_PAIMON_TEST_PAUSE_TIMEOUT`` seconds, default 600). A test kills the process there

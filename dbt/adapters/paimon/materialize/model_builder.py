@@ -27,11 +27,11 @@ from dbt.adapters.events.logging import AdapterLogger
 
 from dbt.adapters.paimon.materialize.schema_changes import SchemaPlan, plan_changes
 from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
+from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.config import TableDefinition, table_definition
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
 from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, spark_schema
-from dbt.adapters.paimon.format import warehouse as wh
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
 logger = AdapterLogger("Paimon")

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, List
 
+from dbt.adapters.paimon.catalog.listing import BRANCH_SEPARATOR
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import time_travel
-from dbt.adapters.paimon.format.listing import BRANCH_SEPARATOR
 from dbt.adapters.paimon.format.pause_points import pause_at
 
 

@@ -48,9 +48,9 @@ from typing import Optional, Tuple
 import numpy as np
 import pyarrow as pa
 
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog.config import FILESYSTEM, METASTORE_KEY
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format.catalog_config import FILESYSTEM, METASTORE_KEY
 
 # the folders of a table that belong to its history rather than its latest snapshot
 NOT_CLONED = ("snapshot", "tag", "branch", "consumer", "changelog")
@@ -186,7 +186,7 @@ def copy_table(source: TableLocation, target: TableLocation, reason: str,
     """``target`` made, or replaced, as a new table through its catalog holding the merged rows
     of ``source``'s latest snapshot, written as one commit; ``reason``: why the files are not
     shared (said in the result)."""
-    from dbt.adapters.paimon.format import warehouse as wh
+    from dbt.adapters.paimon.catalog import warehouse as wh
     from dbt.adapters.paimon.format.errors import TableNotFoundError
     from dbt.adapters.paimon.format.splits import current_snapshot_id
 
@@ -254,7 +254,7 @@ def _create_like(source_table, location: TableLocation):
     from pypaimon import Schema
     from pypaimon.catalog.catalog_exception import TableAlreadyExistException
 
-    from dbt.adapters.paimon.format import warehouse as wh
+    from dbt.adapters.paimon.catalog import warehouse as wh
     from dbt.adapters.paimon.format.errors import TableAlreadyExistsError
 
     schema = source_table.table_schema

@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.format import listing, time_travel
+from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.ops.rollback import rollback
 
 INVOCATION_PROPERTY = "dbt.invocation-id"

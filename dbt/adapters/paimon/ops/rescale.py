@@ -139,7 +139,7 @@ def _check(table, location: TableLocation, buckets) -> int:
 def _set_bucket(location: TableLocation, buckets: int) -> None:
     from pypaimon.schema.schema_change import SchemaChange
 
-    from dbt.adapters.paimon.format import warehouse as wh
+    from dbt.adapters.paimon.catalog import warehouse as wh
 
     catalog = wh.open_catalog(location.warehouse, location.catalog_options)
     catalog.alter_table(location.name, [SchemaChange.set_option("bucket", str(int(buckets)))])

@@ -120,7 +120,7 @@ def warehouse_table_bytes(location) -> plan_size.TableBytes:
     """Sizes the Paimon tables of ``location``'s warehouse (a TableLocation) for plan_size:
     their live data files' bytes, None for a table that is not there."""
     def table_bytes(database: str, table: str) -> Optional[int]:
-        from dbt.adapters.paimon.format import warehouse
+        from dbt.adapters.paimon.catalog import warehouse
         from dbt.adapters.paimon.format.splits import data_file_bytes
 
         try:

@@ -1,6 +1,6 @@
 """What a Paimon table and its database look like in a Hive Metastore: the entries Paimon
 Java's Hive catalog writes (paimon-hive-catalog org/apache/paimon/hive/HiveCatalog.java,
-release 1.0), built from the metastore's Thrift types (format/hive_metastore.py).
+release 1.0), built from the metastore's Thrift types (catalog/hive_metastore.py).
 
 - **database** (``convertToHiveDatabase``): the comment is the description, the owner the
   owner, ``location`` the location URI, the other properties the parameters.
@@ -11,7 +11,7 @@ release 1.0), built from the metastore's Thrift types (format/hive_metastore.py)
   (prefix removed), ``partition.expiration-time`` and ``data-file.path-directory``
   (``createHiveTable`` with ``sync-all-properties`` off, Java's default), the comment; a
   storage descriptor with Paimon's input/output formats and SerDe, the location, and every
-  column with its Hive type (format/hive_types.py). Partition keys stay columns: with
+  column with its Hive type (catalog/hive_types.py). Partition keys stay columns: with
   ``metastore.partitioned-table`` off (Java's default) the metastore lists no partitions.
 - **a Paimon table** is an entry whose input and output formats are Paimon's
   (``isPaimonTable``).
@@ -22,8 +22,8 @@ from __future__ import annotations
 import time
 from typing import Dict, Mapping
 
-from dbt.adapters.paimon.format.hive_metastore import metastore_user
-from dbt.adapters.paimon.format.hive_types import hive_type
+from dbt.adapters.paimon.catalog.hive_metastore import metastore_user
+from dbt.adapters.paimon.catalog.hive_types import hive_type
 
 # HiveCatalog.java's constants
 TABLE_TYPE_PROP = "table_type"

@@ -8,7 +8,7 @@ finds theirs:
 - **database**: a metastore database whose location is ``<warehouse>/<db>.db``
   (``newDatabasePath``; ``StorageLocationHelper`` keeps it in ``locationUri``).
 - **table** (``createTableImpl``): the schema is written to ``<database location>/<table>/
-  schema`` first, then the entry (format/hive_entries.py); a failed registration deletes the
+  schema`` first, then the entry (catalog/hive_entries.py); a failed registration deletes the
   folder again (not for external tables). Only entries that are Paimon tables are listed and
   opened.
 - **drop** (``dropTableImpl``): the entry, then a managed table's folder. **rename**
@@ -17,7 +17,7 @@ finds theirs:
   options, comment) with ``CASCADE``; a refused entry change deletes the new schema file.
 - **lock** (``lock(identifier)``, ``HiveCatalogLock``): with ``lock.enabled`` (default: the
   warehouse is an object store), creating and altering a table's schema and each commit hold
-  the metastore's table lock (format/hive_metastore.py).
+  the metastore's table lock (catalog/hive_metastore.py).
 
 What dbt-paimon does not do that Java can: tables outside ``<warehouse>/<db>.db/<table>`` (a
 database at another location, a table ``path`` option) are not listed, and opening, creating
@@ -50,14 +50,15 @@ from pypaimon.schema.schema import Schema
 from pypaimon.schema.schema_manager import SchemaManager
 from pypaimon.table.file_store_table import FileStoreTable
 
-from dbt.adapters.paimon.format.catalog_config import URI_KEY, same_location
+from dbt.adapters.paimon.catalog.catalogs import FileSnapshotsEnvironment, lock_enabled
+from dbt.adapters.paimon.catalog.config import URI_KEY, same_location
+from dbt.adapters.paimon.catalog.hive_entries import (DB_LOCATION_PROP, EXTERNAL_TABLE, describe,
+                                                      database_entry, database_properties,
+                                                      hive_parameters, is_external,
+                                                      is_paimon_table, table_entry)
+from dbt.adapters.paimon.catalog.hive_metastore import (MetastoreConnection, MetastoreLock,
+                                                        thrift_api)
 from dbt.adapters.paimon.format.errors import PaimonFormatError
-from dbt.adapters.paimon.format.hive_entries import (DB_LOCATION_PROP, EXTERNAL_TABLE, describe,
-                                                     database_entry, database_properties,
-                                                     hive_parameters, is_external,
-                                                     is_paimon_table, table_entry)
-from dbt.adapters.paimon.format.hive_metastore import (MetastoreConnection, MetastoreLock,
-                                                       thrift_api)
 
 DEFAULT_TABLE_BATCH_SIZE = 300  # getTableObjectsByName per call, as Java
 # table options whose tables dbt-paimon cannot register as Java would (see the docstring)
@@ -69,8 +70,8 @@ REFUSED_TABLE_OPTIONS = {
 
 
 class HiveCatalogLoader(CatalogLoader):
-    """What a table of this catalog keeps to reopen it (format/catalogs.py ``commit_lock``
-    reads the options from its context)."""
+    """What a table of this catalog keeps to reopen it (catalog/catalogs.py
+    ``FileSnapshotsEnvironment.commit_lock`` reads the options from its context)."""
 
     def __init__(self, context: CatalogContext):
         self._context = context
@@ -216,8 +217,6 @@ class HiveCatalog(Catalog):
                                branch=identifier.get_branch_name_or_default()).latest()
         if schema is None:  # getDataTableSchema: an entry without a schema is no table
             raise TableNotExistException(identifier)
-        from dbt.adapters.paimon.format.catalogs import FileSnapshotsEnvironment
-
         environment = FileSnapshotsEnvironment(identifier, None, HiveCatalogLoader(self.context),
                                                False, None)
         return FileStoreTable(self.file_io, identifier, location, schema, environment)
@@ -383,8 +382,6 @@ class HiveCatalog(Catalog):
 
     def lock(self, identifier: Identifier) -> ContextManager:
         """The metastore's lock of the table when the catalog locks, else no lock."""
-        from dbt.adapters.paimon.format.catalogs import lock_enabled
-
         if not lock_enabled(self.options, self.warehouse):
             return nullcontext()
         return MetastoreLock(self.uri, self.options).hold(identifier.get_database_name(),

@@ -1,9 +1,4 @@
-"""Opening the profile's Paimon catalog (JDBC, Hive, REST) and the lock its commits take.
-
-The Hive catalog is format/hive_catalog.py (pypaimon has none) with the metastore's lock in
-format/hive_metastore.py. The REST catalog is pypaimon's, opened by format/rest_catalog.py; its
-server publishes snapshots itself (no lock here). The JDBC catalog is pypaimon's, with what
-pypaimon 2.1 leaves out of it:
+"""Paimon's JDBC catalog: pypaimon's, with what pypaimon 2.1 leaves out of it.
 
 pypaimon's ``JdbcCatalog`` (pypaimon/catalog/jdbc_catalog.py) keeps the same three tables as
 Paimon Java's (``paimon_tables``, ``paimon_database_properties``, and its own
@@ -23,79 +18,35 @@ Paimon Java's (``paimon_tables``, ``paimon_database_properties``, and its own
 - **a snapshot loader that stays out of the way.** A table from pypaimon's JDBC catalog asks a
   new catalog instance (a new database connection) for its latest snapshot on every look-up,
   which the JDBC catalog then refuses (``load_snapshot`` is not implemented) before the
-  snapshot files are read. Tables opened here read the snapshot files directly.
+  snapshot files are read. Tables opened here read the snapshot files directly
+  (catalog/catalogs.py ``FileSnapshotsEnvironment``).
 """
 
 from __future__ import annotations
 
 import time
 from contextlib import closing, contextmanager, nullcontext
-from typing import ContextManager, Dict, Iterator, Mapping, Optional
-from urllib.parse import urlparse
+from typing import ContextManager, Dict, Iterator, Mapping
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 from pypaimon.catalog.catalog_context import CatalogContext
-from pypaimon.catalog.catalog_environment import CatalogEnvironment
 from pypaimon.catalog.jdbc_catalog import JdbcCatalog, _DbApiConnection
 from pypaimon.common.identifier import Identifier
 from pypaimon.common.options import Options
 
-from dbt.adapters.paimon.format.catalog_config import (DEFAULT_CATALOG_KEY,
+from dbt.adapters.paimon.catalog.catalogs import FileSnapshotsEnvironment, lock_enabled
+from dbt.adapters.paimon.catalog.config import (CATALOG_KEY_KEY, DEFAULT_CATALOG_KEY,
                                                 DEFAULT_LOCK_ACQUIRE_TIMEOUT_MS,
                                                 DEFAULT_LOCK_CHECK_MAX_SLEEP_MS,
-                                                DEFAULT_LOCK_KEY_MAX_LENGTH, HIVE, JDBC, REST,
+                                                DEFAULT_LOCK_KEY_MAX_LENGTH,
                                                 LOCK_ACQUIRE_TIMEOUT_KEY,
-                                                LOCK_CHECK_MAX_SLEEP_KEY, LOCK_ENABLED_KEY,
-                                                LOCK_KEY_MAX_LENGTH_KEY, METASTORE_KEY, URI_KEY,
-                                                CATALOG_KEY_KEY, duration_millis, redact_uri)
-from dbt.adapters.paimon.format.errors import (CatalogLockTimeout,  # noqa: F401  (re-exported)
-                                               CatalogUnreachableError, PaimonFormatError)
+                                                LOCK_CHECK_MAX_SLEEP_KEY,
+                                                LOCK_KEY_MAX_LENGTH_KEY, URI_KEY,
+                                                duration_millis, redact_uri)
+from dbt.adapters.paimon.format.errors import (CatalogLockTimeout, CatalogUnreachableError,
+                                               PaimonFormatError)
 
 LOCKS_TABLE = "paimon_distributed_locks"
-# schemes of object stores, where Java's catalogs lock by default (FileIO.isObjectStore)
-OBJECT_STORE_SCHEMES = ("s3", "s3a", "s3n", "oss", "obs", "cos", "cosn", "gs", "abfs", "abfss",
-                        "wasb", "wasbs")
-
-
-def is_jdbc(catalog_options: Optional[Mapping[str, str]]) -> bool:
-    """Whether these catalog options name Paimon's JDBC catalog."""
-    return (catalog_options or {}).get(METASTORE_KEY) == JDBC
-
-
-def is_hive(catalog_options: Optional[Mapping[str, str]]) -> bool:
-    """Whether these catalog options name Paimon's Hive catalog."""
-    return (catalog_options or {}).get(METASTORE_KEY) == HIVE
-
-
-def is_rest(catalog_options: Optional[Mapping[str, str]]) -> bool:
-    """Whether these catalog options name Paimon's REST catalog."""
-    return (catalog_options or {}).get(METASTORE_KEY) == REST
-
-
-def open_rest_catalog(files_root: str, options: Mapping[str, str]):
-    """The REST catalog over ``options`` (``warehouse``: the server's catalog name), its
-    tables' files under ``files_root``; a server that cannot be used is a
-    CatalogUnreachableError naming the URI."""
-    from dbt.adapters.paimon.format.rest_catalog import open_rest_catalog as open_rest
-
-    return open_rest(files_root, options)
-
-
-def open_hive_catalog(options: Dict[str, str]):
-    """The Hive catalog over ``options`` (``warehouse`` and ``uri`` set); a metastore that does
-    not answer is a CatalogUnreachableError naming the URI."""
-    from dbt.adapters.paimon.format.hive_catalog import HiveCatalog
-
-    return HiveCatalog(CatalogContext.create_from_options(Options(options)))
-
-
-def lock_enabled(options: Mapping[str, str], warehouse: str) -> bool:
-    """Java's ``AbstractCatalog.lockEnabled``: ``lock.enabled``, else whether the warehouse is
-    an object store."""
-    value = options.get(LOCK_ENABLED_KEY)
-    if value is not None:
-        return str(value).strip().lower() == "true"
-    return urlparse(str(warehouse)).scheme.lower() in OBJECT_STORE_SCHEMES
 
 
 def open_jdbc_catalog(options: Dict[str, str]) -> "LockingJdbcCatalog":
@@ -122,23 +73,10 @@ def _is_database_error(exc: BaseException) -> bool:
                for cls in type(exc).__mro__)
 
 
-class FileSnapshotsEnvironment(CatalogEnvironment):
-    """A JDBC or Hive table's catalog environment, reading snapshots from the table's files (see
-    the module docstring: neither catalog keeps snapshots)."""
-
-    def snapshot_loader(self):
-        return None
-
-    def copy(self, identifier):
-        return FileSnapshotsEnvironment(identifier, self.uuid, self.catalog_loader,
-                                        self.supports_version_management,
-                                        getattr(self, "rest_table_response", None))
-
-
 class LockingJdbcCatalog(JdbcCatalog):
     """pypaimon's JDBC catalog, taking the catalog lock where Java's does (schema creation and
-    changes; commits take it in format/commit.py) and giving tables that read snapshots from
-    their files."""
+    changes; commits take it through their table's ``FileSnapshotsEnvironment``,
+    catalog/catalogs.py) and giving tables that read snapshots from their files."""
 
     def get_table(self, identifier):
         table = super().get_table(identifier)
@@ -168,29 +106,6 @@ class LockingJdbcCatalog(JdbcCatalog):
 
 def _as_identifier(identifier) -> Identifier:
     return identifier if isinstance(identifier, Identifier) else Identifier.from_string(identifier)
-
-
-def commit_lock(table) -> ContextManager[None]:
-    """The lock a commit of ``table`` publishes its snapshot under: the JDBC catalog's or the
-    Hive Metastore's when the table came from such a catalog that locks, else none (the
-    snapshot file's atomic creation is the commit)."""
-    env = getattr(table, "catalog_environment", None)
-    loader = getattr(env, "catalog_loader", None)
-    context = loader.context() if loader is not None and hasattr(loader, "context") else None
-    if context is None:
-        return nullcontext()
-    options = context.options.to_map()
-    if not (is_jdbc(options) or is_hive(options)) or \
-            not lock_enabled(options, options.get("warehouse", "")):
-        return nullcontext()
-    identifier = table.identifier
-    if is_hive(options):  # HiveCatalogLock: the metastore's lock of <db>.<table>
-        from dbt.adapters.paimon.format.hive_metastore import MetastoreLock
-
-        return MetastoreLock(options[URI_KEY], options).hold(identifier.get_database_name(),
-                                                             identifier.get_table_name())
-    return CatalogLock(options).hold(identifier.get_database_name(),
-                                     identifier.get_object_name())
 
 
 class CatalogLock:

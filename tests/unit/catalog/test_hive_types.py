@@ -1,11 +1,11 @@
 """Paimon types as the Hive type names Paimon Java's HiveTypeUtils gives a metastore's columns
-(format/hive_types.py); the common types are also checked against a real metastore in
+(catalog/hive_types.py); the common types are also checked against a real metastore in
 tests/integration/catalogs/test_hive_catalog.py."""
 import pytest
 from pypaimon.schema.data_types import (ArrayType, AtomicType, DataField, DataTypeParser,
                                         MapType, MultisetType, RowType)
 
-from dbt.adapters.paimon.format.hive_types import hive_type
+from dbt.adapters.paimon.catalog.hive_types import hive_type
 
 
 @pytest.mark.parametrize("paimon, hive", [

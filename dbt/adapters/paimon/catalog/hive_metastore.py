@@ -28,12 +28,12 @@ import time
 from contextlib import contextmanager
 from typing import Iterator, List, Mapping
 
-from dbt.adapters.paimon.format.catalog_config import (DEFAULT_LOCK_ACQUIRE_TIMEOUT_MS,
-                                                       DEFAULT_LOCK_CHECK_MAX_SLEEP_MS,
-                                                       LOCK_ACQUIRE_TIMEOUT_KEY,
-                                                       LOCK_CHECK_MAX_SLEEP_KEY,
-                                                       duration_millis,
-                                                       hive_metastore_addresses)
+from dbt.adapters.paimon.catalog.config import (DEFAULT_LOCK_ACQUIRE_TIMEOUT_MS,
+                                                DEFAULT_LOCK_CHECK_MAX_SLEEP_MS,
+                                                LOCK_ACQUIRE_TIMEOUT_KEY,
+                                                LOCK_CHECK_MAX_SLEEP_KEY,
+                                                duration_millis,
+                                                hive_metastore_addresses)
 from dbt.adapters.paimon.format.errors import CatalogLockTimeout, CatalogUnreachableError
 
 # a metastore call that takes longer than this is a metastore that does not answer (Hive's

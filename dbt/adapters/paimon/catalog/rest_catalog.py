@@ -33,8 +33,8 @@ from pypaimon.catalog.rest.rest_catalog import RESTCatalog
 from pypaimon.common.identifier import Identifier
 from pypaimon.common.options import Options
 
-from dbt.adapters.paimon.format.catalog_config import (TOKEN_PROVIDER_KEY, URI_KEY,
-                                                       WAREHOUSE_KEY, same_location)
+from dbt.adapters.paimon.catalog.config import (TOKEN_PROVIDER_KEY, URI_KEY,
+                                                WAREHOUSE_KEY, same_location)
 from dbt.adapters.paimon.format.errors import CatalogUnreachableError, PaimonFormatError
 
 DB_SUFFIX = Catalog.DB_SUFFIX

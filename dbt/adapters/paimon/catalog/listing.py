@@ -20,7 +20,7 @@ import os
 from typing import Dict, List, Optional
 from urllib.parse import urlparse
 
-from dbt.adapters.paimon.format.catalog_config import FILESYSTEM, METASTORE_KEY
+from dbt.adapters.paimon.catalog.config import FILESYSTEM, METASTORE_KEY
 
 DB_SUFFIX = ".db"
 SCHEMA_PREFIX = "schema-"
@@ -67,7 +67,7 @@ def list_databases(warehouse: str, catalog_options: Optional[Dict[str, str]] = N
     """Database names, sorted; [] for a warehouse folder that does not exist yet."""
     folder = local_folder(warehouse)
     if folder is None or _listed_by_catalog(catalog_options):
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         return wh.list_databases(warehouse, catalog_options)
     return sorted(name[:-len(DB_SUFFIX)] for name in _sub_folders(folder)
@@ -79,7 +79,7 @@ def list_tables(warehouse: str, database: str,
     """Table names of ``database``, sorted; [] when the database does not exist."""
     folder = local_folder(warehouse)
     if folder is None or _listed_by_catalog(catalog_options):
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
 
         return wh.list_tables(warehouse, database, catalog_options)
     return sorted(name for name in _sub_folders(os.path.join(folder, database + DB_SUFFIX))
@@ -91,7 +91,7 @@ def latest_schema_id(warehouse: str, database: str, table: str,
     """The id of the table's latest schema; None when the table has none (does not exist)."""
     folder = local_folder(warehouse)
     if folder is None or _listed_by_catalog(catalog_options):
-        from dbt.adapters.paimon.format import warehouse as wh
+        from dbt.adapters.paimon.catalog import warehouse as wh
         from dbt.adapters.paimon.format.errors import TableNotFoundError
 
         try:

@@ -11,12 +11,12 @@ catalog definition can be copied over (``uri``, ``jdbc.user``, ``jdbc.password``
 connects; ``PaimonCatalog.pypaimon_options`` is what pypaimon's ``CatalogFactory`` takes.
 
 ``catalog: {type: hive, uri: thrift://host:9083}`` is Paimon's Hive catalog (Java:
-paimon-hive-catalog org/apache/paimon/hive/HiveCatalog.java; Python: format/hive_catalog.py, as
+paimon-hive-catalog org/apache/paimon/hive/HiveCatalog.java; Python: catalog/hive_catalog.py, as
 pypaimon has none): a Hive Metastore's table entries say which tables exist.
 
 ``catalog: {type: rest, uri: http://host:port, warehouse: <name>, token.provider: bear, token:
 ...}`` is Paimon's REST catalog (Java: paimon-api org/apache/paimon/rest/RESTCatalog.java;
-Python: pypaimon/catalog/rest/rest_catalog.py, opened in format/rest_catalog.py): a server
+Python: pypaimon/catalog/rest/rest_catalog.py, opened in catalog/rest_catalog.py): a server
 speaking Paimon's REST catalog API says which tables exist and where their files are; its
 ``warehouse`` is the name the server knows the catalog by, not a folder: the tables' files live
 under ``warehouse-path`` (default: the profile's ``warehouse``, see ``PaimonCatalog.warehouse``).
@@ -180,7 +180,7 @@ class PaimonCatalog:
     def pypaimon_options(self) -> Dict[str, str]:
         """The options pypaimon's ``CatalogFactory.create`` takes (``metastore`` names the
         kind), without ``warehouse``: the caller adds the resolved one. A REST catalog keeps
-        its ``warehouse``, the server's name of the catalog (format/warehouse.py
+        its ``warehouse``, the server's name of the catalog (catalog/warehouse.py
         ``open_catalog`` does not replace it by the folder)."""
         if self.type == FILESYSTEM:
             return {}

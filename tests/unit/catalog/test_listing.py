@@ -1,4 +1,4 @@
-"""format/listing.py reads a local warehouse's folders as pypaimon's filesystem catalog does:
+"""catalog/listing.py reads a local warehouse's folders as pypaimon's filesystem catalog does:
 the same databases, tables and latest schema ids, without importing pypaimon."""
 
 import os
@@ -8,8 +8,8 @@ import sys
 import pytest
 from pypaimon.schema.schema_change import SchemaChange
 
-from dbt.adapters.paimon.format import listing
-from dbt.adapters.paimon.format import warehouse as wh
+from dbt.adapters.paimon.catalog import listing
+from dbt.adapters.paimon.catalog import warehouse as wh
 
 COLUMNS = [("id", "INT"), ("v", "STRING")]
 
@@ -62,7 +62,7 @@ def test_names_that_leave_the_warehouse_are_refused(layout):
 
 
 def test_listing_does_not_import_pypaimons_catalog(layout):
-    code = (f"import sys; from dbt.adapters.paimon.format import listing; "
+    code = (f"import sys; from dbt.adapters.paimon.catalog import listing; "
             f"print(listing.list_tables({layout!r}, 'sales'), "
             f"listing.latest_schema_id({layout!r}, 'sales', 'items')); "
             f"print(sorted(m for m in ('pypaimon.catalog.filesystem_catalog', 'polars', "

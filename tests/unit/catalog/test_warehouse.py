@@ -1,12 +1,20 @@
+"""catalog/warehouse.py on the filesystem catalog: tables created, opened, renamed and dropped
+through it, with errors that name what is missing."""
 import pyarrow as pa
 import pytest
 
+from dbt.adapters.paimon.catalog.warehouse import (create_table, drop_table, list_databases,
+                                                   list_tables, open_table, rename_table,
+                                                   table_exists)
 from dbt.adapters.paimon.format.errors import TableAlreadyExistsError, TableNotFoundError
-from dbt.adapters.paimon.format.warehouse import (create_table, drop_table, list_databases,
-                                                  list_tables, open_table, rename_table,
-                                                  table_exists)
 
-from paimon_format_helpers import ORDERS
+ORDERS = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("name", pa.string()),
+                    ("amount", pa.float64())])
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    return str(tmp_path / "warehouse")
 
 
 def test_lifecycle(warehouse):

@@ -3,9 +3,9 @@
 A warehouse is a folder path or any URI pypaimon's FileIO accepts (file://, s3://, oss://,
 hdfs://...). Databases are ``<warehouse>/<db>.db`` folders, tables their sub-folders. Which of
 them exist is the catalog's to say: the filesystem catalog (the default) reads the folders,
-the JDBC catalog (``catalog_options`` with ``metastore: jdbc``, format/catalogs.py) its
-database's ``paimon_tables``, the Hive catalog (``metastore: hive``, format/hive_catalog.py)
-a Hive Metastore's entries, the REST catalog (``metastore: rest``, format/rest_catalog.py) its
+the JDBC catalog (``catalog_options`` with ``metastore: jdbc``, catalog/jdbc_catalog.py) its
+database's ``paimon_tables``, the Hive catalog (``metastore: hive``, catalog/hive_catalog.py)
+a Hive Metastore's entries, the REST catalog (``metastore: rest``, catalog/rest_catalog.py) its
 server; a folder the catalog does not list is not a table.
 """
 
@@ -21,10 +21,10 @@ from pypaimon.catalog.catalog_exception import (DatabaseNotExistException,
                                                 TableNotExistException)
 from pypaimon.schema.data_types import DataField, DataTypeParser
 
-from dbt.adapters.paimon.format import catalogs
+from dbt.adapters.paimon.catalog import catalogs
+from dbt.adapters.paimon.catalog.listing import BRANCH_SEPARATOR, check_path_name
 from dbt.adapters.paimon.format.errors import (PaimonFormatError, TableAlreadyExistsError,
                                                TableNotFoundError)
-from dbt.adapters.paimon.format.listing import BRANCH_SEPARATOR, check_path_name
 
 # a schema is either an Arrow schema or [(column name, Paimon SQL type such as "DECIMAL(10, 2)")]
 TableSchemaSpec = Union[pa.Schema, Sequence[Tuple[str, str]]]

@@ -1,10 +1,10 @@
-"""The profile's `catalog:` (format/catalog_config.py), checked when the profile is read: before
+"""The profile's `catalog:` (catalog/config.py), checked when the profile is read: before
 any connection, Spark or pypaimon import."""
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.paimon.credentials import PaimonCredentials
-from dbt.adapters.paimon.format.catalog_config import duration_millis, parse_catalog, redact_uri
+from dbt.adapters.paimon.catalog.config import duration_millis, parse_catalog, redact_uri
 
 
 def credentials(**profile):

@@ -12,7 +12,7 @@ Every measurement is the wall time of a new `dbt` process, as a user types it, s
   installed;
 * 4 fresh `dbt run`s each merging --rows rows into a 4-bucket paimon_pk table vs the same 4 runs
   of a parquet `table` model, both over connect (goal: paimon_pk <= 1.5x parquet);
-* the default profile's background daemon (environments/daemon.py): the first command of the
+* the default profile's background daemon (server/daemon.py): the first command of the
   day (no daemon running: it starts one), then the same show and run as above once it runs
   (goals: within 1.1x of session mode for the first, 1.3x of dbt-duckdb for the others), and
   the daemon's idle memory (its JVM, Python workers and watchdog);
@@ -41,7 +41,8 @@ from typing import Dict, Optional
 
 from plots import BASELINE, FLOOR, PAIMON, RESULTS, save_bars  # same folder: run as a script
 
-from dbt.adapters.paimon.environments import connect_server, daemon, jvm_cds
+from dbt.adapters.paimon.environments import connect_server, jvm_cds
+from dbt.adapters.paimon.server import daemon
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE_PROJECT = os.path.join(os.path.dirname(HERE), "sample_project")

@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     # The demo counts on its own history (the second run doubles product_sales): start from an
     # empty warehouse, before dbt starts Spark (its metastore lives in the warehouse folder).
     # A background daemon left on this warehouse by an earlier run holds its metastore: stop it.
-    from dbt.adapters.paimon.environments import daemon
+    from dbt.adapters.paimon.server import daemon
 
     daemon.stop(os.path.join(WAREHOUSE, ".spark"))
     shutil.rmtree(WAREHOUSE, ignore_errors=True)

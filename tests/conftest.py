@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-# No background Spark daemon (environments/daemon.py) for the suite's dbt commands: each test
+# No background Spark daemon (server/daemon.py) for the suite's dbt commands: each test
 # process owns its Spark; tests/reliability/test_daemon_dbt.py turns it on for its commands.
 os.environ["DBT_PAIMON_DAEMON"] = "off"
 

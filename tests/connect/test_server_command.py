@@ -4,7 +4,7 @@ import subprocess
 import sys
 from urllib.parse import urlparse
 
-CLI = [sys.executable, "-m", "dbt.adapters.paimon.environments.cli"]
+CLI = [sys.executable, "-m", "dbt.adapters.paimon.cli"]
 
 
 def cli(*args):

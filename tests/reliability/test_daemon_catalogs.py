@@ -11,8 +11,8 @@ import os
 import sqlite3
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.environments import daemon
-from dbt.adapters.paimon.environments.daemon_process import INFO_NAME
+from dbt.adapters.paimon.server import daemon
+from dbt.adapters.paimon.server.daemon_process import INFO_NAME
 from dbt.adapters.paimon.catalog.config import parse_catalog
 
 from reliability_helpers import read_merged, run_dbt

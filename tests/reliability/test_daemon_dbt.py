@@ -19,9 +19,9 @@ import time
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.environments import daemon
-from dbt.adapters.paimon.environments.processes import alive
-from dbt.adapters.paimon.environments.daemon_process import CLIENTS_NAME, INFO_NAME, LOG_NAME
+from dbt.adapters.paimon.server import daemon
+from dbt.adapters.paimon.server.processes import alive
+from dbt.adapters.paimon.server.daemon_process import CLIENTS_NAME, INFO_NAME, LOG_NAME
 
 from reliability_helpers import DbtProcess, read_merged, run_dbt
 
@@ -125,7 +125,7 @@ def test_commands_share_one_daemon_that_only_its_user_reaches(project):
     assert info(state)["server_pid"] == running["server_pid"]
 
     # `dbt-paimon server stop` stops it: no JVM, no watchdog left
-    stopped = subprocess.run([sys.executable, "-m", "dbt.adapters.paimon.environments.cli",
+    stopped = subprocess.run([sys.executable, "-m", "dbt.adapters.paimon.cli",
                               "server", "stop", "--warehouse", str(warehouse)],
                              capture_output=True, text=True, timeout=120)
     assert stopped.returncode == 0 and "stopped the background daemon" in stopped.stdout

@@ -47,9 +47,10 @@ from pathlib import Path
 import pytest
 
 from dbt.adapters.paimon.datasource.source import TableLocation
-from dbt.adapters.paimon.environments import connect_server, daemon
-from dbt.adapters.paimon.environments.daemon_process import INFO_NAME
-from dbt.adapters.paimon.environments.processes import alive
+from dbt.adapters.paimon.environments import connect_server
+from dbt.adapters.paimon.server import daemon
+from dbt.adapters.paimon.server.daemon_process import INFO_NAME
+from dbt.adapters.paimon.server.processes import alive
 
 from reliability_helpers import DbtProcess, read_rows, run_dbt
 

@@ -16,14 +16,14 @@ LAYERS = {
     "catalog": 2,
     "datasource": 3,
     "write": 4,
-    "ops": 5,
+    "ops": 5, "server": 5,
     "materialize": 6, "environments": 6,
 }
 GLUE = 7
 # modules anyone may import: they import nothing of the package
 LEAVES = {"__version__": -1}
 # packages that know nothing of dbt (dbt-core, dbt-adapters, dbt_common)
-DBT_FREE = ("runtime", "format", "config", "catalog", "datasource", "write", "ops")
+DBT_FREE = ("runtime", "format", "config", "catalog", "datasource", "write", "ops", "server")
 
 
 def layer_of(module: str) -> tuple:

@@ -69,7 +69,7 @@ class PaimonCredentials(SparkCredentials):
     # REST catalog's (a name on its server; its `warehouse-path` is the profile's warehouse).
     catalog: Optional[Dict[str, Any]] = None
     # The default profile (no `method`) runs Spark in a background daemon that the first
-    # interactive command starts and later commands join (environments/daemon.py,
+    # interactive command starts and later commands join (server/daemon.py,
     # docs/connect.md); daemon: false (or method: session) keeps Spark in the dbt process,
     # daemon: true uses the daemon also without a terminal or in CI.
     daemon: Optional[bool] = None

@@ -1,8 +1,9 @@
-"""A warehouse whose tables are listed by Paimon's JDBC catalog (catalog/jdbc_catalog.py), on SQLite and
-on a real PostgreSQL server (tests/postgres_server.py, one per test process, a database per
-test): tables are created, written (the real write path, both executors), listed, altered,
-renamed and dropped through the catalog; a folder the catalog does not list is not a table;
-commits take the catalog's lock (Java's JdbcCatalogLock protocol) when lock.enabled."""
+"""A warehouse whose tables are listed by Paimon's JDBC catalog (catalog/jdbc_catalog.py), on
+SQLite and on a real PostgreSQL server (tests/postgres_server.py, one per test process, a
+database per test): tables are created, written (the real write path, both executors),
+listed, altered, renamed and dropped through the catalog; a folder the catalog does not list
+is not a table; commits take the catalog's lock (Java's JdbcCatalogLock protocol) when
+lock.enabled."""
 import os
 import sqlite3
 

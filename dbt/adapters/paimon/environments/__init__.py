@@ -2,16 +2,20 @@
 
 - ``embedded`` (``method: session``): a Spark session in the dbt process's own JVM;
 - ``connect`` (``method: connect``): the shared session of a Spark Connect server, which
-  ``connect_server`` runs for a warehouse (``dbt-paimon server``, ``cli``);
+  ``connect_server`` runs for a warehouse (the ``dbt-paimon server`` command, cli.py);
 - ``daemon_environment`` (the default profile at a terminal): the warehouse's background
-  daemon (``daemon``, ``daemon_process``), reached as ``connect`` is, and ``embedded`` when it
-  is not available; ``server_watch`` notices when a server on this machine has died.
+  daemon, a Spark Connect server that the server package (server/daemon.py) finds or starts,
+  reached as ``connect`` is, and ``embedded`` when it is not available.
 
 ``create(credentials).start()`` gives the process's ``PaimonTableRegistry`` (its session and
 Paimon tables); everything below this package takes the session it is given. The rest of the
-package makes either kind start fast and stay quiet: ``spark_conf`` (the settings both start
-with), ``spark_logs`` (Spark's output to a log file), ``jvm_cds`` (the driver JVM's class-data
-archive), ``worker_warm_up`` (Python workers started ahead of the first model), ``process_gc``.
+package makes the three start fast, stay quiet and fail clearly: ``spark_conf`` (the settings
+every dbt-paimon Spark starts with), ``connect_client`` (a Spark Connect URL and the server
+check), ``server_watch`` (a command notices when its server on this machine has died),
+``spark_logs`` (Spark's output to a log file), ``jvm_cds`` (the driver JVM's class-data
+archive), ``worker_warm_up`` (Python workers started ahead of the first model), ``locations``
+(where a warehouse and its Spark state folder are), ``process_gc`` (the collector kept off
+what lives as long as the process).
 """
 
 from __future__ import annotations
@@ -50,8 +54,8 @@ def daemon_plan(credentials, spark_conf):
     import os
     import sys
 
-    from dbt.adapters.paimon.environments import daemon_policy
     from dbt.adapters.paimon.environments.locations import is_local_path
+    from dbt.adapters.paimon.server import daemon_policy
 
     decision = daemon_policy.decide(
         daemon=credentials.daemon, master=credentials.spark_master,
@@ -65,11 +69,13 @@ def daemon_plan(credentials, spark_conf):
                           f"({decision.reason})")
     if not decision.use:
         return None
-    from dbt.adapters.paimon.environments.daemon import DaemonPlan
+    from dbt.adapters.paimon.environments.daemon_environment import ConnectDaemonServer
+    from dbt.adapters.paimon.server.daemon import DaemonPlan
 
     return DaemonPlan(credentials.warehouse, credentials.spark_state_dir,
                       credentials.spark_master,
-                      daemon_policy.idle_seconds(credentials.daemon_idle_minutes, os.environ))
+                      daemon_policy.idle_seconds(credentials.daemon_idle_minutes, os.environ),
+                      ConnectDaemonServer())
 
 
 def _interactive(sys_module) -> bool:

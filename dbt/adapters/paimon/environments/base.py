@@ -2,7 +2,8 @@
 
 A process serves one warehouse through one session, whichever environment made it; every other
 module takes the session (``current_registry().spark``) it is given and never touches the JVM
-gateway, so the same code serves both environments.
+gateway, so the same code serves all three environments (a classic session or a Spark
+Connect one).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def warm_up_python_workers_once() -> None:
             return
         from dbt.adapters.paimon.datasource.spark_env import is_connect
 
-        from dbt.adapters.paimon.environments import daemon
+        from dbt.adapters.paimon.server import daemon
 
         if is_connect(_registry.spark) and not daemon.started_here():
             return  # the server's shared session keeps its Python processes warm

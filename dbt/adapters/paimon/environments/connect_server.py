@@ -1,5 +1,5 @@
 """A Spark Connect server for a Paimon warehouse, run from the installed pyspark
-(``dbt-paimon server start|status|stop``; the command line is cli.py).
+(``dbt-paimon server start|status|stop``; the command is dbt/adapters/paimon/cli.py).
 
 The server is ``$SPARK_HOME/sbin/start-connect-server.sh`` with SPARK_HOME = the pyspark package
 folder, and the settings of an embedded dbt-paimon session (spark_conf.default_spark_conf): its Hive
@@ -7,6 +7,8 @@ metastore (Derby) and spark-warehouse/ under ``<warehouse>/.spark``, where its l
 go too. Its Python workers run this Python (the one with dbt-paimon installed), so dbt-paimon's
 tasks import there. It listens on 127.0.0.1 only. The server holds the metastore, so any number of
 dbt processes can use the warehouse at once through it (an embedded session's Derby cannot).
+The background daemon's server (environments/daemon_environment.py) is started with the same
+settings (``server_conf``, ``server_environment``).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from typing import Dict, List, Optional
 from dbt.adapters.paimon.environments import connect_client
 from dbt.adapters.paimon.environments.connect import (connect_mode_env, join_shared_session,
                                                       restore_connect_mode_env)
-from dbt.adapters.paimon.environments.processes import alive
 from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_local_path, local_path
 from dbt.adapters.paimon.environments.spark_conf import default_spark_conf, is_loopback_master
 from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF, register_data_source
+from dbt.adapters.paimon.server.processes import alive
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_TIMEOUT_S = 300
@@ -165,8 +167,9 @@ def start(warehouse: str, port: int = connect_client.DEFAULT_PORT, master: str =
     if server.accepts_connections():
         raise ServerError(f"port {port} is in use by another process: choose another --port")
     os.makedirs(server.state_dir, exist_ok=True)
-    # the warehouse's background daemon (daemon.py) holds the Derby metastore this server needs
-    from dbt.adapters.paimon.environments import daemon
+    # the warehouse's background daemon (server/daemon.py) holds the Derby metastore this server
+    # needs
+    from dbt.adapters.paimon.server import daemon
 
     if daemon.stop_if_idle(server.state_dir) is not None:
         raise ServerError(f"the background daemon of {server.warehouse} is serving a dbt "

@@ -51,7 +51,7 @@ class EmbeddedEnvironment(Environment):
 def _free_the_metastore(state_dir: str) -> None:
     """The warehouse's background daemon (daemon.py) holds its Derby metastore, which admits one
     Spark: stop it unless another dbt command is using it."""
-    from dbt.adapters.paimon.environments import daemon
+    from dbt.adapters.paimon.server import daemon
 
     busy = daemon.stop_if_idle(state_dir)
     if busy is not None:

@@ -31,7 +31,7 @@ import shutil
 import time
 from typing import Optional
 
-from dbt.adapters.paimon.environments.processes import alive
+from dbt.adapters.paimon.server.processes import alive
 
 DIR_ENV = "DBT_PAIMON_JVM_CDS_DIR"
 LOCK_NAME = "dump.lock"

@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from dbt.adapters.paimon.environments.processes import alive
+from dbt.adapters.paimon.server.processes import alive
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 # a server that lives but refuses requests: retried for about 30 s

@@ -1,6 +1,11 @@
 """The background Spark of the default profile: a Spark Connect server per warehouse that the
 first dbt command starts and later commands join (``daemon_policy`` decides when; the process
-itself is ``daemon_process``).
+itself is ``daemon_process``, the watchdog that runs the server and stops it when idle).
+
+This module finds, starts, joins and stops it: the lock, the records, the processes. What the
+watchdog runs is the plan's ``server`` (a ``DaemonServer``): its command line, environment and
+URL, and a server already running on the warehouse that a command joins instead; the Spark
+Connect server's are environments/daemon_environment.py's, the daemon's client side.
 
 pyspark 4.3 has an opt-in reusable local Connect server (pyspark/sql/connect/local_server.py):
 one per user, with no idle stop and no warehouse of its own. dbt-paimon needs one per warehouse
@@ -23,9 +28,9 @@ Files in the warehouse's Spark state folder (``<warehouse>/.spark``):
 
 from __future__ import annotations
 
+import abc
 import atexit
 import fcntl
-import glob
 import hashlib
 import os
 import re
@@ -38,15 +43,14 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
-from dbt.adapters.paimon.environments import (connect_client, daemon_process, jvm_cds,
-                                              server_watch)
-from dbt.adapters.paimon.environments.processes import alive
-from dbt.adapters.paimon.environments.daemon_process import (CLIENTS_NAME, INFO_NAME,
-                                                             LAST_USED_NAME, LOG_NAME,
-                                                             SPARK_OUT_NAME, read_json, touch,
-                                                             write_private_json)
+from dbt.adapters.paimon.server import daemon_process
+from dbt.adapters.paimon.server.daemon_process import (CLIENTS_NAME, INFO_NAME,
+                                                       LAST_USED_NAME, LOG_NAME,
+                                                       SPARK_OUT_NAME, read_json, touch,
+                                                       write_private_json)
+from dbt.adapters.paimon.server.processes import alive, command_line
 
 LOCK_NAME = "daemon.lock"
 START_TIMEOUT_S = 300
@@ -54,7 +58,6 @@ START_TIMEOUT_S = 300
 # them to finish before it runs Spark in its own process instead.
 RETIRE_TIMEOUT_S = 600
 STOP_TIMEOUT_S = daemon_process.STOP_GRACE_S + 15
-SERVER_NAME = "dbt-paimon daemon"
 
 _client_lock: Optional[int] = None  # this process's shared lock on daemon.clients
 _started_here = False  # this process started the daemon it uses: its Python workers are cold
@@ -64,13 +67,37 @@ class DaemonUnavailable(RuntimeError):
     """The background Spark could not be started or joined (the message says why)."""
 
 
+class DaemonServer(abc.ABC):
+    """The server a daemon runs, as far as finding, starting and joining it needs to know it
+    (environments/daemon_environment.py ``ConnectDaemonServer``: a Spark Connect server)."""
+
+    @abc.abstractmethod
+    def command(self, plan: "DaemonPlan", port: int) -> List[str]:
+        """The command line the watchdog runs: a server listening on 127.0.0.1:``port``."""
+
+    @abc.abstractmethod
+    def environment(self, plan: "DaemonPlan", port: int, token: str) -> Dict[str, str]:
+        """The server's environment variables, ``token`` (the one it accepts) among them."""
+
+    @abc.abstractmethod
+    def url(self, port: int, token: str) -> Any:
+        """What a command joins the daemon's server at."""
+
+    @abc.abstractmethod
+    def explicit_url(self, plan: "DaemonPlan") -> Any:
+        """A server running on the warehouse outside any daemon, which a command joins instead
+        of starting the daemon; None when there is none."""
+
+
 @dataclass(frozen=True)
 class DaemonPlan:
-    """What a daemon for this profile runs: decided by daemon_policy."""
+    """What a daemon for this profile runs: decided by daemon_policy; ``server`` is the server
+    process its watchdog runs."""
     warehouse: str
     state_dir: str
     master: str
     idle_seconds: float
+    server: DaemonServer
 
     def path(self, name: str) -> str:
         return os.path.join(self.state_dir, name)
@@ -95,9 +122,9 @@ def fingerprint(master: str) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client.ConnectUrl:
-    """The URL (with its token) of the warehouse's daemon, started if none runs; this process
-    counts as its client until it exits."""
+def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> Any:
+    """The URL (with its token, ``plan.server.url``) of the warehouse's daemon, started if none
+    runs; this process counts as its client until it exits."""
     os.makedirs(plan.state_dir, exist_ok=True)
     mine = fingerprint(plan.master)
     for _attempt in range(3):
@@ -109,7 +136,7 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client
                 _retire(plan, info)
                 info = None
             if info is None:
-                explicit = explicit_server_url(plan)
+                explicit = plan.server.explicit_url(plan)
                 if explicit is not None:
                     _join(plan)
                     return explicit
@@ -125,26 +152,9 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> connect_client
             _join(plan)
             # not stopped for idleness while we waited to join
             if _live_info(plan.state_dir) == info:
-                # "localhost": pyspark sends a token without TLS only to that host name
-                # (ChannelBuilder.toChannel: gRPC local credentials); the server binds 127.0.0.1
-                return connect_client.parse_connect_url(
-                    f"{connect_client.SCHEME}localhost:{info['port']}", token=info["token"])
+                return plan.server.url(info["port"], info["token"])
             release()
     raise DaemonUnavailable("the background Spark stopped three times while joining it")
-
-
-def watch(plan: DaemonPlan, url: connect_client.ConnectUrl) -> server_watch.ServerWatch:
-    """How a command notices that the daemon it joined has died (server_watch): its watchdog's
-    and server's processes and its port. A `dbt-paimon server start` server is watched by
-    its port."""
-    info = running(plan.state_dir) or {}
-    if info.get("port") != url.port:
-        return server_watch.port_watch(url.host, url.port,
-                                       connect_client.restart_remedy(plan.warehouse, url.port))
-    return server_watch.process_watch(
-        url.host, url.port, {"watchdog": info.get("pid"), "Spark server": info.get("server_pid")},
-        "Every table holds exactly the runs committed before it stopped; run the command "
-        "again: it starts a new background Spark.", log=plan.path(SPARK_OUT_NAME))
 
 
 def started_here() -> bool:
@@ -212,24 +222,6 @@ def _live_info(state_dir: str) -> Optional[Dict]:
     return info
 
 
-def _command_line(pid) -> str:
-    """The process's whole command line, "" if it cannot be read (gone, or no ``ps``)."""
-    try:
-        with open(f"/proc/{int(pid)}/cmdline", "rb") as handle:
-            return handle.read().replace(b"\0", b" ").decode(errors="replace")
-    except FileNotFoundError:
-        if os.path.isdir("/proc/self"):
-            return ""  # Linux: the process is gone
-    except (OSError, ValueError, TypeError):
-        return ""
-    try:
-        # -ww: the whole command line, not a screen's width of it
-        return subprocess.run(["ps", "-ww", "-o", "command=", "-p", str(int(pid))],
-                              capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 _WATCHDOG_SCRIPT = "daemon_process.py "
 _SPEC_PREFIX = "daemon-spec."
 
@@ -248,7 +240,7 @@ def _watchdog_state_dir(command: str) -> Optional[str]:
 
 def _is_watchdog(pid, state_dir: str) -> bool:
     """``pid`` runs and is a watchdog of this state folder (not a process that took its pid)."""
-    return alive(pid) and _watchdog_state_dir(_command_line(pid)) == os.path.realpath(state_dir)
+    return alive(pid) and _watchdog_state_dir(command_line(pid)) == os.path.realpath(state_dir)
 
 
 def _unrecorded_watchdogs(state_dir: str) -> List[int]:
@@ -258,7 +250,7 @@ def _unrecorded_watchdogs(state_dir: str) -> List[int]:
         return []  # no daemon ever started here
     recorded = (read_json(os.path.join(state_dir, INFO_NAME)) or {}).get("pid")
     if os.path.isdir("/proc/self"):
-        candidates = [(int(name), _command_line(name)) for name in os.listdir("/proc")
+        candidates = [(int(name), command_line(name)) for name in os.listdir("/proc")
                       if name.isdigit()]
     else:
         try:
@@ -294,7 +286,7 @@ def _stop_orphan(info: Dict) -> None:
     pid, port = info.get("server_pid"), info.get("port")
     if not alive(pid) or not port:
         return
-    command = _command_line(pid)
+    command = command_line(pid)
     if not re.search(rf"(?<!\d){int(port)}(?!\d)", command):
         return
     _stop_and_wait([pid])
@@ -308,63 +300,21 @@ def _listening(port: int) -> bool:
         return False
 
 
-def explicit_server_url(plan: DaemonPlan) -> Optional[connect_client.ConnectUrl]:
-    """A server that `dbt-paimon server start` runs on this warehouse: the default profile uses
-    it (its Derby metastore admits no second Spark anyway)."""
-    from dbt.adapters.paimon.environments.connect_server import SERVER_CLASS, Server
-
-    for pid_file in glob.glob(os.path.join(plan.state_dir,
-                                           f"spark-dbt-paimon-*-{SERVER_CLASS}-1.pid")):
-        port = os.path.basename(pid_file)[len("spark-dbt-paimon-"):].split("-", 1)[0]
-        if not port.isdigit():
-            continue
-        server = Server(plan.warehouse, int(port), plan.state_dir)
-        if server.pid() is not None and server.accepts_connections():
-            return connect_client.parse_connect_url(server.url)
-    return None
-
-
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def _server_command(plan: DaemonPlan, port: int) -> List[str]:
-    from dbt.adapters.paimon.environments import connect_server
-
-    server = connect_server.Server(plan.warehouse, port, plan.state_dir)
-    command = [os.path.join(connect_server.spark_home(), "bin", "spark-submit"),
-               "--class", connect_server.SERVER_CLASS, "--name", SERVER_NAME,
-               "--master", plan.master]
-    settings = connect_server.server_conf(server, plan.master)
-    settings["spark.app.name"] = f"{SERVER_NAME} ({plan.warehouse})"
-    # its Python workers run this installation (PYSPARK_PYTHON, and the fingerprint checks it):
-    # the first command skips connect_client.check_server's probe of a worker's imports
-    settings[connect_client.CHECKED_CONF] = connect_client.expected_versions()
-    cds = jvm_cds.archive_options_if_built()
-    if cds:
-        settings["spark.driver.extraJavaOptions"] = \
-            f"{settings.get('spark.driver.extraJavaOptions', '')} {cds}".strip()
-    for key, value in settings.items():
-        command += ["--conf", f"{key}={value}"]
-    return command
-
-
 def _start(plan: DaemonPlan, mine: str) -> Dict:
     """Launch the watchdog (which launches the server) and return its daemon.json."""
-    from dbt.adapters.paimon.environments import connect_server
-
     port = _free_port()
     token = secrets.token_urlsafe(32)
-    env = connect_server.server_environment(
-        connect_server.Server(plan.warehouse, port, plan.state_dir), plan.master)
-    # the server reads its token from the environment: never on a command line `ps` shows
-    env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token
+    env = plan.server.environment(plan, port, token)
     launch = secrets.token_hex(8)
     spec_path = plan.path(f"daemon-spec.{os.getpid()}.json")
     write_private_json(spec_path, {
-        "state_dir": plan.state_dir, "command": _server_command(plan, port), "env": env,
+        "state_dir": plan.state_dir, "command": plan.server.command(plan, port), "env": env,
         "idle_seconds": plan.idle_seconds, "port": port, "token": token, "fingerprint": mine,
         "warehouse": plan.warehouse, "launch": launch,
         "poll_seconds": float(os.environ.get("DBT_PAIMON_DAEMON_POLL_SECONDS", "5")),

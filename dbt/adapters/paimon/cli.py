@@ -1,6 +1,8 @@
 """The ``dbt-paimon`` command: ``dbt-paimon server start|status|stop --warehouse PATH``, a Spark
-Connect server for profiles with ``method: connect`` (see connect_server.py, docs/connect.md);
-``status`` and ``stop`` also cover the warehouse's background daemon (daemon.py)."""
+Connect server for profiles with ``method: connect`` (see environments/connect_server.py,
+docs/connect.md); ``status`` and ``stop`` also cover the warehouse's background daemon
+(server/daemon.py). The console script of pyproject.toml's ``[project.scripts]``; also
+``python -m dbt.adapters.paimon.cli``."""
 
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    from dbt.adapters.paimon.environments import connect_server, daemon
+    from dbt.adapters.paimon.environments import connect_server
+    from dbt.adapters.paimon.server import daemon
 
     args = build_parser().parse_args(argv)
     try:

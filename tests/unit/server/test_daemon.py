@@ -1,8 +1,11 @@
-"""The background daemon's protocol (environments/daemon.py, daemon_process.py) with a stand-in
-server: a Python process listening on the port it is given, so the locks, the idle stop, the
-restart of another installation's daemon and the parent-death signal are tested in seconds
-without Spark. tests/reliability/test_daemon_dbt.py runs the real server under dbt commands."""
+"""The background daemon's protocol (server/daemon.py, daemon_process.py) with a stand-in
+server: the daemon's Spark Connect server (environments/daemon_environment.py) with its command
+line replaced by a Python process listening on the port it is given, so the locks, the idle
+stop, the restart of another installation's daemon and the parent-death signal are tested in
+seconds without Spark. tests/reliability/test_daemon_dbt.py runs the real server under dbt
+commands."""
 
+import dataclasses
 import json
 import os
 import signal
@@ -14,9 +17,10 @@ import time
 import pytest
 
 from dbt.adapters.paimon.credentials import PaimonCredentials
-from dbt.adapters.paimon.environments import daemon, daemon_policy
-from dbt.adapters.paimon.environments.processes import alive
-from dbt.adapters.paimon.environments.daemon_process import INFO_NAME, LOG_NAME
+from dbt.adapters.paimon.environments.daemon_environment import ConnectDaemonServer
+from dbt.adapters.paimon.server import daemon, daemon_policy
+from dbt.adapters.paimon.server.daemon_process import INFO_NAME, LOG_NAME
+from dbt.adapters.paimon.server.processes import alive
 
 FAKE_SERVER = ("import socket, sys, time\n"
                "s = socket.socket()\n"
@@ -25,15 +29,24 @@ FAKE_SERVER = ("import socket, sys, time\n"
                "time.sleep(3600)\n")
 
 
+class StandInServer(ConnectDaemonServer):
+    """The daemon's Spark Connect server, its command line replaced by ``command``."""
+
+    def __init__(self, command=None):
+        self.stand_in = command or (lambda port: [sys.executable, "-c", FAKE_SERVER, str(port)])
+
+    def command(self, plan, port):
+        return self.stand_in(port)
+
+
 @pytest.fixture
 def plan(tmp_path, monkeypatch):
-    monkeypatch.setattr(daemon, "_server_command",
-                        lambda plan, port: [sys.executable, "-c", FAKE_SERVER, str(port)])
     monkeypatch.setenv("DBT_PAIMON_DAEMON_POLL_SECONDS", "0.1")
     monkeypatch.setattr(daemon, "_client_lock", None)
     monkeypatch.setattr(daemon, "_started_here", False)
     state = tmp_path / ".spark"
-    made = daemon.DaemonPlan(str(tmp_path), str(state), "local[2]", idle_seconds=3600)
+    made = daemon.DaemonPlan(str(tmp_path), str(state), "local[2]", idle_seconds=3600,
+                             server=StandInServer())
     yield made
     daemon.release()
     daemon.stop(str(state))
@@ -89,7 +102,7 @@ def test_commands_starting_together_start_one_daemon(plan):
 
 
 def test_idle_stop_waits_for_the_commands_using_it(plan):
-    plan = daemon.DaemonPlan(plan.warehouse, plan.state_dir, plan.master, idle_seconds=0.5)
+    plan = dataclasses.replace(plan, idle_seconds=0.5)
     daemon.acquire(plan, lambda line: None)
     server = info(plan)["server_pid"]
     time.sleep(1.5)  # idle time is over, but this process holds the clients lock
@@ -157,9 +170,9 @@ def test_a_server_left_without_its_watchdog_is_stopped_by_the_next_command(plan)
             process.wait()
 
 
-def test_a_server_that_dies_while_starting_is_reported(plan, monkeypatch):
-    monkeypatch.setattr(daemon, "_server_command",
-                        lambda plan, port: [sys.executable, "-c", "import sys; sys.exit(3)"])
+def test_a_server_that_dies_while_starting_is_reported(plan):
+    plan = dataclasses.replace(plan, server=StandInServer(
+        lambda port: [sys.executable, "-c", "import sys; sys.exit(3)"]))
     with pytest.raises(daemon.DaemonUnavailable, match="exited while starting"):
         daemon.acquire(plan, lambda line: None)
 

@@ -11,7 +11,9 @@ The walk-through (the model makes automatic tags): run, tag, run, branch from th
 run on the branch, then on main `show` and `docs generate`, rollback to the tag's snapshot
 (named by the tag in session mode, by its id over Connect, by its commit time through the
 daemon), run, undo that run's invocation, run on the branch again, publish it (main becomes the
-branch, the branch is deleted), build (the model and its data tests). Over Connect and through
+branch, the branch is deleted), build (the model and its data tests). The table operations (tag,
+branch, rollback, undo, publish) act on files and start no Spark in any mode: no session, no
+daemon, no server connection. Over Connect and through
 the daemon, `show` also reads the table at the tag and at the tag's snapshot id by time travel
 and the automatic tags through the `tags` system table, and the project has a model reading
 `paimon_changes` (compiled by `docs generate`, built by `build`): their temporary views live on
@@ -24,8 +26,9 @@ one left): a second warehouse's command starts a second daemon beside the first 
 watchdog is killed with SIGKILL before `show` (its server follows it by the parent-death signal,
 and daemon.json is left naming a pid that another process has taken since, as after a reboot:
 `show` starts a new daemon and never signals that process); daemon.json is overwritten with
-garbage before the rollback while its daemon runs (no command can join that daemon, which holds
-the warehouse's Derby metastore: the rollback says so, stops it and starts a new one). Each such
+garbage before the rollback while its daemon runs (the rollback, a table operation, needs no
+Spark; no later command can join that daemon, which holds the warehouse's Derby metastore: the
+run after the rollback says so, stops it and starts a new one). Each such
 command passes within a bound; the second warehouse's daemon serves its next command unchanged.
 
 Every state's rows are read by dbt-paimon's own reader (pypaimon, no Spark) in every mode;
@@ -145,7 +148,11 @@ class Walk:
         return run_dbt(self.root, *args, env=self.env)
 
     def operation(self, name, **arguments) -> str:
-        return self.dbt("run-operation", name, "--args", json.dumps(arguments))
+        """A table operation: it acts on the table's files and starts no Spark (no session,
+        no daemon, no server connection: dbt's debug log says when one opens)."""
+        output = self.dbt("--debug", "run-operation", name, "--args", json.dumps(arguments))
+        assert "Opening a new connection" not in output, output
+        return output
 
     def rows(self, table="m"):
         return values(read_rows(TableLocation(self.warehouse, "lc", table, {})))
@@ -334,12 +341,14 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     how = {"session": {"tag": "t1"}, "connect": {"snapshot_id": tagged["id"]},
            "daemon": {"timestamp": tagged["timeMillis"]}}[walk.mode]
     faults.garble_record()
-    faults.check_next(*timed(operation, "rollback", model="m", **how), "the garbled daemon.json")
+    operation("rollback", model="m", **how)
     assert walk.rows() == batch(1)
     if java_reads:
         assert java(("read", "lc.m")) == [batch(1)]
 
-    dbt("run", "-s", "m", "--vars", "{batch: 4}")
+    # the first Spark command after the rollback (and, through the daemon, the garbled record)
+    faults.check_next(*timed(dbt, "run", "-s", "m", "--vars", "{batch: 4}"),
+                      "the garbled daemon.json")
     assert walk.rows() == batch(4)
     with open(walk.root / "target" / "run_results.json") as handle:
         invocation = json.load(handle)["metadata"]["invocation_id"]

@@ -20,7 +20,7 @@ from pyspark.sql import SparkSession
 from dbt.adapters.paimon import environments, error_messages, job_labels
 from dbt.adapters.paimon.branch_config import default_branch
 from dbt.adapters.paimon.catalog.config import CatalogRoute
-from dbt.adapters.paimon.environments import connect_client, spark_logs
+from dbt.adapters.paimon.environments import connect_client, early_start, spark_logs
 
 logger = AdapterLogger("Paimon")
 # `[/* query comment */] insert into|overwrite [table] <db>.<table>`: a Paimon table's catalog
@@ -167,6 +167,7 @@ class PaimonConnectionManager(SparkConnectionManager):
                 # before connecting: what the client logs while it connects goes there too
                 spark_logs.use_log_file(spark_logs.log_path(creds.spark_state_dir), connect=True)
         try:
+            early_start.wait()  # a start begun while dbt parsed (impl.py), or its failure
             registry = environments.create(creds).start()
         except connect_client.ConnectSetupError as exc:
             raise FailedToConnectError(str(exc)) from None

@@ -80,6 +80,27 @@ class PaimonConfig(SparkConfig):
     update_columns: Optional[Any] = None
 
 
+# the commands whose first statement needs Spark: `dbt parse`, `ls`, `debug` and the like never
+# start it (compile and show fill dbt's relation cache first), nor do most run-operations (the
+# table operations act on files: _paimon_operation), which start it at a first statement if any
+SPARK_COMMANDS = frozenset({"build", "run", "seed", "snapshot", "test", "show", "compile",
+                            "clone", "retry", "generate", "freshness"})
+
+
+def _start_spark_early(credentials) -> None:
+    """Start the session-mode Spark while dbt parses the project (environments/early_start.py)."""
+    from dbt.flags import get_flags
+
+    from dbt.adapters.paimon.environments import early_start
+    from dbt.adapters.paimon.environments.embedded import EmbeddedEnvironment
+
+    if getattr(get_flags(), "WHICH", None) not in SPARK_COMMANDS or credentials.is_connect:
+        return
+    environment = environments.create(credentials)
+    if isinstance(environment, EmbeddedEnvironment):
+        early_start.start(environment)
+
+
 class PaimonAdapter(SparkAdapter):
     ConnectionManager = PaimonConnectionManager  # type: ignore[assignment]
     Relation = PaimonRelation  # type: ignore[assignment]
@@ -104,6 +125,7 @@ class PaimonAdapter(SparkAdapter):
         super().__init__(config, mp_context)
         self._filling_relations_cache = False
         config.credentials.resolve_paths(getattr(config, "project_root", None))
+        _start_spark_early(config.credentials)
 
     @classmethod
     def type(cls) -> str:
@@ -182,14 +204,44 @@ class PaimonAdapter(SparkAdapter):
         self.connections.use_branch()  # paimon_branch config, var, profile (branch_config.py)
         return environments.current_registry()
 
+    def _table_resolver(self):
+        """Which Paimon table a name means (datasource/table_resolver.py): the registry's once
+        this process's Spark runs, else the profile's catalog with this invocation's catalogs.yml
+        routes, which needs no Spark (a Connect server's own warehouse needs the server)."""
+        from dbt.adapters.paimon.datasource.table_resolver import TableResolver
+
+        credentials = self.config.credentials
+        if _running_registry() is None and credentials.warehouse is not None:
+            return TableResolver(credentials.warehouse, credentials.pypaimon_catalog_options,
+                                 self.connections.paimon_catalog_routes)
+        return self._registry.resolver
+
+    def _expose_if_running(self, schema: str, table: str) -> None:
+        """Bring the table's Spark catalog entry up to date after an operation, if this process
+        runs Spark; else the next command's sync does (registry.sync compares each entry with
+        its table's latest snapshot)."""
+        if _running_registry() is not None:
+            self._registry.expose(schema, table)
+
     @available
     def is_paimon_relation(self, relation: BaseRelation) -> bool:
         if getattr(relation, "is_paimon", None) is not None:
             return bool(relation.is_paimon)
         if relation.schema is None or relation.identifier is None:
             return False
-        return self._registry.is_paimon_table(relation.schema.lower(),
-                                              relation.identifier.lower())
+        return self._table_resolver().is_paimon_table(relation.schema.lower(),
+                                                      relation.identifier.lower())
+
+    @available
+    def paimon_operation_target(self, database: Optional[str], schema: str,
+                                identifier: str) -> Optional[BaseRelation]:
+        """The table a run-operation acts on: the Paimon table of that name, found in its
+        catalog without Spark, else what Spark's catalog has under the name (a Spark table the
+        operation then refuses), else None."""
+        if self._table_resolver().is_paimon_table(schema.lower(), identifier.lower()):
+            return self.Relation.create(database=database, schema=schema, identifier=identifier,
+                                        type=RelationType.Table, is_paimon=True)
+        return self.get_relation(database=database, schema=schema, identifier=identifier)
 
     @available
     def drop_paimon_table(self, relation: BaseRelation) -> None:
@@ -810,15 +862,19 @@ class PaimonAdapter(SparkAdapter):
     # readable result; bad arguments and unsupported tables become DbtRuntimeError.
     def _paimon_location(self, relation: BaseRelation):
         relation = _paimon_names(relation)
-        registry = self._registry
+        resolver = self._table_resolver()
         if relation is None or not self.is_paimon_relation(relation):
             raise DbtRuntimeError(f"{relation} is not a Paimon table of warehouse "
-                                  f"{registry.warehouse_of(relation.schema)}")
-        return registry.table_location(relation.schema, relation.identifier)
+                                  f"{resolver.warehouse_of(relation.schema)}")
+        return resolver.table_location(relation.schema, relation.identifier)
 
-    def _paimon_operation(self, name: str, relation: BaseRelation, action):
+    def _paimon_operation(self, name: str, relation: BaseRelation, action,
+                          files_only: bool = False):
+        """Run ``action(spark, location)`` on the relation's Paimon table. An operation on the
+        table's files only (``files_only``: tags, branches, rollback, expiry) gets no session
+        (``spark`` is None), and a run-operation of it never starts Spark."""
         location = self._paimon_location(relation)
-        spark = self._registry.activate()
+        spark = None if files_only else self._registry.activate()
         try:
             with _committed_by(f"run-operation {name}"):
                 return action(spark, location)
@@ -852,7 +908,7 @@ class PaimonAdapter(SparkAdapter):
         result = self._paimon_operation("expire_snapshots", relation,
                                         lambda spark, location: expire_snapshots(
                                             location, retain_last, older_than, retain_max,
-                                            max_deletes))
+                                            max_deletes), files_only=True)
         return f"{relation}: {result.message}"
 
     @available
@@ -865,7 +921,8 @@ class PaimonAdapter(SparkAdapter):
                                         lambda spark, location: remove_orphan_files(
                                             location, DEFAULT_ORPHAN_MARGIN
                                             if older_than is None else older_than,
-                                            bool(dry_run)))  # 0 means no margin
+                                            bool(dry_run)),  # 0 means no margin
+                                        files_only=True)
         return f"{relation}: {result.message}"
 
     # -- tags and rollback (ops/tags.py, ops/rollback.py) ---------------------------------------
@@ -881,7 +938,7 @@ class PaimonAdapter(SparkAdapter):
                    "expire_tags": tags.expire_tags}
         given = {k: v for k, v in arguments.items() if v is not None}
         result = self._paimon_operation(operation, relation, lambda spark, location: actions[
-            operation](location, **given))
+            operation](location, **given), files_only=True)
         return f"{relation}: {result.message}"
 
     @available
@@ -896,9 +953,9 @@ class PaimonAdapter(SparkAdapter):
                    "fast_forward": branches.fast_forward}
         given = {k: v for k, v in arguments.items() if v is not None}
         result = self._paimon_operation(operation, relation, lambda spark, location: actions[
-            operation](location, **given))
+            operation](location, **given), files_only=True)
         if operation == "fast_forward":
-            self._registry.expose(relation.schema, relation.identifier)
+            self._expose_if_running(relation.schema, relation.identifier)
         return f"{relation}: {result.message}"
 
     @available
@@ -931,15 +988,14 @@ class PaimonAdapter(SparkAdapter):
         (write-audit-publish), deleting the branches unless ``delete`` is false."""
         from dbt.adapters.paimon.ops.branches import publish_branch
 
-        registry = self._registry
-        registry.activate()
         try:
-            result = publish_branch(registry.locations(), branch, bool(delete), bool(force))
+            result = publish_branch(self._table_resolver().locations(), branch, bool(delete),
+                                    bool(force))
         except ValueError as exc:
             raise DbtRuntimeError(f"publish_branch: {exc}") from exc
         for name in result.branches:
             schema, table = name.split(".", 1)
-            registry.expose(schema, table)
+            self._expose_if_running(schema, table)
         return result.message
 
     @available
@@ -949,8 +1005,8 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.ops.rollback import rollback
 
         result = self._paimon_operation("rollback", relation, lambda spark, location: rollback(
-            location, snapshot_id, tag, timestamp))
-        self._registry.expose(relation.schema, relation.identifier)
+            location, snapshot_id, tag, timestamp), files_only=True)
+        self._expose_if_running(relation.schema, relation.identifier)
         return f"{relation}: {result.message}"
 
     @available
@@ -960,10 +1016,8 @@ class PaimonAdapter(SparkAdapter):
         left untouched, which fails the operation after the others are rolled back."""
         from dbt.adapters.paimon.ops.invocations import rollback_invocation
 
-        registry = self._registry
-        registry.activate()
         try:
-            result = rollback_invocation(registry.locations(),
+            result = rollback_invocation(self._table_resolver().locations(),
                                          None if invocation_id is None else str(invocation_id),
                                          bool(dry_run))
         except ValueError as exc:
@@ -971,7 +1025,7 @@ class PaimonAdapter(SparkAdapter):
         for undo in result.rolled_back:
             if not result.dry_run:
                 schema, table = undo.table.split(".", 1)
-                registry.expose(schema, table)
+                self._expose_if_running(schema, table)
         if result.refused:
             raise DbtRuntimeError(f"rollback_invocation: {len(result.refused)} table(s) could "
                                   f"not be rolled back.\n{result.message}")
@@ -983,7 +1037,8 @@ class PaimonAdapter(SparkAdapter):
 
         return self._paimon_operation("paimon_table_info", relation,
                                       lambda spark, location: table_info(
-                                          location, int(snapshot_id) if snapshot_id else None))
+                                          location, int(snapshot_id) if snapshot_id else None),
+                                      files_only=True)
 
     @available
     def paimon_table_ddl(self, relation: BaseRelation) -> str:
@@ -991,7 +1046,8 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.ops.table_info import table_ddl
 
         return self._paimon_operation("paimon_table_ddl", relation,
-                                      lambda spark, location: table_ddl(location, str(relation)))
+                                      lambda spark, location: table_ddl(location, str(relation)),
+                                      files_only=True)
 
     @available
     def paimon_system_view(self, relation: BaseRelation, name: str, branch=None) -> str:
@@ -1165,6 +1221,14 @@ def order_sources_after_seeds(manifest) -> None:
             seed = seeds.get((str(source.schema).lower(), str(source.identifier).lower()))
             if seed and seed not in depends_on and seed != node.unique_id:
                 depends_on.append(seed)
+
+
+def _running_registry():
+    """The registry of this process's Spark if it runs, else None (nothing is started)."""
+    try:
+        return environments.current_registry()
+    except RuntimeError:
+        return None
 
 
 def _paimon_names(relation: BaseRelation) -> BaseRelation:

@@ -57,6 +57,7 @@ from dbt.adapters.paimon.datasource.session_sources import (REGISTERED_CONF_PREF
                                                             SessionSources)
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
 from dbt.adapters.paimon.datasource.spark_env import default_parallelism, is_connect
+from dbt.adapters.paimon.datasource.table_resolver import TableResolver
 from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
                                                         spark_schema)
 from dbt.adapters.paimon.catalog import listing
@@ -71,6 +72,8 @@ class PaimonTableRegistry:
         self.spark = spark
         self.warehouse = warehouse
         self.catalog_options = dict(catalog_options)
+        # which catalog holds a database, and its tables (no Spark: table_resolver.py)
+        self.resolver = TableResolver(warehouse, catalog_options)
         self._registered: Set[Tuple[str, str]] = set()
         self._sync_lock = threading.RLock()
         self._synced_for: Optional[str] = None
@@ -90,8 +93,6 @@ class PaimonTableRegistry:
         self.branch: Optional[str] = None
         self.table_branches: Dict[Tuple[str, str], Optional[str]] = {}
         self._branches_applied: Tuple[Optional[str], Dict] = (None, {})
-        # database -> the catalog that holds it when that is not the profile's (use_catalogs)
-        self._routes: Dict[str, CatalogRoute] = {}
         # the session's task slots, asked once (read_tasks.py spreads a read over them)
         self._task_slots: Optional[int] = None
         # called with the session each time a thread activates it for a statement: the dbt
@@ -174,11 +175,11 @@ class PaimonTableRegistry:
         other database in the profile's. The entries of a database whose catalog changed are
         made again from the catalog that holds it now."""
         with self._sync_lock:
-            if routes == self._routes:
+            if routes == self.resolver.routes:
                 return
-            moved = {d for d in set(routes) | set(self._routes)
-                     if routes.get(d) != self._routes.get(d)}
-            self._routes = dict(routes)
+            moved = {d for d in set(routes) | set(self.resolver.routes)
+                     if routes.get(d) != self.resolver.routes.get(d)}
+            self.resolver.routes = dict(routes)
             for database in sorted(moved):
                 for key in [k for k in self._registered if k[0] == database]:
                     self._registered.discard(key)
@@ -186,56 +187,32 @@ class PaimonTableRegistry:
                     self.sync_database(database)
 
     def warehouse_of(self, database: str) -> str:
-        """The warehouse of the catalog that holds ``database``."""
-        route = self._routes.get(database)
-        return self.warehouse if route is None else route.warehouse
+        return self.resolver.warehouse_of(database)
 
     def options_of(self, database: str) -> Dict[str, str]:
-        """The pypaimon catalog options of the catalog that holds ``database``."""
-        route = self._routes.get(database)
-        return self.catalog_options if route is None else route.options
+        return self.resolver.options_of(database)
 
     def catalog_name_of(self, database: str) -> Optional[str]:
-        """The catalogs.yml name of the catalog that holds ``database``; None: the profile's."""
-        route = self._routes.get(database)
-        return None if route is None else route.name
+        return self.resolver.catalog_name_of(database)
 
     def locations(self) -> list:
-        """Every Paimon table this process's catalogs hold: the profile's catalog's databases
-        and, of every other catalog, the databases routed to it (a shared catalog's other
-        databases belong to other projects)."""
-        return [self.table_location(database, table) for database in self._databases()
-                for table in listing.list_tables(self.warehouse_of(database), database,
-                                                 self.options_of(database))]
+        return self.resolver.locations()
 
     def _databases(self) -> List[str]:
-        """The databases of the profile's catalog not routed elsewhere, and the routed ones
-        their catalogs have."""
-        databases = [d for d in listing.list_databases(self.warehouse, self.catalog_options)
-                     if d not in self._routes]
-        by_catalog: Dict[str, List[str]] = {}
-        for database, route in self._routes.items():
-            by_catalog.setdefault(route.name, []).append(database)
-        for routed in by_catalog.values():
-            route = self._routes[routed[0]]
-            present = set(listing.list_databases(route.warehouse, route.options))
-            databases += sorted(d for d in routed if d in present)
-        return databases
+        return self.resolver.databases()
 
     def _reads_root_of(self, database: str) -> Optional[str]:
         """Where native reads keep their file lists, if Spark's own readers may read
         ``database``'s files: those of a local warehouse (a remote one would need the JVM's
         file system for its scheme: its reads stay in the Python source)."""
-        route = self._routes.get(database)
+        route = self.resolver.routes.get(database)
         if route is None or self._reads_root is None:
             return self._reads_root
         return self._reads_root if listing.local_folder(route.warehouse) is not None else None
 
     # -- queries -------------------------------------------------------------------------
     def is_paimon_table(self, database: str, table: str) -> bool:
-        database = database.lower()
-        return listing.latest_schema_id(self.warehouse_of(database), database, table.lower(),
-                                        self.options_of(database)) is not None
+        return self.resolver.is_paimon_table(database, table)
 
     def open_table(self, database: str, table: str):
         """The Paimon table (the branch of this process, if the table has it)."""
@@ -294,13 +271,9 @@ class PaimonTableRegistry:
         return self.table_location(database, self.paimon_name(database, table))
 
     def table_location(self, database: str, table: str):
-        """The Paimon table named ``table`` in ``database``, in the catalog holding ``database``:
-        the table itself, or one of its branches when ``table`` is a branch's name
-        (``orders$branch_audit``); ``location`` picks the name for this invocation."""
-        from dbt.adapters.paimon.datasource.source import TableLocation
-
-        return TableLocation(self.warehouse_of(database), database, table,
-                             self.options_of(database))
+        """The Paimon table named ``table`` (or branch name ``orders$branch_audit``) in
+        ``database``; ``location`` picks the name for this invocation."""
+        return self.resolver.table_location(database, table)
 
     def take_listed_relations(self, database: str) -> Optional[list]:
         """The rows of ``show table extended in <database> like '*'`` as this invocation's sync

@@ -49,6 +49,9 @@ def create(credentials) -> Environment:
     return DaemonEnvironment(plan, embedded)
 
 
+_logged_decision = [None]  # the daemon decision last written to dbt's debug log
+
+
 def daemon_plan(credentials, spark_conf):
     """The background daemon the default profile runs Spark in (daemon_policy), or None."""
     import os
@@ -61,10 +64,10 @@ def daemon_plan(credentials, spark_conf):
         daemon=credentials.daemon, master=credentials.spark_master,
         warehouse_is_local=is_local_path(credentials.warehouse),
         spark_conf=spark_conf, environ=os.environ, interactive=_interactive(sys))
-    from dbt.adapters.paimon.environments import base
     from dbt.adapters.paimon.environments.spark_logs import _DbtDebug
 
-    if base._registry is None:  # once per process, not at every connection
+    if decision != _logged_decision[0]:  # once per process, not at every connection
+        _logged_decision[0] = decision
         _DbtDebug().debug(f"Background Spark daemon: {'yes' if decision.use else 'no'} "
                           f"({decision.reason})")
     if not decision.use:

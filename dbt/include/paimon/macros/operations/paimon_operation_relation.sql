@@ -1,6 +1,7 @@
 {#- The Paimon table an operation acts on: `model` (a model name, resolved through the graph to
     its database, schema and alias) or `relation` ('schema.table', any Paimon table of the
-    warehouse). Exactly one of them. -#}
+    warehouse). Exactly one of them. Found in its catalog, without Spark: an operation on a
+    table's files starts none. -#}
 {% macro paimon_operation_relation(operation, model=none, relation=none) %}
   {%- if (model is none) == (relation is none) -%}
     {%- do exceptions.raise_compiler_error(
@@ -18,8 +19,8 @@
       {%- do exceptions.raise_compiler_error(
             operation ~ ": there is no model named '" ~ model ~ "' in this project") -%}
     {%- endif -%}
-    {%- set target = adapter.get_relation(database=found.node.database, schema=found.node.schema,
-                                          identifier=found.node.alias) -%}
+    {%- set target = adapter.paimon_operation_target(found.node.database, found.node.schema,
+                                                     found.node.alias) -%}
     {%- set label = "model '" ~ model ~ "' (" ~ found.node.schema ~ "." ~ found.node.alias ~ ")" -%}
   {%- else -%}
     {%- set parts = relation.split('.') -%}
@@ -27,7 +28,7 @@
       {%- do exceptions.raise_compiler_error(
             operation ~ ": relation must be 'schema.table', got '" ~ relation ~ "'") -%}
     {%- endif -%}
-    {%- set target = adapter.get_relation(database=none, schema=parts[0], identifier=parts[1]) -%}
+    {%- set target = adapter.paimon_operation_target(none, parts[0], parts[1]) -%}
     {%- set label = "relation " ~ relation -%}
   {%- endif -%}
   {%- if target is none or not adapter.is_paimon_relation(target) -%}

@@ -1,5 +1,5 @@
 """A project whose tables a catalog lists (here Paimon's JDBC catalog on SQLite) gets the
-background daemon as a filesystem one does (environments/daemon_policy.py): its first command
+background daemon as a filesystem one does (server/daemon_policy.py): its first command
 starts the warehouse's daemon, a later fresh command joins it and reads the models by name, and
 the tables are the catalog's. The catalog is the dbt process's own (pypaimon's client); the
 daemon's Spark only meets it through each relation's catalog entry. A Python model building a

@@ -1,5 +1,5 @@
-"""The background daemon of the default profile under real dbt commands (environments/daemon.py;
-the protocol alone, with a stand-in server, is tests/unit/connect/test_daemon.py): concurrent
+"""The background daemon of the default profile under real dbt commands (server/daemon.py;
+the protocol alone, with a stand-in server, is tests/unit/server/test_daemon.py): concurrent
 commands on one warehouse start one daemon and both land (an in-process Spark's Derby admits
 one), later commands reuse it, it answers only on loopback and only with its token, a command
 killed mid-run leaves it serving, `dbt-paimon server stop` stops it, and a broken daemon makes

@@ -5,23 +5,33 @@ Maven is unreachable, but the PyPI package ``paimon-python-ali==0.1.1`` ships
 Java (paimon-bundle 1.0-SNAPSHOT) with its formats and Hadoop classes. The ``paimon_java``
 fixture downloads that wheel with ``pip download --no-deps`` into a cache OUTSIDE the repository
 (``$DBT_PAIMON_JAVA_CACHE`` or ``~/.cache/dbt-paimon/java``; the jar is never committed),
-extracts the jar, compiles ``java/PaimonPeer.java`` against it with ``javac`` and runs it with
-``java`` per call. No network (no PyPI) or no JDK = the fixture FAILS: CI has both.
+extracts the jar, compiles ``java/PaimonPeer.java`` against it with ``javac`` and runs it in a
+long-lived JVM per pytest process and class path (``PaimonPeer serve``: one command a line on
+its standard input, each command opening its own catalog, so it sees every file written since
+the last one; ``PaimonJava.run``): starting a JVM and loading Paimon's and Hadoop's classes took
+~2.5 s of each call when every call started ``java``, a served call takes a few hundredths of a
+second. The peers stop at the end of the session, and when the pytest process dies (their
+standard input ends). No network (no PyPI) or no JDK = the fixture FAILS: CI has both.
 
 These tests start a plain local[2] SparkSession (like tests/integration), so they can share a
 pytest process with tests/integration (`make test-integration`), but never with tests/functional.
 """
 from __future__ import annotations
 
+import atexit
+import collections
 import hashlib
 import json
 import os
+import queue
+import secrets
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 
@@ -105,11 +115,118 @@ def _compile(cache: Path, jar: Path) -> Path:
 
 
 class JavaError(RuntimeError):
-    """PaimonPeer exited non-zero; ``str()`` holds the Java exception lines."""
+    """A PaimonPeer command failed; ``str()`` holds the Java exception lines."""
+
+
+class _PeerGone(Exception):
+    """The peer's JVM was not there (any more) to take the command."""
+
+
+class _Peer:
+    """One ``PaimonPeer serve`` JVM: ``call(args)`` sends one command line (a JSON array) and
+    waits for its frame (``@@PaimonPeer <token> ok|error <n>``, then n bytes): ("ok", its standard
+    output) or ("error", the trace the one-shot mode printed to standard error). A reader thread
+    turns standard output into frames (skipping any line that is not a header with this peer's
+    random token); another keeps the tail of standard error, reported if the JVM dies."""
+
+    def __init__(self, command: List[str]):
+        self.token = secrets.token_hex(16)
+        self.command = [*command, "serve", self.token]
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        self.frames: "queue.Queue[Optional[Tuple[str, str]]]" = queue.Queue()
+        self.stderr = collections.deque(maxlen=200)
+        # stdin is the peer's lifeline: it exits when it reads end of file, which also comes
+        # when this process dies
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        threading.Thread(target=self._read_frames, daemon=True,
+                         name=f"paimon-peer-{self.process.pid}-out").start()
+        threading.Thread(target=self._read_stderr, daemon=True,
+                         name=f"paimon-peer-{self.process.pid}-err").start()
+
+    def _read_frames(self) -> None:
+        header = f"@@PaimonPeer {self.token} ".encode()
+        stdout = self.process.stdout
+        try:
+            for line in iter(stdout.readline, b""):
+                if not line.startswith(header):
+                    self.stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+                    continue
+                status, size = line[len(header):].split()
+                payload = stdout.read(int(size))
+                self.frames.put((status.decode(), payload.decode("utf-8")))
+        finally:
+            self.frames.put(None)  # end of output: the JVM is gone
+
+    def _read_stderr(self) -> None:
+        for line in iter(self.process.stderr.readline, b""):
+            self.stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def call(self, args: List[str], timeout: float) -> Tuple[str, str]:
+        """Raises ``_PeerGone`` when the JVM was gone before it took the command,
+        ``JavaError`` when it died running it, ``subprocess.TimeoutExpired`` (the JVM killed)
+        when no frame came within ``timeout`` seconds."""
+        if not self.alive():
+            raise _PeerGone()
+        try:
+            self.process.stdin.write((json.dumps(args) + "\n").encode("utf-8"))
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise _PeerGone()
+        try:
+            frame = self.frames.get(timeout=timeout)
+        except queue.Empty:
+            self.kill()
+            raise subprocess.TimeoutExpired(self.command + args, timeout)
+        if frame is None:  # it died running the command (a crash, a kill): as a one-shot exit
+            self.kill()
+            raise JavaError(_java_error("\n".join(self.stderr))
+                            or f"Paimon Java's peer died (exit {self.process.returncode})")
+        return frame
+
+    def stop(self) -> None:
+        """End of input: the JVM exits; killed if it does not within 10 s."""
+        if os.getpid() != self.owner:
+            return  # a forked child's copy: the peer is its parent's
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+
+# this process's peers, by their JVM's command line (class path included)
+_PEERS: Dict[Tuple[str, ...], _Peer] = {}
+_PEERS_LOCK = threading.Lock()
+
+
+def stop_peers() -> None:
+    """Stop every peer this process started (the session's end; also at exit)."""
+    with _PEERS_LOCK:
+        peers = list(_PEERS.values())
+        _PEERS.clear()
+    for peer in peers:
+        peer.stop()
+
+
+atexit.register(stop_peers)
 
 
 class PaimonJava:
-    """Runs PaimonPeer (one JVM per call)."""
+    """Runs PaimonPeer commands: in the long-lived peer JVM of its class path (``run``), or in
+    a JVM of their own (``run(..., fresh=True)``)."""
 
     def __init__(self, jar: Path, classes: Path, log_config: Path, extra_classpath=(),
                  before_jar=()):
@@ -117,25 +234,66 @@ class PaimonJava:
         self.classpath = os.pathsep.join([str(classes), *map(str, before_jar), str(jar),
                                           *map(str, extra_classpath)])
         self.log_config = log_config
+        self.java = ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                     f"-Dlog4j2.configurationFile={self.log_config}",
+                     f"-Dlog4j.configurationFile={self.log_config}",
+                     "-cp", self.classpath, "PaimonPeer"]
 
     def with_classpath(self, *jars, before_jar=()) -> "PaimonJava":
         """The same peer with more jars (a JDBC driver) on its class path; ``before_jar`` ones
-        ahead of Paimon's jar, whose own classes they replace (a newer Hadoop)."""
+        ahead of Paimon's jar, whose own classes they replace (a newer Hadoop). Its commands
+        run in a peer JVM of that class path."""
         return PaimonJava(self.jar, self.classes, self.log_config, jars, before_jar)
 
-    def run(self, *args: str) -> str:
-        cmd = ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-               f"-Dlog4j2.configurationFile={self.log_config}",
-               f"-Dlog4j.configurationFile={self.log_config}",
-               "-cp", self.classpath, "PaimonPeer", *[str(a) for a in args]]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=JAVA_TIMEOUT)
-        if proc.returncode != 0:
-            raise JavaError(_java_error(proc.stderr))
-        return proc.stdout
+    def run(self, *args: str, fresh: bool = False) -> str:
+        """The command's standard output; ``JavaError`` (the Java exception lines) when it
+        fails. ``fresh``: in a JVM of its own, started for this command, as every call ran
+        before the peers (none of today's tests needs it)."""
+        args = [str(a) for a in args]
+        if fresh:
+            proc = subprocess.run(self.java + args, capture_output=True, text=True,
+                                  timeout=JAVA_TIMEOUT)
+            if proc.returncode != 0:
+                raise JavaError(_java_error(proc.stderr))
+            return proc.stdout
+        for attempt in range(2):
+            peer = self._peer()
+            with peer.lock:
+                try:
+                    status, text = peer.call(args, JAVA_TIMEOUT)
+                except _PeerGone:
+                    # killed or crashed since its last command (it took nothing of this one):
+                    # once more in a fresh one
+                    self._forget(peer)
+                    if attempt:
+                        raise JavaError("Paimon Java's peer exited at once:\n"
+                                        + "\n".join(list(peer.stderr)[-20:]))
+                    continue
+                except BaseException:
+                    self._forget(peer)  # timed out or died running it: the next call starts one
+                    raise
+            if status != "ok":
+                raise JavaError(_java_error(text))
+            return text
+        raise AssertionError("unreachable")
+
+    def _peer(self) -> _Peer:
+        key = tuple(self.java)
+        with _PEERS_LOCK:
+            peer = _PEERS.get(key)
+            if peer is None or peer.owner != os.getpid():
+                peer = _PEERS[key] = _Peer(self.java)
+            return peer
+
+    def _forget(self, peer: _Peer) -> None:
+        with _PEERS_LOCK:
+            if _PEERS.get(tuple(self.java)) is peer:
+                del _PEERS[tuple(self.java)]
+        peer.kill()
 
     def batch(self, commands: List[List[str]], path) -> List[str]:
-        """Run several PaimonPeer commands in one JVM (start-up is most of a call's time);
-        each command's standard output, in order. ``path``: where the command file goes."""
+        """Run several PaimonPeer commands as one (``PaimonPeer batch``, in the peer); each
+        command's standard output, in order. ``path``: where the command file goes."""
         with open(path, "w", encoding="utf-8") as f:
             for command in commands:
                 f.write(json.dumps([str(a) for a in command]) + "\n")
@@ -211,10 +369,13 @@ def _java_error(stderr: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def paimon_java() -> PaimonJava:
+def paimon_java():
     cache = _cache_dir()
     jar = _fetch_jar(cache)
-    return PaimonJava(jar, _compile(cache, jar), quiet_log_config(cache))
+    try:
+        yield PaimonJava(jar, _compile(cache, jar), quiet_log_config(cache))
+    finally:
+        stop_peers()
 
 
 def quiet_log_config(cache: Path) -> Path:

@@ -14,6 +14,10 @@
  *                                                  "primaryKeys": [], "partitionKeys": [], "options": {}}
  *   batch   <file>                                 several commands in one JVM: one JSON array of
  *                                                  arguments a line, each output ending with BATCH_END
+ *   serve   <token>                                a long-lived peer: one command a line on standard
+ *                                                  input (a JSON array of arguments, as in batch), each
+ *                                                  run as the one-shot mode runs it, its result framed
+ *                                                  on standard output; exits at the end of its input
  *   sketch  hll|theta|rbm32|rbm64 <v,v,...>        the serialized sketch / bitmap of the integers, as
  *                                                  Paimon's own test helpers build them (HllSketchUtil,
  *                                                  ThetaSketch, RoaringBitmap32/64), lowercase hex
@@ -114,7 +118,25 @@ public class PaimonPeer {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("serve")) {
+            serve(args[1]);
+            return;
+        }
         PrintStream out = new PrintStream(System.out, false, "UTF-8");
+        try {
+            command(args, out);
+        } catch (UsageError e) {
+            out.flush();
+            System.err.println(e.getMessage());
+            System.exit(2);
+        }
+        out.flush();
+    }
+
+    private static final String BATCH_END = "BATCH_END";
+
+    /** One command line (batch included): what both the one-shot and the serve mode run. */
+    private static void command(String[] args, PrintStream out) throws Exception {
         if (args.length == 2 && args[0].equals("batch")) {
             // one JVM for many commands: each line of the file is a JSON array of arguments;
             // every command's output ends with a line BATCH_END
@@ -122,18 +144,86 @@ public class PaimonPeer {
                 if (line.trim().isEmpty()) {
                     continue;
                 }
-                List<String> commandArgs = new ArrayList<>();
-                JSON.readTree(line).forEach(a -> commandArgs.add(a.asText()));
-                execute(commandArgs.toArray(new String[0]), out);
+                execute(arguments(line), out);
                 out.println(BATCH_END);
             }
         } else {
             execute(args, out);
         }
-        out.flush();
     }
 
-    private static final String BATCH_END = "BATCH_END";
+    private static String[] arguments(String jsonArray) throws Exception {
+        List<String> commandArgs = new ArrayList<>();
+        JSON.readTree(jsonArray).forEach(a -> commandArgs.add(a.asText()));
+        return commandArgs.toArray(new String[0]);
+    }
+
+    /**
+     * The long-lived peer of tests/interop/conftest.py: each line of standard input is one
+     * command (a JSON array of arguments), run by {@link #command} exactly as the one-shot mode
+     * runs it. Each command opens (and closes) its own catalog, so it sees every file written
+     * since the last one: Paimon 1.0's caches of tables, snapshots and manifests (CachingCatalog,
+     * its SegmentsCache) belong to that catalog, LocalFileIO caches nothing, and the JVM-wide
+     * ones hold no table state (code generation's compiled classes keyed by row type, the Hive
+     * catalog's metastore client pool). Each result is one frame on standard output:
+     *
+     * <pre>@@PaimonPeer &lt;token&gt; ok|error &lt;n&gt;\n&lt;n bytes of UTF-8&gt;</pre>
+     *
+     * "ok": the command's standard output; "error": what the one-shot mode would have printed
+     * to standard error (the uncaught exception's trace, or the usage text), and the peer goes
+     * on with the next line. Frames go to the real standard output; System.out is standard
+     * error meanwhile, so nothing Paimon, Hadoop or a logger prints there can tear a frame (and
+     * the caller skips any line that is not a frame header with its token). End of input (the
+     * caller closed the pipe, or died) ends the JVM.
+     */
+    private static void serve(String token) throws Exception {
+        PrintStream frames = new PrintStream(
+                new java.io.BufferedOutputStream(new java.io.FileOutputStream(java.io.FileDescriptor.out)),
+                false, "UTF-8");
+        System.setOut(System.err);
+        BufferedReader in = new BufferedReader(
+                new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.trim().isEmpty()) {
+                continue;
+            }
+            java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
+            String status;
+            byte[] payload;
+            Throwable failure = null;
+            try (PrintStream out = new PrintStream(output, false, "UTF-8")) {
+                command(arguments(line), out);
+                out.flush();
+                status = "ok";
+                payload = output.toByteArray();
+            } catch (UsageError e) {
+                status = "error";
+                payload = (e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
+            } catch (Throwable t) {
+                status = "error";
+                failure = t;
+                // what the JVM's default handler prints for the one-shot mode's uncaught exception
+                java.io.StringWriter trace = new java.io.StringWriter();
+                t.printStackTrace(new java.io.PrintWriter(trace));
+                payload = ("Exception in thread \"main\" " + trace).getBytes(StandardCharsets.UTF_8);
+            }
+            frames.print("@@PaimonPeer " + token + " " + status + " " + payload.length + "\n");
+            frames.write(payload);
+            frames.flush();
+            if (failure instanceof VirtualMachineError) {
+                System.exit(3);  // an OutOfMemoryError...: the next command gets a fresh JVM
+            }
+        }
+        System.exit(0);  // whatever threads Paimon left behind
+    }
+
+    /** A malformed command: the usage text (the one-shot mode prints it and exits 2). */
+    private static final class UsageError extends RuntimeException {
+        UsageError(String usage) {
+            super(usage);
+        }
+    }
 
     private static void execute(String[] args, PrintStream out) throws Exception {
         if (args.length < 3) {
@@ -252,7 +342,7 @@ public class PaimonPeer {
     }
 
     private static void usage() {
-        System.err.println("usage: PaimonPeer read <warehouse> <db.table> [snapshotId]\n"
+        throw new UsageError("usage: PaimonPeer read <warehouse> <db.table> [snapshotId]\n"
                 + "       PaimonPeer bucket <warehouse> <db.table>\n"
                 + "       PaimonPeer readtag <warehouse> <db.table> <tag>\n"
                 + "       PaimonPeer readopts <warehouse> <db.table> <key=value>...\n"
@@ -268,8 +358,9 @@ public class PaimonPeer {
                 + "       PaimonPeer sketch hll|theta|rbm32|rbm64 <v,v,...>\n"
                 + "       PaimonPeer union hll|theta|rbm32|rbm64 <hex>...\n"
                 + "       PaimonPeer system <warehouse> <db.table> <name>\n"
-                + "       PaimonPeer dvdelete <warehouse> <db.table> <column> <value>...");
-        System.exit(2);
+                + "       PaimonPeer dvdelete <warehouse> <db.table> <column> <value>...\n"
+                + "       PaimonPeer batch <file>\n"
+                + "       PaimonPeer serve <token>");
     }
 
     /**
@@ -528,10 +619,12 @@ public class PaimonPeer {
             crossKeys = new java.util.HashSet<>();
             extractor = new RowPartitionKeyExtractor(store.schema());
         }
-        try (BatchTableWrite write = builder.newWrite();
+        // the IOManager (its spill folder paimon-io-<uuid> in java.io.tmpdir) closes last
+        try (IOManager ioManager = IOManager.create(System.getProperty("java.io.tmpdir"));
+             BatchTableWrite write = builder.newWrite();
              BatchTableCommit commit = builder.newCommit();
              BufferedReader in = Files.newBufferedReader(Paths.get(jsonl), StandardCharsets.UTF_8)) {
-            write.withIOManager(IOManager.create(System.getProperty("java.io.tmpdir")));
+            write.withIOManager(ioManager);
             String text;
             while ((text = in.readLine()) != null) {
                 if (text.trim().isEmpty()) {
@@ -617,9 +710,10 @@ public class PaimonPeer {
             targets.computeIfAbsent(data.partition(), p -> new LinkedHashSet<>()).add(data.bucket());
         }
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
-        try (BatchTableWrite write = builder.newWrite();
+        try (IOManager ioManager = IOManager.create(System.getProperty("java.io.tmpdir"));
+             BatchTableWrite write = builder.newWrite();
              BatchTableCommit commit = builder.newCommit()) {
-            write.withIOManager(IOManager.create(System.getProperty("java.io.tmpdir")));
+            write.withIOManager(ioManager);
             for (Map.Entry<BinaryRow, Set<Integer>> entry : targets.entrySet()) {
                 for (int bucket : entry.getValue()) {
                     write.compact(entry.getKey(), bucket, true);

@@ -12,14 +12,18 @@ EDITABLE := --config-settings editable_mode=compat -e
 	unit functional connect bench clean
 
 # functional tests `make test` runs over Spark Connect too: those driving code that differs by
-# session kind (tests/unit/test_connect_code_paths.py keeps the list of such code)
+# session kind (tests/unit/test_connect_code_paths.py keeps the list of such code). Not again
+# here: the tags, branches and rollbacks of test_tags_rollback.py (table operations act on files
+# in every mode; the lifecycle walk-through of tests/reliability runs tags, time travel, a branch
+# run, rollbacks and publish_branch over a Connect server) and the multi-schema conformance
+# project (its node kinds are built over Connect by test_cross_schema_build.py and test_basic.py)
 CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paimon/test_paimon_append.py \
 	tests/functional/paimon/test_paimon_changes.py tests/functional/paimon/test_row_tracking.py \
-	tests/functional/operations \
+	tests/functional/operations/test_operations.py \
 	tests/functional/adapter/test_python_model.py tests/functional/paimon/test_python_models.py tests/connect \
 	tests/functional/adapter/test_basic.py::TestSimpleMaterializationsPaimon \
 	tests/functional/adapter/test_empty.py tests/functional/adapter/test_dbt_show.py \
-	tests/functional/adapter/test_docs_generate.py tests/functional/conformance \
+	tests/functional/adapter/test_docs_generate.py \
 	tests/functional/paimon/test_cross_schema_build.py tests/functional/adapter/test_seed_files.py
 
 $(VENV)/bin/python:
@@ -116,7 +120,7 @@ functional: $(VENV)/.installed-dev
 # the Paimon functional tests through a Spark Connect server (started for the pytest process)
 connect: $(VENV)/.installed-dev
 	$(PY) -m pytest --profile connect tests/functional/paimon tests/functional/operations \
-		tests/functional/adapter/test_python_model.py tests/connect
+		tests/functional/conformance tests/functional/adapter/test_python_model.py tests/connect
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py

@@ -1,5 +1,5 @@
-"""A realistic dbt project of our own, built by one `dbt build` (session mode, and over Spark
-Connect in the Connect test process): seeds in a `raw` schema read as sources by staging
+"""A realistic dbt project of our own, built by one `dbt build` (session mode; `make connect`
+runs it over Spark Connect too): seeds in a `raw` schema read as sources by staging
 views (no `ref()` of the seeds: dbt-paimon orders a source of a seed's table after the seed),
 source tests, marts in a `marts` schema (a paimon_pk model, dbt `table` and `incremental` models on
 Paimon, a paimon_append log), a snapshot in a `snapshots` schema, a custom

@@ -12,6 +12,7 @@ import sys
 from typing import Dict, List, Optional
 
 from dbt.adapters.paimon.environments.connect_client import DEFAULT_PORT, ConnectSetupError
+from dbt.adapters.paimon.environments.state_folder import StateDirError
 
 
 def parse_conf(items: List[str]) -> Dict[str, str]:
@@ -88,7 +89,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         elif background is None:
             print(f"no server was running at {server.url} for {server.warehouse}")
         return 0
-    except (connect_server.ServerError, ConnectSetupError) as exc:
+    except (connect_server.ServerError, ConnectSetupError, StateDirError) as exc:
         print(f"dbt-paimon server {args.action}: {exc}", file=sys.stderr)
         return 1
 

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from dbt.adapters.paimon.environments import connect_client
+from dbt.adapters.paimon.environments import connect_client, state_folder
 from dbt.adapters.paimon.environments.connect import (connect_mode_env, join_shared_session,
                                                       restore_connect_mode_env)
 from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_local_path, local_path
@@ -166,7 +166,7 @@ def start(warehouse: str, port: int = connect_client.DEFAULT_PORT, master: str =
         return server
     if server.accepts_connections():
         raise ServerError(f"port {port} is in use by another process: choose another --port")
-    os.makedirs(server.state_dir, exist_ok=True)
+    state_folder.check_usable(server.state_dir)
     # the warehouse's background daemon (server/daemon.py) holds the Derby metastore this server
     # needs
     from dbt.adapters.paimon.server import daemon

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
-from dbt.adapters.paimon.environments import connect_client, jvm_cds, server_watch, spark_logs
+from dbt.adapters.paimon.environments import (connect_client, jvm_cds, server_watch, spark_logs,
+                                              state_folder)
 from dbt.adapters.paimon.environments.base import Environment
 from dbt.adapters.paimon.environments.embedded import EmbeddedEnvironment
 from dbt.adapters.paimon.server import daemon
@@ -112,6 +113,8 @@ class DaemonEnvironment(Environment):
                                                               connect_mode_env,
                                                               restore_connect_mode_env)
 
+        # the daemon and the in-process fallback alike need the folder: one clear error first
+        state_folder.check_usable(self.plan.state_dir)
         # a failed attempt may have left this process in Connect mode: the in-process Spark
         # started instead must not be
         saved = connect_mode_env()

@@ -11,7 +11,7 @@ from typing import Dict
 from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
-from dbt.adapters.paimon.environments import jvm_cds, spark_logs
+from dbt.adapters.paimon.environments import jvm_cds, spark_logs, state_folder
 from dbt.adapters.paimon.environments.base import Environment, quiet_query_loggers
 from dbt.adapters.paimon.environments.spark_conf import (default_spark_conf, is_loopback_master,
                                                          set_worker_python)
@@ -26,6 +26,7 @@ class EmbeddedEnvironment(Environment):
     catalog_options: Dict[str, str] = field(default_factory=dict)
 
     def _open(self) -> PaimonTableRegistry:
+        state_folder.check_usable(self.state_dir)
         conf = default_spark_conf(self.master, self.state_dir)
         conf.update(self.spark_conf)
         set_worker_python(conf)
@@ -33,7 +34,6 @@ class EmbeddedEnvironment(Environment):
             # Spark warns about the host name resolving to loopback; locally that is what we
             # want, and a loopback cluster's executors reach the driver there.
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        os.makedirs(self.state_dir, exist_ok=True)
         _free_the_metastore(self.state_dir)
         _wait_for_the_metastore(self.state_dir)
         builder = SparkSession.builder

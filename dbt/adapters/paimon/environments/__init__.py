@@ -14,7 +14,8 @@ every dbt-paimon Spark starts with), ``connect_client`` (a Spark Connect URL and
 check), ``server_watch`` (a command notices when its server on this machine has died),
 ``spark_logs`` (Spark's output to a log file), ``jvm_cds`` (the driver JVM's class-data
 archive), ``worker_warm_up`` (Python workers started ahead of the first model), ``locations``
-(where a warehouse and its Spark state folder are), ``process_gc`` (the collector kept off
+(where a warehouse and its Spark state folder are), ``state_folder`` (that folder writable, with
+room, before any Spark starts), ``process_gc`` (the collector kept off
 what lives as long as the process).
 """
 

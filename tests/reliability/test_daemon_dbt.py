@@ -207,8 +207,54 @@ def test_a_daemon_that_cannot_serve_falls_back_to_spark_in_the_process(project):
         impostor.wait()
 
 
+def killed_server_ends(command, server_pid):
+    """Kill the daemon's Spark server under ``command`` (a DbtProcess): the command ends within
+    60 s with the daemon's one line. Returns its output."""
+    os.kill(server_pid, 9)
+    killed_at = time.monotonic()
+    code = command.finish(timeout=120)
+    took = time.monotonic() - killed_at
+    output = command.output()
+    assert code != 0, output
+    assert took < 60, f"the command took {took:.0f} s to end after its daemon died:\n{output}"
+    assert "The background Spark of this warehouse stopped while this command ran" in output
+    assert "it starts a new background Spark" in output
+    assert "Traceback" not in output and "StatusCode" not in output, output
+    return output
+
+
+def wait_for_log(root, texts, after, timeout=240):
+    """Wait until dbt's log (logs/dbt.log of the project) has ``texts`` in this order past
+    offset ``after``."""
+    log = root / "logs" / "dbt.log"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = log.read_text(errors="replace")[after:] if log.exists() else ""
+        for text in texts:
+            found = found.partition(text)[2] if text in found else None
+            if found is None:
+                break
+        else:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"dbt's log never showed {texts!r}")
+
+
+def log_size(root):
+    log = root / "logs" / "dbt.log"
+    return len(log.read_text(errors="replace")) if log.exists() else 0
+
+
+# a distributed write whose Spark job runs for minutes unless its server dies
+SLOW = """{{ config(materialized='paimon_pk', primary_key='id', buckets=4,
+                    write_path='distributed') }}
+select cast(id as bigint) as id, cast(id % 7 as int) as run from range(0, 400000000)
+"""
+
+
 def test_a_command_whose_daemon_dies_mid_write_ends_at_once_and_the_next_one_passes(project):
-    """The daemon's Spark server killed (as the OOM killer would) while a command writes: the
+    """The daemon's Spark server killed (as the OOM killer would) while a command writes in
+    process, while a command reads, and while a distributed write's Spark job runs: each
     command learns it from the server's pid and port within seconds, instead of pyspark's ten
     minutes of retries, and says so in one line; every table holds exactly one run's rows; the
     next command starts a new daemon and passes."""
@@ -221,23 +267,43 @@ def test_a_command_whose_daemon_dies_mid_write_ends_at_once_and_the_next_one_pas
     writing = DbtProcess(root, "run", env={**ON, "RUN": "2"},
                          pause_at="commit-manifests-written", pause_dir=pauses)
     writing.wait_for("commit-manifests-written")
-    os.kill(first["server_pid"], 9)
-    killed_at = time.monotonic()
-    writing.release("commit-manifests-written")
-    code = writing.finish(timeout=120)
-    took = time.monotonic() - killed_at
-    output = writing.output()
-    assert code != 0, output
-    assert took < 60, f"the command took {took:.0f} s to end after its daemon died:\n{output}"
-    assert "The background Spark of this warehouse stopped while this command ran" in output
-    assert "it starts a new background Spark" in output
-    assert "Traceback" not in output and "StatusCode" not in output, output
+    writing.release("commit-manifests-written")  # released before the kill lands: the commit
+    killed_server_ends(writing, first["server_pid"])  # meets a dead server
     # a committed or not, whole; b kept its first run
     assert rows(warehouse, "a") in ([1] * 50, [2] * 50)
     assert rows(warehouse, "b") == [1] * 50
 
     again = run_dbt(root, "run", env={**ON, "RUN": "3"})
     assert "Starting a background Spark" in again
-    assert info(state)["server_pid"] != first["server_pid"]
+    second = info(state)
+    assert second["server_pid"] != first["server_pid"]
     assert rows(warehouse, "a") == [3] * 50 and rows(warehouse, "b") == [3] * 50
+
+    # during a read: a query that runs for minutes, killed once its statement has been sent
+    offset = log_size(root)
+    reading = DbtProcess(root, "show", "--inline",
+                         "select count(*) as n from {{ ref('a') }} cross join range(0, 4000000000)",
+                         env=ON)
+    # the compiled statement (not the command line's `ref`) has run: the rows are being fetched
+    wait_for_log(root, ["from bg.a cross join range(0, 4000000000)", "SQL status"], offset)
+    time.sleep(2)
+    killed_server_ends(reading, second["server_pid"])
+
+    # during a distributed write (its Spark job on the daemon's executors): the command after
+    # the read starts a new daemon, and its server is killed while the job runs
+    (root / "models" / "slow.sql").write_text(SLOW)
+    offset = log_size(root)
+    distributed = DbtProcess(root, "run", "-s", "slow", env=ON)
+    wait_for_log(root, ["Began executing node model.daemon_project.slow"], offset)
+    time.sleep(3)
+    third = info(state)
+    assert third["server_pid"] not in (first["server_pid"], second["server_pid"])
+    output = killed_server_ends(distributed, third["server_pid"])
+    assert "Starting a background Spark" in output
+    committed = list((warehouse / "bg.db" / "slow").glob("snapshot/snapshot-*"))
+    assert committed == [], "the killed distributed write committed"
+    (root / "models" / "slow.sql").unlink()
+
+    run_dbt(root, "run", env={**ON, "RUN": "4"})
+    assert rows(warehouse, "a") == [4] * 50 and rows(warehouse, "b") == [4] * 50
 

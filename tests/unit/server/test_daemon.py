@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import signal
+import socket
 import stat
 import sys
 import threading
@@ -18,7 +19,7 @@ import pytest
 
 from dbt.adapters.paimon.credentials import PaimonCredentials
 from dbt.adapters.paimon.environments.daemon_environment import ConnectDaemonServer
-from dbt.adapters.paimon.server import daemon, daemon_policy
+from dbt.adapters.paimon.server import daemon, daemon_policy, processes
 from dbt.adapters.paimon.server.daemon_process import INFO_NAME, LOG_NAME
 from dbt.adapters.paimon.server.processes import alive
 
@@ -253,3 +254,38 @@ def test_a_corrupt_daemon_json_starts_a_new_daemon(plan, content):
         out.write(content)
     url = daemon.acquire(plan, lambda line: None)
     assert url.port == info(plan)["port"] and alive(info(plan)["server_pid"])
+
+
+def test_a_port_another_process_takes_first_starts_the_server_on_another(plan, monkeypatch):
+    """The port is chosen free and bound by the server a moment later: a process that binds it
+    meanwhile is neither joined as the daemon (it listens, but is not the server) nor fatal."""
+    impostor = socket.socket()
+    impostor.bind(("127.0.0.1", 0))
+    impostor.listen()
+    taken = impostor.getsockname()[1]
+    ports = iter([taken])
+    free = daemon._free_port
+    monkeypatch.setattr(daemon, "_free_port", lambda: next(ports, None) or free())
+    try:
+        url = daemon.acquire(plan, lambda line: None)
+    finally:
+        impostor.close()
+    running = info(plan)
+    assert url.port == running["port"] != taken
+    assert processes.listens_on(running["server_pid"], running["port"])
+    assert starts(plan) == 2
+
+
+def test_a_port_taken_at_every_attempt_gives_up_with_the_reason(plan, monkeypatch):
+    impostor = socket.socket()
+    impostor.bind(("127.0.0.1", 0))
+    impostor.listen()
+    taken = impostor.getsockname()[1]
+    monkeypatch.setattr(daemon, "_free_port", lambda: taken)
+    try:
+        with pytest.raises(daemon.PortTaken, match=f"another process took port {taken}"):
+            daemon.acquire(plan, lambda line: None)
+    finally:
+        impostor.close()
+    assert starts(plan) == daemon.PORT_ATTEMPTS
+    assert not os.path.exists(plan.path(INFO_NAME))

@@ -50,7 +50,7 @@ from dbt.adapters.paimon.server.daemon_process import (CLIENTS_NAME, INFO_NAME,
                                                        LAST_USED_NAME, LOG_NAME,
                                                        SPARK_OUT_NAME, read_json, touch,
                                                        write_private_json)
-from dbt.adapters.paimon.server.processes import alive, command_line
+from dbt.adapters.paimon.server.processes import alive, command_line, listens_on
 
 LOCK_NAME = "daemon.lock"
 START_TIMEOUT_S = 300
@@ -65,6 +65,15 @@ _started_here = False  # this process started the daemon it uses: its Python wor
 
 class DaemonUnavailable(RuntimeError):
     """The background Spark could not be started or joined (the message says why)."""
+
+
+class PortTaken(DaemonUnavailable):
+    """Another process bound the port chosen for a new server before the server did."""
+
+
+# A new server whose port another process took first is started again on another port: the
+# port is chosen free, then bound by a JVM seconds later, and anything may bind it meanwhile.
+PORT_ATTEMPTS = 3
 
 
 class DaemonServer(abc.ABC):
@@ -145,7 +154,7 @@ def acquire(plan: DaemonPlan, announce: Callable[[str], None]) -> Any:
                          f"commands reuse it. It stops after {plan.idle_seconds / 60:g} min "
                          f"without a command, or with `dbt-paimon server stop --warehouse "
                          f"{plan.warehouse}`; DBT_PAIMON_DAEMON=off turns it off.")
-                info = _start(plan, mine)
+                info = _start_on_a_free_port(plan, mine)
                 global _started_here
                 _started_here = True
             _wait_ready(plan, info)
@@ -338,10 +347,35 @@ def _start(plan: DaemonPlan, mine: str) -> Dict:
         time.sleep(0.05)
 
 
+def _start_on_a_free_port(plan: DaemonPlan, mine: str) -> Dict:
+    """``_start``, again on another port while another process takes the chosen one first."""
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        info = _start(plan, mine)
+        try:
+            _wait_ready(plan, info)
+            return info
+        except PortTaken:
+            _terminate(plan.state_dir, info)
+            if attempt == PORT_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _serving(info: Dict) -> bool:
+    """The daemon's own server listens on its port: not merely something (another process may
+    have bound the port first, and would then be joined in its place)."""
+    owned = listens_on(info.get("server_pid"), info["port"])
+    return owned if owned is not None else _listening(info["port"])
+
+
 def _wait_ready(plan: DaemonPlan, info: Dict) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
-    while not _listening(info["port"]):
+    while not _serving(info):
         if not alive(info.get("server_pid")) or not alive(info.get("pid")):
+            if _listening(info["port"]) or f"bind to address /127.0.0.1:{info['port']}" in \
+                    _tail(plan):
+                raise PortTaken(f"another process took port {info['port']} before the Spark "
+                                f"Connect server bound it.{_tail(plan)}")
             raise DaemonUnavailable(f"the Spark Connect server exited while starting."
                                     f"{_tail(plan)}")
         if time.monotonic() > deadline:

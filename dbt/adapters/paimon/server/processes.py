@@ -43,3 +43,41 @@ def command_line(pid) -> str:
                               capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
+
+
+def listens_on(pid: Optional[int], port: int) -> Optional[bool]:
+    """Whether process ``pid`` holds a listening TCP socket on ``port``; None where this cannot
+    be told (no /proc, or another user's process). What tells a daemon's server that bound its
+    port from another process that took the port first (daemon.py)."""
+    inodes = set()
+    tables = 0
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(name) as handle:
+                lines = handle.readlines()[1:]
+        except OSError:
+            continue
+        tables += 1
+        for line in lines:
+            fields = line.split()
+            # local address "ADDR:PORT" in hex, state 0A = LISTEN, then the socket's inode
+            if len(fields) > 9 and fields[3] == "0A" and \
+                    int(fields[1].rsplit(":", 1)[1], 16) == int(port):
+                inodes.add(f"socket:[{fields[9]}]")
+    if not tables or not pid:
+        return None
+    if not inodes:
+        return False
+    try:
+        descriptors = os.listdir(f"/proc/{int(pid)}/fd")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    for descriptor in descriptors:
+        try:
+            if os.readlink(f"/proc/{int(pid)}/fd/{descriptor}") in inodes:
+                return True
+        except OSError:
+            continue
+    return False

@@ -59,7 +59,14 @@ def paimon_warehouse(tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="session")
-def connect_server_url(profile_type, paimon_warehouse):
+def connect_event_log(tmp_path_factory):
+    """The Spark event log folder of the --profile connect server (what a history server
+    reads): a Connect client cannot read the server's job list itself."""
+    return tmp_path_factory.mktemp("eventlog")
+
+
+@pytest.fixture(scope="session")
+def connect_server_url(profile_type, paimon_warehouse, connect_event_log):
     """--profile connect: a Spark Connect server on the process's warehouse (as `dbt-paimon
     server start` runs it), stopped when the test process ends."""
     import socket
@@ -74,7 +81,11 @@ def connect_server_url(profile_type, paimon_warehouse):
         env.setenv("SPARK_REMOTE", "sc://127.0.0.1:1")
         env.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
         server = connect_server.start(paimon_warehouse, port, master="local[2]",
-                                      conf={"spark.sql.shuffle.partitions": "4"})
+                                      conf={"spark.sql.shuffle.partitions": "4",
+                                            "spark.eventLog.enabled": "true",
+                                            "spark.eventLog.dir": str(connect_event_log),
+                                            # plain JSON lines (Spark 4 compresses by default)
+                                            "spark.eventLog.compress": "false"})
     yield server.url
     connect_server.stop(paimon_warehouse, port)
 

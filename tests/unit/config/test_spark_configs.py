@@ -49,7 +49,7 @@ def test_tblproperties_must_be_paimon_options():
 @pytest.mark.parametrize("key, value", [
     ("liquid_clustered_by", ["id"]), ("auto_liquid_cluster", True), ("zorder", "id"),
     ("location_root", "/mnt/lake"), ("source_alias", "s"), ("target_alias", "t"),
-    ("merge_with_schema_evolution", True), ("options", {"compression": "gzip"}),
+    ("options", {"compression": "gzip"}),
 ])
 def test_delta_only_configs_are_refused_with_the_fix(key, value):
     message = error_of({key: value, "unique_key": "id"})
@@ -61,3 +61,19 @@ def test_replace_where_names_the_paimon_strategies():
     message = error_of({"incremental_strategy": "replace_where"})
     assert "replace_where" in message and "insert_overwrite" in message
     assert "microbatch" in message
+
+
+def test_merge_with_schema_evolution_is_a_merges_config():
+    define({"incremental_strategy": "merge", "unique_key": "id",
+            "merge_with_schema_evolution": True})
+    define({"incremental_strategy": "append", "merge_with_schema_evolution": False})
+    for config, materialization in [
+            ({"incremental_strategy": "append", "merge_with_schema_evolution": True},
+             "incremental"),
+            ({"unique_key": "id", "merge_with_schema_evolution": True}, "table")]:
+        message = error_of(config, materialization)
+        assert "`merge_with_schema_evolution` applies to incremental models with " \
+               "incremental_strategy='merge'" in message
+    assert "true or false, got 'yes'" in error_of(
+        {"incremental_strategy": "merge", "unique_key": "id",
+         "merge_with_schema_evolution": "yes"})

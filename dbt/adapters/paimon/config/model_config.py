@@ -225,11 +225,14 @@ def _standard_definition(model, materialization, config, columns, problems: Conf
     """``table``, ``incremental`` and ``seed`` with file_format='paimon': validated as the
     paimon_pk (a key) or paimon_append (no key) model they build. dbt-spark's and
     dbt-databricks' own configs are mapped or refused first (spark_configs.py)."""
-    from dbt.adapters.paimon.config.spark_configs import apply_spark_configs
+    from dbt.adapters.paimon.config.spark_configs import (apply_spark_configs,
+                                                         check_schema_evolution)
 
     config = apply_spark_configs(config, problems)
     unique_key = list(dict.fromkeys(as_list(config.pop("unique_key", None))))  # ['a', 'a']
     strategy = config.pop("incremental_strategy", None) or default_strategy(unique_key)
+    check_schema_evolution(config, materialization, strategy, problems)
+    config.pop("merge_with_schema_evolution", None)
     if materialization == "incremental":
         if strategy not in INCREMENTAL_STRATEGIES:
             problems.add(f"incremental_strategy '{strategy}' is not supported with "

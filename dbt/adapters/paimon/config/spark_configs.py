@@ -9,6 +9,9 @@ is either given its Paimon meaning or refused with what to change, never silentl
   does not match (standard_writes.merge_deleting_unmatched);
 - `matched_condition`, `not_matched_condition`, `skip_matched_step`, `skip_not_matched_step`:
   which run rows a merge writes (standard_writes.merge_clauses);
+- `merge_with_schema_evolution`: a merge adds the run's new columns to the table, as Delta's
+  MERGE WITH SCHEMA EVOLUTION does (on_schema_change's append_new_columns where it says
+  ignore; model_builder);
 - Delta's layout, location and the merge aliases: refused (REFUSED below says why).
 
 Pure Python: called by model_config._standard_definition with the model's config.
@@ -34,8 +37,6 @@ REFUSED: Dict[str, str] = {
                "options with `table_options` (e.g. {'file.compression': 'zstd'})",
     "compression": "set Paimon's `file.compression` with `table_options` instead",
     "databricks_tags": "Unity Catalog tags do not exist for a Paimon table: remove it",
-    "merge_with_schema_evolution": "columns evolve as `on_schema_change` says "
-                                   "(append_new_columns, sync_all_columns): use it instead",
     "source_alias": "merge conditions name the run's row DBT_INTERNAL_SOURCE and the stored "
                     "row DBT_INTERNAL_DEST (incremental_predicates: DBT_INTERNAL_DEST or bare "
                     "column names): remove it and write the conditions that way",
@@ -48,6 +49,21 @@ REFUSED: Dict[str, str] = {
 def _is_set(value: Any) -> bool:
     # `skip_matched_step: false`, `zorder: []` in a project are dbt-databricks' defaults
     return value not in (None, False, "", [], {}, ())
+
+
+def check_schema_evolution(config: Mapping[str, Any], materialization: str, strategy: str,
+                           problems) -> None:
+    """`merge_with_schema_evolution` is a merge's: dbt-databricks adds it to MERGE only."""
+    value = config.get("merge_with_schema_evolution")
+    if value in (None, False):
+        return
+    if value is not True:
+        problems.add(f"config `merge_with_schema_evolution` is true or false, got {value!r}.")
+    elif materialization != "incremental" or strategy != "merge":
+        problems.add("config `merge_with_schema_evolution` applies to incremental models with "
+                     "incremental_strategy='merge' (and a unique_key): remove it, or set "
+                     "on_schema_change='append_new_columns' to add new columns on other "
+                     "strategies.")
 
 
 def apply_spark_configs(config: Mapping[str, Any], problems) -> Dict[str, Any]:

@@ -194,6 +194,11 @@ class ModelBuilder:
         _write_local or not at all (None returned)."""
         if local_rows is not None:
             return self._write_local(definition, database, table, local_rows, request)
+        if request is not None and request.schema_evolution and request.strategy == "merge" \
+                and on_schema_change == "ignore":
+            # Delta's MERGE WITH SCHEMA EVOLUTION: the run's new columns join the table; the
+            # columns it lacks keep their stored values in matched rows (fill_kept_columns)
+            on_schema_change = "append_new_columns"
         df = self._query(sql, request)
         schema = stored_schema(query_schema(df), definition)
         check_not_null(df, definition)

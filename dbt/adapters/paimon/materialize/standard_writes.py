@@ -68,6 +68,8 @@ class WriteRequest:
     not_matched_condition: Optional[str] = None
     skip_matched_step: bool = False
     skip_not_matched_step: bool = False
+    # merge: dbt-databricks' merge_with_schema_evolution (the run's new columns are added)
+    schema_evolution: bool = False
 
     @property
     def has_merge_clauses(self) -> bool:
@@ -99,6 +101,7 @@ class WriteRequest:
             not_matched_condition=config.get("not_matched_condition") or None,
             skip_matched_step=bool(config.get("skip_matched_step")),
             skip_not_matched_step=bool(config.get("skip_not_matched_step")),
+            schema_evolution=config.get("merge_with_schema_evolution") is True,
         )
 
     def window(self) -> Optional[Column]:

@@ -98,6 +98,41 @@ class TestClonePaimonModels:
         project.run_sql(f"drop schema if exists {clone_schema} cascade")
 
 
+class TestCloneWithDefer:
+    """CI against production, as dbt documents `dbt clone` with `--defer`: a model built in the
+    CI schema reads an unbuilt parent from the state's (production) schema; once the parent is
+    cloned into the CI schema, it reads the clone, unless `--favor-state` says production."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"orders.sql": ORDERS, "totals.sql": TOTALS}
+
+    @pytest.fixture(scope="class")
+    def macros(self):
+        return {"schema.sql": SCHEMA_MACRO}
+
+    def test_deferred_refs_read_production_then_the_clone(self, project, tmp_path):
+        run_dbt(["run"])  # production: orders sum 45
+        state = tmp_path / "state"
+        shutil.copytree(os.path.join(project.project_root, "target"), state)
+        ci = f"{project.test_schema}_ci"
+        in_ci = ["--state", str(state), "--vars", f"{{clone_schema: {ci}}}"]
+        run_dbt(["run", "-s", "totals", "--defer"] + in_ci)
+
+        def totals():
+            return project.run_sql(f"select total from {ci}.totals", fetch="one")[0]
+
+        assert totals() == 45  # read production's orders: the CI schema has none
+        assert project.run_sql(f"show tables in {ci} like 'orders'", fetch="all") == []
+        run_dbt(["clone", "-s", "orders"] + in_ci)
+        run_dbt(["run", "-s", "orders", "--vars", "{batch: 2}"])  # production moves on: 90
+        run_dbt(["run", "-s", "totals", "--defer"] + in_ci)
+        assert totals() == 45  # the clone, which keeps the state's snapshot
+        run_dbt(["run", "-s", "totals", "--defer", "--favor-state"] + in_ci)
+        assert totals() == 90
+        project.run_sql(f"drop schema if exists {ci} cascade")
+
+
 # -- a JDBC catalog: the clone is a copy -----------------------------------------------------
 JDBC_SCHEMA = "clone_jdbc"
 JDBC_PROFILE = ("warehouse: paimon_warehouse\n"

@@ -25,7 +25,8 @@ CONNECT_TESTS := tests/functional/paimon/test_paimon_pk.py tests/functional/paim
 	tests/functional/adapter/test_empty.py tests/functional/adapter/test_dbt_show.py \
 	tests/functional/adapter/test_docs_generate.py \
 	tests/functional/paimon/test_cross_schema_build.py tests/functional/adapter/test_seed_files.py \
-	tests/functional/paimon/test_job_labels.py
+	tests/functional/paimon/test_job_labels.py tests/functional/paimon/test_merge_deletes.py \
+	tests/functional/paimon/test_clone.py::TestClonePaimonModels
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

@@ -1,5 +1,6 @@
 """Paimon 1.0 Java (PaimonPeer) reads a snapshot table and a microbatch table that dbt-paimon
-built through dbt's own materializations (`dbt snapshot`, `incremental_strategy='microbatch'`).
+built through dbt's own materializations (`dbt snapshot`, `incremental_strategy='microbatch'`),
+and the tables two Python models built (a `paimon_pk` and a dbt `table` from a DataFrame).
 
 dbt runs in a subprocess (its own embedded Spark session), as a user runs it: this pytest
 process has its own Spark session (tests/interop), and one process holds one session."""
@@ -64,6 +65,19 @@ select id, cast(event_time as timestamp) as event_time, amount from values
 """
 
 
+PY_KEYED = """
+def model(dbt, session):
+    dbt.config(materialized="paimon_pk", primary_key="id", buckets=2)
+    return dbt.ref("events").selectExpr("id", "amount * 2 as doubled")
+"""
+
+PY_TABLE = """
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return dbt.ref("events").groupBy().sum("amount").withColumnRenamed("sum(amount)", "total")
+"""
+
+
 def _dbt(project, *args):
     env = dict(os.environ, DBT_PROFILES_DIR=str(project), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     proc = subprocess.run([sys.executable, "-m", "dbt.cli.main", *args, "--project-dir",
@@ -81,15 +95,21 @@ def test_java_reads_snapshot_and_microbatch_tables(tmp_path, paimon_java):
     (project / "models" / "customers.sql").write_text(textwrap.dedent(CUSTOMERS))
     (project / "models" / "events.sql").write_text(textwrap.dedent(EVENTS))
     (project / "snapshots" / "customers_history.yml").write_text(SNAPSHOT)
+    (project / "models" / "py_keyed.py").write_text(PY_KEYED)
+    (project / "models" / "py_table.py").write_text(PY_TABLE)
 
     _dbt(project, "build", "--event-time-start", "2024-01-01", "--event-time-end",
          "2024-01-04")
     _dbt(project, "build", "--select", "customers", "customers_history",
          "--vars", "{step: 2}")
 
-    events, history = paimon_java.batch(
-        [["read", warehouse, "lake.events"], ["read", warehouse, "lake.customers_history"]],
+    events, history, keyed, table = paimon_java.batch(
+        [["read", warehouse, "lake.events"], ["read", warehouse, "lake.customers_history"],
+         ["read", warehouse, "lake.py_keyed"], ["read", warehouse, "lake.py_table"]],
         tmp_path / "commands.jsonl")
+    assert sorted((r["id"], r["doubled"]) for r in map(json.loads, keyed.splitlines()) if r) \
+        == [(1, 20), (2, 40), (3, 60), (4, 80)]
+    assert [json.loads(r) for r in table.splitlines() if r] == [{"total": 100}]
     events = sorted((r["id"], r["event_time"], r["amount"])
                     for r in map(json.loads, events.splitlines()) if r)
     assert events == [(1, "2024-01-01T10:00:00.000000", 10), (2, "2024-01-02T11:00:00.000000", 20),

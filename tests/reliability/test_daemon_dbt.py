@@ -2,7 +2,8 @@
 the protocol alone, with a stand-in server, is tests/unit/server/test_daemon.py): concurrent
 commands on one warehouse start one daemon and both land (an in-process Spark's Derby admits
 one), later commands reuse it, it answers only on loopback and only with its token, a command
-killed mid-run leaves it serving, `dbt-paimon server stop` stops it, and a broken daemon makes
+killed mid-run leaves it serving, a Python model builds its Paimon table there, `dbt-paimon
+server stop` stops it, and a broken daemon makes
 a command fall back to Spark in its own process instead of failing.
 
 The suite turns the daemon off (tests/conftest.py); these tests turn it on for their commands.
@@ -29,6 +30,13 @@ ON = {"DBT_PAIMON_DAEMON": "on"}
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1) }}
 select cast(id as bigint) as id, cast({{ env_var('RUN', '1') }} as int) as run
 from range(0, 50)
+"""
+
+
+PY_MODEL = """
+def model(dbt, session):
+    dbt.config(materialized="paimon_pk", primary_key="id", buckets=1)
+    return dbt.ref("a").selectExpr("id", "run * 2 as twice")
 """
 
 
@@ -107,6 +115,13 @@ def test_commands_share_one_daemon_that_only_its_user_reaches(project):
     assert probe.returncode != 0
     assert "UNAUTHENTICATED" in probe.stderr or "authentication" in probe.stderr.lower(), \
         probe.stderr[-2000:]
+
+    # a Python model builds its Paimon table in the daemon's Spark (its Python workers)
+    (root / "models" / "py.py").write_text(PY_MODEL)
+    run_dbt(root, "run", "-s", "py", env=ON)
+    assert sorted(read_merged(TableLocation(str(warehouse), "bg", "py", {}))
+                  .column("twice").to_pylist()) == [2] * 50
+    assert info(state)["server_pid"] == running["server_pid"]
 
     # a command killed mid-run (SIGKILL, after it joined) leaves the daemon serving the next
     pauses = root / "pauses"

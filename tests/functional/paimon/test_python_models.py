@@ -46,6 +46,19 @@ def model(dbt, session):
     return rows.selectExpr("id", "v")
 """
 
+# two Python writers of one partial-update table, each owning its columns
+NAMED = """
+def model(dbt, session):
+    dbt.config(materialized="partial_update", primary_key="id", buckets=1, target="wide")
+    return dbt.ref("source_rows").selectExpr("id", "concat('n', cast(v as string)) as name")
+"""
+
+SCORED = """
+def model(dbt, session):
+    dbt.config(materialized="partial_update", primary_key="id", buckets=1, target="wide")
+    return dbt.ref("source_rows").where("id < 2").selectExpr("id", "v * 10 as score")
+"""
+
 PARQUET = """
 def model(dbt, session):
     dbt.config(materialized="table", file_format="parquet")
@@ -63,10 +76,11 @@ class TestPythonModelsBuildPaimonTables:
     @pytest.fixture(scope="class")
     def models(self):
         return {"source_rows.sql": SOURCE, "keyed.py": KEYED, "appended.py": APPENDED,
-                "replaced.py": REPLACED, "growing.py": GROWING, "as_parquet.py": PARQUET}
+                "replaced.py": REPLACED, "growing.py": GROWING, "as_parquet.py": PARQUET,
+                "named.py": NAMED, "scored.py": SCORED}
 
     def test_each_run_is_one_paimon_commit_of_the_dataframe(self, project):
-        assert len(run_dbt(["run"])) == 6
+        assert len(run_dbt(["run"])) == 8
         run_dbt(["run", "--vars", "{batch: 2}"])
         # aggregation engine: each run's v summed per key (1x + 2x)
         assert sorted((r["id"], r["total"]) for r in stored(project, "keyed")) == \
@@ -78,6 +92,9 @@ class TestPythonModelsBuildPaimonTables:
         # incremental: the second run merged ids 2-3 again (v 2x) by key
         assert sorted((r["id"], r["v"]) for r in stored(project, "growing")) == \
             [(0, 0), (1, 1), (2, 4), (3, 6)]
+        # partial update: each writer's columns, the other's kept (2x: the second run)
+        assert sorted((r["id"], r["name"], r["score"]) for r in stored(project, "wide")) == \
+            [(0, "n0", 0), (1, "n2", 20), (2, "n4", None), (3, "n6", None)]
         # SQL reads the Python models' Paimon tables like any other
         total = project.run_sql(f"select total from {project.test_schema}.replaced",
                                 fetch="one")[0]

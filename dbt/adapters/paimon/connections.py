@@ -178,6 +178,8 @@ class PaimonConnectionManager(SparkConnectionManager):
         registry.on_activate = job_labels.apply
         registry.sync_once(get_invocation_id())
         environments.warm_up_python_workers_once()
-        connection.handle = SessionConnection(registry.activate())
+        # no refresh here: every statement and adapter call brings the entries up to date
+        # right before it runs (SessionConnection.execute, registry.activate)
+        connection.handle = SessionConnection(registry.activate(refresh=False))
         connection.state = ConnectionState.OPEN
         return connection

@@ -494,6 +494,17 @@ def test_a_spark_table_of_the_same_name_is_refused(registry, warehouse):
         registry.expose("db", "orders", CatalogEntry("EXTERNAL", "parquet", {}))
 
 
+def test_an_entry_not_yet_seen_is_looked_up_by_its_name_alone(warehouse, monkeypatch):
+    """Spark describes every entry a listing names: the lookup of one table's entry lists that
+    name only, whatever else the database holds."""
+    paimon_table(warehouse, "db", "orders")
+    spark = FakeSpark({"db": [listed("orders", "EXTERNAL", "parquet"), listed("other")]})
+    registry = PaimonTableRegistry(spark, warehouse, {})
+    with pytest.raises(ValueError, match="both a Paimon table .* and a Spark parquet table"):
+        registry.expose("db", "orders")
+    assert spark.statements == ["show table extended in `db` like 'orders'"]
+
+
 def test_a_missing_table_or_an_unsafe_name_is_refused(registry):
     with pytest.raises(TableNotFoundError, match="db.orders does not exist"):
         registry.expose("db", "orders")
@@ -736,3 +747,30 @@ def test_an_entry_another_process_made_meanwhile_is_taken_as_it_is(spark, make_e
     stored["paimon.snapshot-id"] = "6.1"                   # another snapshot's: an error
     with pytest.raises(RuntimeError, match="ALREADY_EXISTS"):
         make_entry(None, None, PYTHON)
+
+
+# -- the active session of a thread ----------------------------------------------------------
+class _Jvm:
+    """py4j's view of the JVM: each attribute of a package path is a lookup (counted)."""
+
+    def __init__(self):
+        self.lookups = 0
+        self.activated = []
+
+    def __getattr__(self, name):
+        if name in ("lookups", "activated"):
+            raise AttributeError(name)
+        self.lookups += 1
+        return self if name != "SparkSession" else SimpleNamespace(
+            setActiveSession=self.activated.append)
+
+
+def test_activate_resolves_the_jvm_session_class_once(warehouse):
+    spark = FakeSpark()
+    spark.sparkContext._jvm = _Jvm()
+    spark._jsparkSession = "session"
+    registry = PaimonTableRegistry(spark, warehouse, {})
+    for _ in range(3):
+        assert registry.activate() is spark
+    assert spark.sparkContext._jvm.activated == ["session"] * 3
+    assert spark.sparkContext._jvm.lookups == len("org.apache.spark.sql.SparkSession".split("."))

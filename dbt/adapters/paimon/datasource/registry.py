@@ -98,6 +98,7 @@ class PaimonTableRegistry:
         # called with the session each time a thread activates it for a statement: the dbt
         # layer labels the thread's Spark jobs with its node (job_labels.py)
         self.on_activate: Optional[Callable[[SparkSession], None]] = None
+        self._session_class = None  # the JVM's SparkSession class (activate)
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -126,8 +127,11 @@ class PaimonTableRegistry:
             self.on_activate(self.spark)
         if is_connect(self.spark):
             return self.spark
-        jvm = self.spark.sparkContext._jvm
-        jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
+        if self._session_class is None:
+            # resolving the class by its package path costs py4j a reflection lookup per
+            # package, ~3 ms a call, where the resolved class's call is one round trip
+            self._session_class = self.spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
+        self._session_class.setActiveSession(self.spark._jsparkSession)
         return self.spark
 
     def refresh_stale(self, sql: Optional[str] = None) -> None:
@@ -338,7 +342,7 @@ class PaimonTableRegistry:
         self._register_provider(database, source)
         snapshot = self._latest_snapshot(database, source)
         if entry is None:
-            entry = self._catalog_entries(database).get(table)
+            entry = self._catalog_entry(database, table)
         if entry is not None:
             if not entry.ours:
                 raise ValueError(
@@ -391,7 +395,7 @@ class PaimonTableRegistry:
             # entry meanwhile: fine if it is this table's, as of this schema and snapshot.
             if "ALREADY_EXISTS" not in str(exc) and "TABLE_OR_VIEW_NOT_FOUND" not in str(exc):
                 raise
-            now = self._catalog_entries(database).get(table)
+            now = self._catalog_entry(database, table)
             if now is None or now.schema_id != schema_id or now.snapshot != snapshot:
                 raise
             properties = now.properties
@@ -553,11 +557,12 @@ class PaimonTableRegistry:
                 entry.provider != provider_name(database, table):  # an older-style entry
             self._register_provider(database, paimon_source_of(entry.provider))
 
-    def _show_tables(self, database: str, create_database: bool = False) -> list:
-        """`show table extended` of ``database``; with ``create_database``, a database missing
-        from Spark's catalog is created first (asked only when the listing finds none: over
-        Spark Connect each question is a round trip)."""
-        sql = f"show table extended in {quote_identifier(database)} like '*'"
+    def _show_tables(self, database: str, create_database: bool = False,
+                     pattern: str = "*") -> list:
+        """`show table extended` of ``database`` (of the entries ``pattern`` names); with
+        ``create_database``, a database missing from Spark's catalog is created first (asked
+        only when the listing finds none: over Spark Connect each question is a round trip)."""
+        sql = f"show table extended in {quote_identifier(database)} like '{pattern}'"
         try:
             return self.spark.sql(sql).collect()
         except Exception as exc:  # noqa: BLE001 - re-raised unless the database is missing
@@ -566,6 +571,10 @@ class PaimonTableRegistry:
         self.spark.sql(f"create database if not exists {quote_identifier(database)}")
         return self.spark.sql(sql).collect()
 
-    def _catalog_entries(self, database: str) -> Dict[str, CatalogEntry]:
-        return catalog_entries(self._show_tables(database))
+    def _catalog_entry(self, database: str, table: str) -> Optional[CatalogEntry]:
+        """The entry named ``table`` as Spark lists it, if any. The listing names the table
+        (a checked name: no pattern character): Spark describes each entry it lists, so a
+        listing of the whole database costs as much as the database holds entries."""
+        return catalog_entries(self._show_tables(database, pattern=check_name("table", table))
+                               ).get(table)
 

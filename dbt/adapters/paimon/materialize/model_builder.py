@@ -31,7 +31,8 @@ from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.config import TableDefinition, table_definition
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
-from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, spark_schema
+from dbt.adapters.paimon.datasource.spark_types import (arrow_schema_for_spark, quote_identifier,
+                                                        spark_schema)
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
 logger = AdapterLogger("Paimon")
@@ -524,15 +525,21 @@ class ModelBuilder:
         stored = arrow_schema_of(self.registry.open_table(database, table))
         present = set(df.columns)
         spark_types = {f.name: f.dataType for f in spark_schema(stored).fields}
+        # SQL text, which Spark parses in the one projection call: each classic PySpark Column
+        # function first resolves `functions` through py4j's JVM view (~2 ms a column). A cast
+        # is to an integer, DECIMAL or DOUBLE type (schema_changes.widens), whose simpleString
+        # is its SQL name.
         columns = [
-            F.col(f"`{f.name}`").cast(spark_types[f.name]).alias(f.name)
+            f"cast({quote_identifier(f.name)} as {spark_types[f.name].simpleString()}) as "
+            f"{quote_identifier(f.name)}"
             if f.name in plan.cast_columns  # a narrower type, widened exactly (plan_changes)
-            else F.col(f"`{f.name}`") if f.name in present else F.lit(None).alias(f.name)
+            else quote_identifier(f.name) if f.name in present
+            else f"null as {quote_identifier(f.name)}"
             for f in stored
         ]
         if definition.row_kind_column:
-            columns.append(F.col(f"`{definition.row_kind_column}`"))
-        return df.select(*columns)
+            columns.append(quote_identifier(definition.row_kind_column))
+        return df.selectExpr(*columns)
 
     def _write(self, definition: TableDefinition, database: str, table: str, df: DataFrame,
                overwrite_partitions: bool = False, overwrite: Optional[str] = None):

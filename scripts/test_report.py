@@ -1,15 +1,23 @@
 """The summary at the end of `make test`: each pytest process's time, test count and share of
-the work, the whole run's wall time, the 25 slowest tests of all processes, and a warning when a
-process grew by more than 20% over the figure docs/development.md records for it, or the run
-neared CI's limit (the suite's own guard: 45 minutes on the quiet machine).
+the work, the whole run's wall time, the 25 slowest tests of all processes, the line coverage of
+dbt/adapters/paimon, and a warning when a process grew by more than 20% over the figure
+docs/development.md records for it, the run neared CI's limit (the suite's own guard: 45 minutes
+on the quiet machine), the line coverage fell below its recorded figure, or a measured process
+left no coverage data.
 
-    python scripts/test_report.py <folder of the processes' JUnit files> [<start time, epoch s>]
+    python scripts/test_report.py <folder of the processes' JUnit files> [<start time, epoch s>
+        [<measured process> ...]]
 
-Reads ``<target>.xml`` (pytest --junitxml) of each process; standard library only.
+Reads ``<target>.xml`` (pytest --junitxml) of each process and ``<target>.coverage`` (coverage
+run --data-file) of each measured one, which it combines into ``coverage`` and
+``coverage.json`` in the same folder with ``python -m coverage`` (run by this interpreter);
+standard library only.
 """
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -23,6 +31,9 @@ GROWTH_WARNING = 1.20
 WALL_GUARD_MIN = 45.0
 # a row of the lanes table: | `make test-x` | what it runs | 10.7 min (72 tests) |
 _RECORDED_ROW = re.compile(r"^\| `make (test-[\w-]+)` \|.*\| ([\d.]+) min \((\d+)")
+# the figure beside the lanes table: "Recorded line coverage: 81.3%"
+_RECORDED_COVERAGE = re.compile(r"Recorded line coverage: ([\d.]+)%")
+PACKAGE_DIR = "dbt/adapters/paimon/"
 
 
 @dataclass(frozen=True)
@@ -104,15 +115,107 @@ def report(lanes: List[Lane], recorded: Dict[str, Tuple[float, int]],
     return "\n".join(lines)
 
 
+def recorded_coverage(doc: Path = DEVELOPMENT_DOC) -> Optional[float]:
+    """The line coverage (%) docs/development.md records, if it records one."""
+    try:
+        found = _RECORDED_COVERAGE.search(doc.read_text())
+    except OSError:
+        return None
+    return float(found.group(1)) if found else None
+
+
+def run_coverage(*args: str) -> str:
+    """``python -m coverage <args>`` in the repository (its [tool.coverage.*] config); its
+    output, or RuntimeError with its message."""
+    done = subprocess.run([sys.executable, "-m", "coverage", *args], cwd=ROOT,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines() or [f"exit {done.returncode}"]
+        raise RuntimeError(f"`coverage {args[0]}` failed: {said[-1]}")
+    return done.stdout
+
+
+def measure_coverage(folder: Path, processes: List[str]
+                     ) -> Tuple[Optional[dict], Dict[str, float], List[str]]:
+    """Combines the measured processes' data files into <folder>/coverage (keeping them) and
+    returns its JSON report (None if there is none), each process's own line coverage (%), and
+    the problems met: a missing data file, a coverage command that failed."""
+    problems, per_process, present = [], {}, []
+    for process in processes:
+        data = folder / f"{process}.coverage"
+        if not data.exists():
+            problems.append(f"{process} left no coverage data ({data} is missing: did it "
+                            f"crash?); the total lacks its lines")
+            continue
+        present.append(str(data))
+        try:
+            per_process[process] = float(run_coverage("report", "--format=total",
+                                                      f"--data-file={data}"))
+        except (RuntimeError, ValueError) as error:
+            problems.append(f"{process}: {error}")
+    if not present:
+        return None, per_process, problems
+    combined, out = folder / "coverage", folder / "coverage.json"
+    try:
+        run_coverage("combine", "--keep", "-q", f"--data-file={combined}", *present)
+        run_coverage("json", "-q", f"--data-file={combined}", "-o", str(out))
+        return json.loads(out.read_text()), per_process, problems
+    except (RuntimeError, OSError, ValueError) as error:
+        return None, per_process, problems + [str(error)]
+
+
+def lines_by_package(report_json: dict) -> Dict[str, Tuple[int, int]]:
+    """Top-level subpackage of dbt/adapters/paimon ("(modules)" for the package's own modules)
+    -> (lines run, lines), from coverage's JSON report."""
+    found: Dict[str, Tuple[int, int]] = {}
+    for name, data in report_json["files"].items():
+        inside = Path(name).as_posix().split(PACKAGE_DIR, 1)[-1]
+        package = inside.split("/")[0] if "/" in inside else "(modules)"
+        run, lines = found.get(package, (0, 0))
+        found[package] = (run + data["summary"]["covered_lines"],
+                          lines + data["summary"]["num_statements"])
+    return found
+
+
+def coverage_report(report_json: Optional[dict], per_process: Dict[str, float],
+                    problems: List[str], recorded: Optional[float], folder: Path) -> str:
+    """The coverage section of the summary, its warnings last."""
+    lines = ["", "== line coverage of dbt/adapters/paimon (pytest processes only) =="]
+    warnings = list(problems)
+    if report_json is not None:
+        totals = report_json["totals"]
+        total = 100.0 * totals["covered_lines"] / max(totals["num_statements"], 1)
+        lines.append(f"{'total':<18} {total:>6.1f}% {totals['covered_lines']:>6} of "
+                     f"{totals['num_statements']} lines; recorded: "
+                     + (f"{recorded:g}%" if recorded is not None else "-"))
+        for package, (run, count) in sorted(lines_by_package(report_json).items()):
+            lines.append(f"  {package:<16} {100.0 * run / max(count, 1):>6.1f}% {run:>6} of "
+                         f"{count}")
+        if recorded is not None and round(total, 1) < recorded:
+            warnings.append(f"line coverage is {total:.1f}%, below the {recorded:g}% "
+                            f"docs/development.md records: test the code that lost it, or "
+                            f"record the new figure with the reason")
+    if per_process:
+        lines.append("each process alone: " + ", ".join(
+            f"{process} {percent:g}%" for process, percent in per_process.items()))
+    if report_json is not None:
+        lines.append(f"combined data: {folder / 'coverage'} (`coverage report -m "
+                     f"--data-file=<it>` lists the lines not run) and coverage.json")
+    return "\n".join(lines + [f"WARNING: {warning}" for warning in warnings])
+
+
 def main(argv: List[str]) -> int:
     folder = Path(argv[0])
     started = float(argv[1]) if len(argv) > 1 and argv[1] else None
+    measured = argv[2:]
     lanes = [read_lane(path) for path in sorted(folder.glob("test-*.xml"))]
     if not lanes:
         print(f"no JUnit files of the test processes in {folder}")
         return 0
     wall = time.time() - started if started else None
     print(report(lanes, recorded_minutes(), wall))
+    if measured:
+        print(coverage_report(*measure_coverage(folder, measured), recorded_coverage(), folder))
     return 0
 
 

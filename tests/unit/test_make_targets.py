@@ -31,3 +31,20 @@ def test_every_test_module_runs_in_a_make_test_process():
 def test_each_process_has_its_own_pytest_temp_folder():
     folders = [re.search(r"--basetemp=(\S+)", c).group(1) for c in make_test_commands()]
     assert len(set(folders)) == len(folders)
+
+
+def test_the_measured_processes_each_write_their_own_coverage_data():
+    commands = make_test_commands()
+    measured = {}
+    for command in commands:
+        target = re.search(r"--basetemp=\S+/(test-[\w-]+)", command).group(1)
+        data = re.search(r"-m coverage run --data-file=(\S+) -m pytest ", command)
+        if data:
+            measured[target] = data.group(1)
+    assert {"test-unit", "test-integration", "test-functional"} <= set(measured)
+    assert all(path.endswith(f"/{target}.coverage") for target, path in measured.items())
+    # the summary combines exactly these
+    out = subprocess.run(["make", "-n", "--no-print-directory", "-j1", "test", "MAKE=make -n"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    report_args = re.search(r"scripts/test_report\.py \S+ \S+ ([\w -]+);", out).group(1).split()
+    assert sorted(report_args) == sorted(measured)

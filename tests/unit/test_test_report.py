@@ -46,3 +46,54 @@ def test_the_summary_orders_processes_and_warns_on_growth(tmp_path):
     assert "over the suite's 45-minute guard" in warnings[1]
     quiet = test_report.report(lanes, {"test-paimon": (12.0, 60)}, wall_seconds=30 * 60)
     assert "WARNING" not in quiet
+
+
+def fake_coverage_json():
+    def summary(run, lines):
+        return {"summary": {"covered_lines": run, "num_statements": lines}}
+    return {"totals": {"covered_lines": 75, "num_statements": 100},
+            "files": {"dbt/adapters/paimon/impl.py": summary(10, 20),
+                      "dbt/adapters/paimon/runtime/merge.py": summary(30, 40),
+                      "dbt/adapters/paimon/runtime/deep/x.py": summary(5, 10),
+                      "/elsewhere/dbt/adapters/paimon/format/a.py": summary(30, 30)}}
+
+
+def test_the_coverage_summary_counts_lines_by_package_and_warns_on_a_drop(tmp_path):
+    assert test_report.lines_by_package(fake_coverage_json()) == {
+        "(modules)": (10, 20), "runtime": (35, 50), "format": (30, 30)}
+    text = test_report.coverage_report(fake_coverage_json(), {"test-unit": 60.0}, [], 76.0,
+                                       tmp_path)
+    assert "total                75.0%     75 of 100 lines; recorded: 76%" in text, text
+    assert "  runtime            70.0%     35 of 50" in text
+    assert "each process alone: test-unit 60%" in text
+    warnings = [line for line in text.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1 and "line coverage is 75.0%, below the 76%" in warnings[0]
+    for recorded in (75.0, 74.9, None):
+        assert "WARNING" not in test_report.coverage_report(
+            fake_coverage_json(), {}, [], recorded, tmp_path)
+
+
+def test_the_docs_record_a_coverage_figure():
+    assert 0 < test_report.recorded_coverage() <= 100
+
+
+def test_coverage_combines_the_data_files_there_are_and_names_the_missing_ones(tmp_path):
+    import coverage
+    data = coverage.CoverageData(basename=str(tmp_path / "test-unit.coverage"))
+    data.add_lines({str(ROOT / "dbt" / "adapters" / "paimon" / "__version__.py"): [1]})
+    data.write()
+    report_json, per_process, problems = test_report.measure_coverage(
+        tmp_path, ["test-unit", "test-functional"])
+    assert report_json["files"]["dbt/adapters/paimon/__version__.py"]["summary"][
+        "covered_lines"] == 1
+    assert per_process == {"test-unit": 100.0}
+    assert len(problems) == 1 and "test-functional left no coverage data" in problems[0]
+    assert (tmp_path / "test-unit.coverage").exists() and (tmp_path / "coverage.json").exists()
+
+
+def test_a_run_without_coverage_data_still_prints_its_summary(tmp_path, capsys):
+    junit(tmp_path / "test-unit.xml", 60, [("c", 1.0)])
+    assert test_report.main([str(tmp_path), "", "test-unit", "test-paimon"]) == 0
+    out = capsys.readouterr().out
+    assert "work: 1.0 min in 1 processes" in out
+    assert out.count("left no coverage data") == 2 and "\ntotal " not in out

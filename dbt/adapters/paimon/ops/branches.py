@@ -6,6 +6,7 @@ and written as the table ``<table>$branch_<name>`` of pypaimon's catalog.
 
 - ``create_branch``: empty (main's latest schema, no snapshot) or from a tag (the tag, its
   snapshot and schemas copied into the branch), with pypaimon's ``FileSystemBranchManager``;
+  refused for a tag whose snapshot expired on main (the snapshot file to copy is gone);
 - ``delete_branch``: the branch folder goes; files only it referenced are then orphans that
   ``remove_orphan_files`` collects (as in Java);
 - ``fast_forward``: main becomes the branch. Written here after Java 1.0's
@@ -51,8 +52,22 @@ def create_branch(location: TableLocation, branch: str, tag=None,
             return BranchResult(f"branch '{name}' already exists", [name])
         raise ValueError(f"Branch name '{name}' already exists (delete_branch deletes it)")
     if tag is not None:
-        time_travel.snapshot_by_tag(table, tag)  # a clear error for an unknown tag
-    manager.create_branch(name, None if tag is None else str(tag))
+        snapshot = time_travel.snapshot_by_tag(table, tag)  # a clear error for an unknown tag
+        if table.snapshot_manager().get_snapshot_by_id(snapshot.id) is None:
+            # Paimon's createBranch copies main's snapshot file of the tag, which expiry
+            # deleted: it would fail after copying the tag, leaving a branch folder without
+            # snapshot or schema
+            raise ValueError(
+                f"Cannot create branch '{name}' from tag '{tag}': its snapshot {snapshot.id} "
+                f"expired on main of {location.name} (the tag keeps its files, not the "
+                f"snapshot file a branch is made from); nothing was changed. Tag a retained "
+                f"snapshot and create the branch from that tag.")
+    try:
+        manager.create_branch(name, None if tag is None else str(tag))
+    except BaseException:
+        if manager.branch_exists(name):  # no half-made branch left behind
+            manager.drop_branch(name)
+        raise
     return BranchResult(f"created branch '{name}'" + (f" from tag '{tag}'" if tag is not None
                                                       else " (empty, main's schema)"), [name])
 

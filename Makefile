@@ -9,7 +9,7 @@ PIP    := $(PY) -m pip -q
 EDITABLE := --config-settings editable_mode=compat -e
 
 .PHONY: demo test test-unit test-integration test-core test-functional test-paimon test-reliability test-cluster test-connect \
-	unit functional connect bench clean
+	unit functional connect coverage bench clean
 
 # functional tests `make test` runs over Spark Connect too: those driving code that differs by
 # session kind (tests/unit/test_connect_code_paths.py keeps the list of such code). Not again
@@ -79,8 +79,10 @@ TEST_JVM_OPTS ?= -XX:TieredStopAtLevel=1
 # These processes run pytest under `coverage run` ([tool.coverage.*] in pyproject.toml: the lines
 # of dbt/adapters/paimon that the pytest process itself runs), each writing
 # $(TEST_TMP)/<target>.coverage, which the summary combines. Python 3.11's line tracing slows a
-# measured process by a third or more (docs/development.md), so the others run without it.
-COVERAGE_PROCESSES := test-unit test-integration test-functional
+# measured process by a quarter or more (docs/development.md), so the others run without it:
+# test-integration too, the longest process, which starts the run and so sets its length
+# (`make coverage` measures it with the other two).
+COVERAGE_PROCESSES := test-unit test-functional
 PYTEST = mkdir -p $(TEST_TMP) && SPARK_SUBMIT_OPTS="$(TEST_JVM_OPTS)" $(PY) \
 	$(if $(filter $@,$(COVERAGE_PROCESSES)),-m coverage run --data-file=$(TEST_TMP)/$@.coverage) \
 	-m pytest --basetemp=$(TEST_TMP)/$@ --junitxml=$(TEST_TMP)/$@.xml
@@ -121,6 +123,14 @@ test-cluster: $(VENV)/.installed-dev
 
 test-connect: $(VENV)/.installed-dev
 	$(PYTEST) --profile connect $(CONNECT_TESTS)
+
+# line coverage of the unit, integration and functional processes, one after the other
+coverage: $(VENV)/.installed-dev
+	@mkdir -p $(TEST_TMP) && rm -f $(TEST_TMP)/test-*.coverage
+	$(MAKE) --no-print-directory -j1 -k test-unit test-integration test-functional \
+		COVERAGE_PROCESSES="test-unit test-integration test-functional"; \
+	status=$$?; $(PY) scripts/test_report.py $(TEST_TMP) $$(date +%s) test-unit test-integration \
+		test-functional; exit $$status
 
 unit: $(VENV)/.installed-dev
 	$(PY) -m pytest tests/unit

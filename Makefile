@@ -63,7 +63,7 @@ demo: $(VENV)/.installed
 # Most of a dbt test's time is one Python thread (dbt) waiting on a small Spark job, so two
 # processes share the 2 cores of the CI machine well; a third slowed each of them by 1.75x.
 # The longest first, so that the two lanes end close together (times: docs/development.md).
-TEST_PROCESSES := test-integration test-reliability test-paimon test-connect test-functional \
+TEST_PROCESSES := test-integration test-reliability test-functional test-paimon test-connect \
 	test-cluster test-unit
 TEST_JOBS ?= 2
 TEST_TMP := $(CURDIR)/.pytest-tmp

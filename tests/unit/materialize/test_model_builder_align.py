@@ -8,16 +8,7 @@ import pyarrow as pa
 
 from dbt.adapters.paimon.materialize import model_builder
 from dbt.adapters.paimon.materialize.schema_changes import SchemaPlan
-
-
-class Frame:
-    def __init__(self, columns):
-        self.columns = columns
-        self.projections = []
-
-    def selectExpr(self, *expressions):
-        self.projections.append(expressions)
-        return self
+from tests.unit.recording_frame import RecordingFrame
 
 
 def test_the_rows_are_aligned_in_one_sql_projection(monkeypatch):
@@ -26,7 +17,7 @@ def test_the_rows_are_aligned_in_one_sql_projection(monkeypatch):
     monkeypatch.setattr(model_builder, "arrow_schema_of", lambda table: stored)
     builder = object.__new__(model_builder.ModelBuilder)
     builder.registry = SimpleNamespace(open_table=lambda database, table: None)
-    frame = Frame(["ratio", "id", "amount", "kind"])
+    frame = RecordingFrame(["ratio", "id", "amount", "kind"])
     plan = SchemaPlan(cast_columns={"id": "BIGINT", "amount": "DECIMAL(12, 2)"})
     builder._align(frame, "db", "t", SimpleNamespace(row_kind_column="kind"), plan)
     assert frame.projections == [("cast(`id` as bigint) as `id`",

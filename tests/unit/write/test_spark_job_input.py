@@ -8,18 +8,7 @@ import pytest
 
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write.spark_job import _select_input
-
-
-class Frame:
-    """A DataFrame's columns, recording the projection asked of it."""
-
-    def __init__(self, columns):
-        self.columns = columns
-        self.projections = []
-
-    def selectExpr(self, *expressions):
-        self.projections.append(expressions)
-        return self
+from tests.unit.recording_frame import RecordingFrame
 
 
 def plan(names, spark_names=()):
@@ -29,7 +18,7 @@ def plan(names, spark_names=()):
 
 
 def test_the_rows_are_projected_in_one_sql_projection():
-    frame = Frame(["id", "a b", "kind"])
+    frame = RecordingFrame(["id", "a b", "kind"])
     _select_input(frame, plan(["id", "a b"], [("a b", "_col1")]), "kind")
     assert frame.projections == [("`id` as `id`", "`a b` as `_col1`",
                                   "cast(`kind` as string) as `_row_kind`",
@@ -37,7 +26,7 @@ def test_the_rows_are_projected_in_one_sql_projection():
 
 
 def test_without_a_row_kind_column_no_row_kind_is_carried():
-    frame = Frame(["id"])
+    frame = RecordingFrame(["id"])
     _select_input(frame, plan(["id"]), None)
     assert frame.projections == [("`id` as `id`", "monotonically_increasing_id() as `_seq`")]
 
@@ -48,4 +37,4 @@ def test_without_a_row_kind_column_no_row_kind_is_carried():
 ])
 def test_a_column_mismatch_names_the_model(columns, kind, message):
     with pytest.raises(PaimonDataError, match=message):
-        _select_input(Frame(columns), plan(["id"]), kind)
+        _select_input(RecordingFrame(columns), plan(["id"]), kind)

@@ -41,7 +41,7 @@ def test_the_measured_processes_each_write_their_own_coverage_data():
         data = re.search(r"-m coverage run --data-file=(\S+) -m pytest ", command)
         if data:
             measured[target] = data.group(1)
-    assert {"test-unit", "test-functional"} <= set(measured)
+    assert "test-unit" in measured
     assert all(path.endswith(f"/{target}.coverage") for target, path in measured.items())
     # the summary combines exactly these
     out = subprocess.run(["make", "-n", "--no-print-directory", "-j1", "test", "MAKE=make -n"],

@@ -178,8 +178,9 @@ class PaimonConnectionManager(SparkConnectionManager):
         registry.on_activate = job_labels.apply
         registry.sync_once(get_invocation_id())
         environments.warm_up_python_workers_once()
-        # no refresh here: every statement and adapter call brings the entries up to date
-        # right before it runs (SessionConnection.execute, registry.activate)
-        connection.handle = SessionConnection(registry.activate(refresh=False))
+        # the refresh here also brings up to date, before the invocation ends, the entries of
+        # the tables its last nodes wrote: the next invocation's sync then finds nothing
+        # changed and dbt's relation cache takes its listing (tests/connect/test_session_reuse)
+        connection.handle = SessionConnection(registry.activate())
         connection.state = ConnectionState.OPEN
         return connection

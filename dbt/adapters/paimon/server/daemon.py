@@ -372,12 +372,11 @@ def _wait_ready(plan: DaemonPlan, info: Dict) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     while not _serving(info):
         if not alive(info.get("server_pid")) or not alive(info.get("pid")):
-            if _listening(info["port"]) or f"bind to address /127.0.0.1:{info['port']}" in \
-                    _tail(plan):
+            tail = _tail(plan)
+            if _listening(info["port"]) or f"bind to address /127.0.0.1:{info['port']}" in tail:
                 raise PortTaken(f"another process took port {info['port']} before the Spark "
-                                f"Connect server bound it.{_tail(plan)}")
-            raise DaemonUnavailable(f"the Spark Connect server exited while starting."
-                                    f"{_tail(plan)}")
+                                f"Connect server bound it.{tail}")
+            raise DaemonUnavailable(f"the Spark Connect server exited while starting.{tail}")
         if time.monotonic() > deadline:
             _terminate(plan.state_dir, info)
             raise DaemonUnavailable(f"the Spark Connect server did not accept connections "

@@ -42,23 +42,23 @@ def check_usable(state_dir: str, min_free: int = MIN_FREE_BYTES) -> None:
                 os.remove(probe)
     except OSError as exc:
         if exc.errno in _FULL:
-            raise _full(state_dir, 0) from None
+            raise _full(state_dir, 0, min_free) from None
         raise StateDirError(
             f"Spark's state folder {state_dir} (the profile's spark_state_dir; by default "
             f"<warehouse>/.spark) is not writable ({exc.strerror or exc}): Spark keeps its "
             "metastore, its log and the background daemon's record there, so no Spark can "
-            "start, and no table was touched. Make the folder writable, or set spark_state_dir to "
-            "a writable local folder (a new folder starts an empty metastore, which the next "
+            "start, and no table was touched. Make the folder writable, or set "
+            "spark_state_dir to a writable local folder (a new folder starts an empty metastore, which the next "
             "command fills with the warehouse's Paimon tables).") from None
     free = shutil.disk_usage(state_dir).free
     if free < min_free:
-        raise _full(state_dir, free)
+        raise _full(state_dir, free, min_free)
 
 
-def _full(state_dir: str, free: int) -> StateDirError:
+def _full(state_dir: str, free: int, min_free: int) -> StateDirError:
     return StateDirError(
         f"Spark's state folder {state_dir} (the profile's spark_state_dir; by default "
         f"<warehouse>/.spark) has {free / 2**20:.1f} MiB free; Spark needs at least "
-        f"{MIN_FREE_BYTES // 2**20} MiB there for its metastore and log, so no Spark was "
-        "started and nothing was written. Free space on its file system, or set "
+        f"{min_free // 2**20} MiB there for its metastore and log, so no Spark was started "
+        "and no table was touched. Free space on its file system, or set "
         "spark_state_dir to a folder on another one.")

@@ -8,6 +8,11 @@ import pytest
 # No background Spark daemon (server/daemon.py) for the suite's dbt commands: each test
 # process owns its Spark; tests/reliability/test_daemon_dbt.py turns it on for its commands.
 os.environ["DBT_PAIMON_DAEMON"] = "off"
+# Nor the background warm-up of Spark's Python workers (environments/worker_warm_up.py): most of
+# the suite's dbt processes run no Python task, and with two test processes on two cores its CPU
+# (~3 s per fresh session) slows the other one. The tests of the warm-up and of what a command
+# prints with it (tests/functional/paimon/test_session_output.py) turn it on.
+os.environ["DBT_PAIMON_WARM_UP_WORKERS"] = "off"
 
 # dbt's functional-test fixtures (project, run_sql, unique_schema...); all are lazy.
 pytest_plugins = ["dbt.tests.fixtures.project"]

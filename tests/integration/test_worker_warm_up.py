@@ -1,8 +1,17 @@
 """The background warm-up of Spark's Python processes after the session starts (worker_warm_up)."""
 import threading
 
+import pytest
+
 from dbt.adapters.paimon.environments import worker_warm_up
-from dbt.adapters.paimon.environments.worker_warm_up import CONF_KEY, WarmUpSource, start_in_background
+from dbt.adapters.paimon.environments.worker_warm_up import (CONF_KEY, ENV_SWITCH, WarmUpSource,
+                                                              start_in_background)
+
+
+@pytest.fixture(autouse=True)
+def users_default(monkeypatch):
+    """The suite turns the warm-up off for its dbt processes (tests/conftest.py); not here."""
+    monkeypatch.delenv(ENV_SWITCH, raising=False)
 
 
 def test_runs_in_the_background_and_registers_its_source(spark):
@@ -21,6 +30,16 @@ def test_profile_can_turn_it_off(spark):
         spark.conf.set(CONF_KEY, "false")
         assert start_in_background(spark) is None
         spark.conf.set(CONF_KEY, " False ")
+        assert start_in_background(spark) is None
+    finally:
+        spark.conf.unset(CONF_KEY)
+
+
+@pytest.mark.parametrize("value", ["off", " OFF ", "false", "0"])
+def test_the_environment_turns_it_off_for_every_profile(spark, monkeypatch, value):
+    monkeypatch.setenv(ENV_SWITCH, value)
+    spark.conf.set(CONF_KEY, "true")  # a profile asking for it
+    try:
         assert start_in_background(spark) is None
     finally:
         spark.conf.unset(CONF_KEY)

@@ -79,7 +79,10 @@ def dbt_project_dir(tmp_path_factory) -> Path:
                          "  spark.sql.shuffle.partitions: '2'\n  spark.driver.memory: '512m'")
 
 
-dbt = run_dbt_process
+def dbt(project: Path, *args: str):
+    """A fresh dbt process as a user's: with the background warm-up the suite turns off, whose
+    job a short command cancels at its exit."""
+    return run_dbt_process(project, *args, env={"DBT_PAIMON_WARM_UP_WORKERS": "on"})
 
 
 def spark_log(project: Path) -> str:

@@ -15,7 +15,8 @@ On a 2-core machine (fresh `dbt run` of a 500k-row paimon_pk model, then a read 
 model takes 8.5 s instead of 10-12 s, the first read 2.4 s instead of 4.7-6.4 s; a command that
 never starts a Python task (`dbt show` of `select 1`) pays ~2.5 s more, the warm-up's CPU. On by
 default; ``spark.dbt.paimon.warmUpWorkers: 'false'`` in the profile's ``spark_conf`` turns it
-off. Best effort: if it fails, the first real task starts its Python worker itself.
+off for a profile, ``DBT_PAIMON_WARM_UP_WORKERS=off`` for every command on a machine (a CI job or
+a 2-core runner of many short commands, where its CPU goes to the command beside it). Best effort: if it fails, the first real task starts its Python worker itself.
 
 A command may end while the warm-up still runs (`dbt show` of `select 1` ends ~1 s after the
 session starts). At exit no new job starts, a running one is cancelled (by its operation tag,
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import time
 from typing import Iterator, Optional
@@ -37,6 +39,7 @@ from typing import Iterator, Optional
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 CONF_KEY = "spark.dbt.paimon.warmUpWorkers"
+ENV_SWITCH = "DBT_PAIMON_WARM_UP_WORKERS"
 JOB_DESCRIPTION = "dbt-paimon: start Python workers"
 OPERATION_TAG = "dbt-paimon-worker-warm-up"
 EXIT_WAIT_SECONDS = 0.25
@@ -44,8 +47,17 @@ EXIT_WAIT_SECONDS = 0.25
 logger = logging.getLogger(__name__)
 
 
+def enabled(spark) -> bool:
+    """On unless the environment switch or the session's setting says otherwise (the switch,
+    a machine's choice, wins over every profile)."""
+    switch = os.environ.get(ENV_SWITCH, "").strip().lower()
+    if switch in ("off", "false", "0", "no"):
+        return False
+    return str(spark.conf.get(CONF_KEY, "true")).strip().lower() == "true"
+
+
 def start_in_background(spark) -> Optional[threading.Thread]:
-    if str(spark.conf.get(CONF_KEY, "true")).strip().lower() != "true":
+    if not enabled(spark):
         return None
     stopping = threading.Event()
     thread = threading.Thread(target=warm_up, args=(spark, stopping), daemon=True,

@@ -41,7 +41,10 @@ def test_the_seed_examples_drive_no_session_dependent_code_of_their_own():
     runs over Connect; the examples add merge semantics only."""
     makefile = (ROOT / "Makefile").read_text()
     connect = makefile.split("CONNECT_TESTS :=")[1].split("\n\n")[0]
-    assert "tests/functional/paimon/test_paimon_pk.py" in connect
+    pk_classes = makefile.split("PK_OVER_CONNECT :=")[1].split("\n\n")[0]
+    assert "$(PK_OVER_CONNECT)" in connect
+    assert "tests/functional/paimon/test_paimon_pk.py::" in pk_classes
+    assert "TestPartialUpdateSequenceGroups" in pk_classes  # its partial_update models
     examples = (ROOT / "tests/functional/paimon/test_seed_examples.py").read_text()
     materialized = set(re.findall(r"materialized\s*=\s*'(\w+)'", examples))
     assert materialized and materialized <= {"paimon_pk", "partial_update"}, materialized

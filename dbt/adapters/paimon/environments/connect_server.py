@@ -27,7 +27,8 @@ from dbt.adapters.paimon.environments import connect_client, state_folder
 from dbt.adapters.paimon.environments.connect import (connect_mode_env, join_shared_session,
                                                       restore_connect_mode_env)
 from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_local_path, local_path
-from dbt.adapters.paimon.environments.spark_conf import default_spark_conf, is_loopback_master
+from dbt.adapters.paimon.environments.spark_conf import (default_spark_conf, is_loopback_master,
+                                                         with_profile_conf)
 from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF, register_data_source
 from dbt.adapters.paimon.server.processes import alive
 
@@ -117,8 +118,7 @@ def server_conf(server: Server, master: str, conf: Optional[Dict[str, str]] = No
     slots = local_task_slots(master)
     if slots is not None:
         settings[PARALLELISM_CONF] = str(slots)
-    settings.update(conf or {})
-    return settings
+    return with_profile_conf(settings, conf or {})
 
 
 def local_task_slots(master: str) -> Optional[int]:

@@ -14,7 +14,7 @@ from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.environments import jvm_cds, spark_logs, state_folder
 from dbt.adapters.paimon.environments.base import Environment, quiet_query_loggers
 from dbt.adapters.paimon.environments.spark_conf import (default_spark_conf, is_loopback_master,
-                                                         set_worker_python)
+                                                         set_worker_python, with_profile_conf)
 
 
 @dataclass
@@ -27,8 +27,7 @@ class EmbeddedEnvironment(Environment):
 
     def _open(self) -> PaimonTableRegistry:
         state_folder.check_usable(self.state_dir)
-        conf = default_spark_conf(self.master, self.state_dir)
-        conf.update(self.spark_conf)
+        conf = with_profile_conf(default_spark_conf(self.master, self.state_dir), self.spark_conf)
         set_worker_python(conf)
         if is_loopback_master(self.master):
             # Spark warns about the host name resolving to loopback; locally that is what we

@@ -53,6 +53,21 @@ def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
     }
 
 
+DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+
+
+def with_profile_conf(defaults: Dict[str, str], profile: Dict[str, str]) -> Dict[str, str]:
+    """The profile's ``spark_conf`` over dbt-paimon's settings, except the driver's JVM options,
+    which follow dbt-paimon's instead of replacing them: its Derby home and log configuration
+    stay (without them Spark's log lines reach dbt's output and Derby writes into the current
+    folder), and a JVM flag the profile repeats wins, the JVM taking the last one."""
+    merged = {**defaults, **profile}
+    own, theirs = defaults.get(DRIVER_JAVA_OPTIONS), profile.get(DRIVER_JAVA_OPTIONS)
+    if own and theirs:
+        merged[DRIVER_JAVA_OPTIONS] = f"{own} {theirs}"
+    return merged
+
+
 # Settings a Spark Connect session gets from the client: the server's own defaults may differ
 # (a server not started by `dbt-paimon server start`), and these change results.
 CONNECT_SESSION_CONF_KEYS = (

@@ -83,8 +83,9 @@ TEST_TMP := $(CURDIR)/.pytest-tmp
 # starts, Spark Connect servers) compile with C1 only, as the Paimon Java and Hive Metastore JVMs
 # of the tests do: a test's JVM lives seconds to minutes on small data, where the C2 compiler's
 # threads only take CPU from the other test process (a fresh 120-node `dbt build` beside another
-# busy process: 0.70x the wall time with C1 only). Results do not depend on the JIT; a user's
-# Spark keeps the JVM's defaults.
+# busy process: 0.70x the wall time with C1 only). The one JVM that lives as long as its test
+# process, that process's own Spark, gets C2 back (tests/conftest.py, LONG_LIVED_JVM_OPTIONS).
+# Results do not depend on the JIT; a user's Spark keeps the JVM's defaults.
 TEST_JVM_OPTS ?= -XX:TieredStopAtLevel=1
 # These processes run pytest under `coverage run` ([tool.coverage.*] in pyproject.toml: the lines
 # of dbt/adapters/paimon that the pytest process itself runs), each writing

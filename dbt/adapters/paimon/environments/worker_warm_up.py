@@ -16,7 +16,8 @@ model takes 8.5 s instead of 10-12 s, the first read 2.4 s instead of 4.7-6.4 s;
 never starts a Python task (`dbt show` of `select 1`) pays ~2.5 s more, the warm-up's CPU. On by
 default; ``spark.dbt.paimon.warmUpWorkers: 'false'`` in the profile's ``spark_conf`` turns it
 off for a profile, ``DBT_PAIMON_WARM_UP_WORKERS=off`` for every command on a machine (a CI job or
-a 2-core runner of many short commands, where its CPU goes to the command beside it). Best effort: if it fails, the first real task starts its Python worker itself.
+a 2-core runner of many short commands, where its CPU goes to the command beside it). Best
+effort: if it fails, the first real task starts its Python worker itself.
 
 A command may end while the warm-up still runs (`dbt show` of `select 1` ends ~1 s after the
 session starts). At exit no new job starts, a running one is cancelled (by its operation tag,

@@ -48,8 +48,8 @@ def check_usable(state_dir: str, min_free: int = MIN_FREE_BYTES) -> None:
             f"<warehouse>/.spark) is not writable ({exc.strerror or exc}): Spark keeps its "
             "metastore, its log and the background daemon's record there, so no Spark can "
             "start, and no table was touched. Make the folder writable, or set "
-            "spark_state_dir to a writable local folder (a new folder starts an empty metastore, which the next "
-            "command fills with the warehouse's Paimon tables).") from None
+            "spark_state_dir to a writable local folder (a new folder starts an empty metastore, "
+            "which the next command fills with the warehouse's Paimon tables).") from None
     free = shutil.disk_usage(state_dir).free
     if free < min_free:
         raise _full(state_dir, free, min_free)

@@ -51,8 +51,9 @@ logger = logging.getLogger(__name__)
 def enabled(spark) -> bool:
     """On unless the environment switch or the session's setting says otherwise (the switch,
     a machine's choice, wins over every profile)."""
-    switch = os.environ.get(ENV_SWITCH, "").strip().lower()
-    if switch in ("off", "false", "0", "no"):
+    from dbt.adapters.paimon.server.daemon_policy import OFF_VALUES
+
+    if os.environ.get(ENV_SWITCH, "").strip().lower() in OFF_VALUES:
         return False
     return str(spark.conf.get(CONF_KEY, "true")).strip().lower() == "true"
 

@@ -22,6 +22,13 @@ def test_links_resolve(path):
     assert docs.link_problems(path, docs.read(path)) == []
 
 
+def test_the_readme_stays_a_front_page():
+    """The README is the newcomer's first page: within 12 KB, one line per benchmark; figures
+    and methods belong in docs/benchmarks.md."""
+    size = len(docs.read("README.md").encode())
+    assert size <= 12_000, f"README.md is {size} bytes: move detail to a page under docs/"
+
+
 CHECKED = ("yaml", "yml", "sql", "jinja", "bash", "sh", "shell", "console")
 
 

@@ -1,4 +1,4 @@
-"""A throwaway Hive Metastore for the Hive catalog tests (tests/integration/catalogs): the Hive
+"""A throwaway Hive Metastore for the Hive catalog tests (tests/integration/catalog): the Hive
 Metastore 2.3 whose jars ship inside pyspark (``pyspark/jars/hive-metastore-2.3.*.jar`` with
 Derby, DataNucleus, Hadoop's client), one server per pytest process (the session fixture
 ``hive_metastore`` in tests/conftest.py).

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL server for the JDBC catalog tests (tests/integration/catalogs,
+"""A throwaway PostgreSQL server for the JDBC catalog tests (tests/integration/catalog,
 tests/interop): Debian's PostgreSQL 15 binaries, one server per pytest process (the session
 fixture ``postgres_server`` in tests/conftest.py), a fresh database per test.
 

@@ -5,7 +5,7 @@ Paimon 1.0 predates row tracking: it ignores the `row-tracking.enabled` option, 
 `first_row_id`/`write_cols` and the `_ROW_ID`/`_SEQUENCE_NUMBER` columns our rewritten files
 store, and reads the table's own columns. That is what is checked here: the same rows as ours
 after every commit. (The hidden columns' values follow Paimon's format and are checked against
-seed 004 in tests/integration/row_tracking and tests/functional/paimon/test_row_tracking.py.)
+seed 004 in tests/integration/ops/test_row_ops.py and tests/functional/paimon/test_row_tracking.py.)
 """
 from __future__ import annotations
 

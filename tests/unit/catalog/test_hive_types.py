@@ -1,6 +1,6 @@
 """Paimon types as the Hive type names Paimon Java's HiveTypeUtils gives a metastore's columns
 (catalog/hive_types.py); the common types are also checked against a real metastore in
-tests/integration/catalogs/test_hive_catalog.py."""
+tests/integration/catalog/test_hive_catalog.py."""
 import pytest
 from pypaimon.schema.data_types import (ArrayType, AtomicType, DataField, DataTypeParser,
                                         MapType, MultisetType, RowType)

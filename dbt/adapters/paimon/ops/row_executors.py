@@ -26,7 +26,7 @@ the Arrow the data source would hand Spark (``conform`` to that schema), and ``t
 the Arrow Spark's writer tasks receive (timestamps in UTC: TIMESTAMP_LTZ as
 ``timestamp[us, UTC]``, TIMESTAMP as ``timestamp[us]``; decimals, binary, arrays, maps and rows
 as themselves). Every Paimon type the data source reads therefore round-trips exactly
-(tests/integration/row_tracking/test_row_executors.py checks each), and no type needs the
+(tests/integration/ops/test_row_executors.py checks each), and no type needs the
 distributed path.
 """
 from __future__ import annotations

@@ -7,7 +7,7 @@ input fails the same way before anything is written; ``auto`` sizes the table fr
 manifests.
 
 Row ids and sequence numbers as Java's ``RowTrackingCommitUtils`` / ``UpdatePaimonTableCommand``
-keep them (see tests/integration/row_tracking/test_row_operations.py, seed 004).
+keep them (see tests/integration/ops/test_row_ops.py, seed 004).
 """
 from __future__ import annotations
 

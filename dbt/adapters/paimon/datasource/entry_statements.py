@@ -10,7 +10,7 @@ a round trip)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pyarrow as pa
 
@@ -21,9 +21,10 @@ from dbt.adapters.paimon.datasource.catalog_entry import (
     READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, CatalogEntry, projected_key,
     projection_count, python_rows_key, shape)
 from dbt.adapters.paimon.datasource.entry_names import (DELETES_PREFIX, FILES_PREFIX, READ_PREFIX,
-                                                        entry_view, hidden_database,
-                                                        hidden_table, projected_table,
-                                                        provider_name, sql_text)
+                                                        WRITE_PREFIX, entry_view,
+                                                        hidden_database, hidden_table,
+                                                        projected_table, provider_name,
+                                                        sql_name, sql_text)
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_ddl_columns
 from dbt.adapters.paimon.catalog import listing
 
@@ -126,6 +127,30 @@ def located(name: str, location: str, kept: bool, definition: str) -> List[str]:
         return [f"alter table {name} set location '{location}'"]
     return [f"drop table if exists {name}",
             f"create table {name} {definition} location '{location}'"]
+
+
+def forget_statements(database: str, table: str, projected: int,
+                      written: Optional[str]) -> List[str]:
+    """The statements that drop ``database.table``'s entry: its SQL INSERT target
+    (``written``), the view, and every hidden table it may have (``projected``: how many
+    projection tables its properties record)."""
+    return ([f"drop table if exists {written}"] if written else []) + [
+        f"drop table if exists {name}" for name in (
+            entry_view(database, table),
+            *(hidden_table(database, prefix, table)
+              for prefix in (READ_PREFIX, FILES_PREFIX, DELETES_PREFIX)),
+            *(projected_table(database, table, number) for number in range(1, projected + 1)))]
+
+
+def write_target(database: str, source: str, schema: pa.Schema) -> Tuple[str, List[str]]:
+    """The table an SQL ``INSERT`` into Paimon table ``source`` (a table or one of its
+    branches) of ``schema`` writes to, ``<database>__paimon.write_<source>``, and the statements
+    that make it anew."""
+    name = hidden_table(database, WRITE_PREFIX, sql_name(source))
+    return name, [f"create database if not exists {quote_identifier(hidden_database(database))}",
+                  f"drop table if exists {name}",
+                  f"create table {name} ({spark_ddl_columns(schema)}) "
+                  f"using {provider_name(database, source)}"]
 
 
 def view_query(database: str, table: str, plan: Optional["native_read.NativeSnapshot"],

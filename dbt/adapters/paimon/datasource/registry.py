@@ -29,7 +29,9 @@ one commit. Each statement of the session first brings every entry whose table h
 newer snapshot up to date (``refresh_stale``), so a read always sees the table as it is.
 
 The names of the hidden tables are in entry_names.py, the entry as listed in catalog_entry.py,
-the statements that make it in entry_statements.py; this module runs them on the session.
+which entries to make, keep, make again or drop in entry_planner.py, the statements that make
+or drop one in entry_statements.py, which catalog holds a table in table_resolver.py; this
+module gathers what they decide from and runs their answers on the session.
 """
 
 from __future__ import annotations
@@ -52,14 +54,17 @@ from dbt.adapters.paimon.datasource.entry_names import (  # noqa: F401
     DELETES_PREFIX, FILES_PREFIX, HIDDEN_DATABASE_SUFFIX, PROVIDER_PREFIX, READ_PREFIX,
     SQL_BRANCH_SEPARATOR, WRITE_PREFIX, check_name, entry_view, hidden_database, hidden_table,
     is_safe_name, paimon_source_of, projected_table, provider_name, sql_name)
-from dbt.adapters.paimon.datasource.entry_statements import entry_change
+from dbt.adapters.paimon.datasource.entry_planner import (WantedEntry, branch_moves, keeps,
+                                                          moved_databases, plan_refresh,
+                                                          plan_sync)
+from dbt.adapters.paimon.datasource.entry_statements import (entry_change, forget_statements,
+                                                             write_target)
 from dbt.adapters.paimon.datasource.session_sources import (REGISTERED_CONF_PREFIX,  # noqa: F401
                                                             SessionSources)
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
 from dbt.adapters.paimon.datasource.spark_env import default_parallelism, is_connect
 from dbt.adapters.paimon.datasource.table_resolver import TableResolver
-from dbt.adapters.paimon.datasource.spark_types import (quote_identifier, spark_ddl_columns,
-                                                        spark_schema)
+from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_schema
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog.config import CatalogRoute
 from dbt.adapters.paimon.format.errors import TableNotFoundError
@@ -146,17 +151,15 @@ class PaimonTableRegistry:
         if self._reads_root is None or not self._exposed:
             return
         with self._sync_lock:
-            for (database, table), snapshot in list(self._exposed.items()):
-                if self._reads_root_of(database) is None:
-                    continue
-                entry = self._entries.get((database, table))
-                named = names_table(sql, table)
-                if listing.latest_snapshot_stamp(
-                        self.warehouse_of(database), database,
-                        self.paimon_name(database, table)) == snapshot and not (
-                        named and entry is not None and entry.read == UNCHOSEN):
-                    continue
-                self._expose_again(database, table, entry, choose=named)
+            latest = {(database, table): listing.latest_snapshot_stamp(
+                          self.warehouse_of(database), database,
+                          self.paimon_name(database, table))
+                      for database, table in self._exposed
+                      if self._reads_root_of(database) is not None}
+            for step in plan_refresh(self._exposed, latest, self._entries, sql):
+                self._expose_again(step.database, step.table,
+                                   self._entries.get((step.database, step.table)),
+                                   choose=step.choose)
 
     def _expose_again(self, database: str, table: str, entry, choose: bool = True) -> bool:
         """Make a table's catalog entry again from its current snapshot (from scratch if another
@@ -181,10 +184,9 @@ class PaimonTableRegistry:
         with self._sync_lock:
             if routes == self.resolver.routes:
                 return
-            moved = {d for d in set(routes) | set(self.resolver.routes)
-                     if routes.get(d) != self.resolver.routes.get(d)}
+            moved = moved_databases(self.resolver.routes, routes)
             self.resolver.routes = dict(routes)
-            for database in sorted(moved):
+            for database in moved:
                 for key in [k for k in self._registered if k[0] == database]:
                     self._registered.discard(key)
                 if self._synced_for is not None:
@@ -238,14 +240,15 @@ class PaimonTableRegistry:
             if self._branches_applied == wanted:
                 return
             self.branch, self.table_branches = default, wanted[1]
-            for (database, table), entry in list(self._entries.items()):
+            sources = {}
+            for database, table in self._entries:
                 try:
-                    source = self.paimon_name(database, table)
+                    sources[(database, table)] = self.paimon_name(database, table)
                 except Exception:  # noqa: BLE001 - dropped meanwhile: its next read says so
                     continue
-                if entry.branch != source.partition(listing.BRANCH_SEPARATOR)[2]:
-                    if not self._expose_again(database, table, entry):
-                        self._entries.pop((database, table), None)
+            for database, table in branch_moves(self._entries, sources):
+                if not self._expose_again(database, table, self._entries[(database, table)]):
+                    self._entries.pop((database, table), None)
             self._branches_applied = wanted
 
     def branch_of(self, database: str, table: str) -> Optional[str]:
@@ -306,16 +309,13 @@ class PaimonTableRegistry:
     def sync_database(self, database: str) -> None:
         self._listed.pop(database, None)
         rows = self._show_tables(database, create_database=True)
-        entries = catalog_entries(rows)
-        paimon_tables = set(listing.list_tables(self.warehouse_of(database), database,
-                                                self.options_of(database)))
-        changed = False
-        for table in sorted(paimon_tables):
-            changed |= self.expose(database, table, entries.get(table), choose=False)
-        for table, entry in entries.items():
-            if entry.ours and table not in paimon_tables:
-                self.forget(database, table, entry)
-                changed = True
+        plan = plan_sync(listing.list_tables(self.warehouse_of(database), database,
+                                             self.options_of(database)), catalog_entries(rows))
+        changed = bool(plan.forget)
+        for table, entry in plan.expose:
+            changed |= self.expose(database, table, entry, choose=False)
+        for table, entry in plan.forget:
+            self.forget(database, table, entry)
         if not changed:
             self._listed[database] = rows
 
@@ -343,17 +343,11 @@ class PaimonTableRegistry:
         snapshot = self._latest_snapshot(database, source)
         if entry is None:
             entry = self._catalog_entry(database, table)
-        if entry is not None:
-            if not entry.ours:
-                raise ValueError(
-                    f"{database}.{table} is both a Paimon table in {warehouse} and a "
-                    f"Spark {entry.provider or entry.kind} table; drop one of them."
-                )
-            if entry.reads(schema_id, snapshot, branch, choose) \
-                    and self._files_present(database, source, entry):
-                self._exposed[(database, table)] = snapshot
-                self._entries[(database, table)] = entry
-                return False
+        wanted = WantedEntry(database, table, warehouse, schema_id, snapshot, branch, choose)
+        if keeps(entry, wanted, lambda: self._files_present(database, source, entry)):
+            self._exposed[(database, table)] = snapshot
+            self._entries[(database, table)] = entry
+            return False
         self._listed.pop(database, None)
         paimon_table = self.open_table(database, table)
         schema_id = paimon_table.table_schema.id  # the schema the entry describes
@@ -387,8 +381,7 @@ class PaimonTableRegistry:
         try:
             change = entry_change(database, table, entry, arrow_schema_of(paimon_table),
                                   schema_id, snapshot, plan, folder, source, read, fresh)
-            for statement in change.statements + change.afterwards:
-                self.spark.sql(statement)
+            self._run(change.statements + change.afterwards)
             properties = change.properties
         except Exception as exc:
             # Another dbt process on the same Spark Connect server (one metastore) made the
@@ -418,19 +411,11 @@ class PaimonTableRegistry:
                     return None
                 source = self.paimon_name(database, table)
                 self._register_provider(database, source)
-                columns = spark_ddl_columns(arrow_schema_of(self.open_table(database, table)))
-                name = self._write_table(database, source)
-                self.spark.sql(f"create database if not exists "
-                               f"{quote_identifier(hidden_database(database))}")
-                self.spark.sql(f"drop table if exists {name}")
-                self.spark.sql(f"create table {name} ({columns}) "
-                               f"using {provider_name(database, source)}")
+                name, statements = write_target(database, source,
+                                                arrow_schema_of(self.open_table(database, table)))
+                self._run(statements)
                 self._write_targets[key] = name
             return self._write_targets[key]
-
-    def _write_table(self, database: str, source: str) -> str:
-        """The SQL INSERT target of Paimon table ``source`` (a table or one of its branches)."""
-        return hidden_table(database, WRITE_PREFIX, sql_name(source))
 
     def forget(self, database: str, table: str, entry: Optional[CatalogEntry] = None) -> None:
         """Drop the catalog entry of a Paimon table that was dropped or renamed, and its hidden
@@ -440,15 +425,9 @@ class PaimonTableRegistry:
             self._exposed.pop((database, table), None)
             entry = self._entries.pop((database, table), None) or entry
             self._register_entry_providers(database, table, entry)
-            projected = projection_count(entry.properties if entry else {})
-            written = self._write_targets.pop((database, table), None)
-            if written:
-                self.spark.sql(f"drop table if exists {written}")
-            self.spark.sql(f"drop table if exists {entry_view(database, table)}")
-            for prefix in (READ_PREFIX, FILES_PREFIX, DELETES_PREFIX):
-                self.spark.sql(f"drop table if exists {hidden_table(database, prefix, table)}")
-            for number in range(1, projected + 1):
-                self.spark.sql(f"drop table if exists {projected_table(database, table, number)}")
+            self._run(forget_statements(
+                database, table, projection_count(entry.properties if entry else {}),
+                self._write_targets.pop((database, table), None)))
             if self._reads_root is not None:
                 native_read.forget_file_lists(self._reads_root, database, table)
 
@@ -510,6 +489,10 @@ class PaimonTableRegistry:
                 self._write_targets.pop(key)
 
     # -- internals -------------------------------------------------------------------------
+    def _run(self, statements: List[str]) -> None:
+        for statement in statements:
+            self.spark.sql(statement)
+
     def _files_present(self, database: str, table: str, entry: CatalogEntry) -> bool:
         """Whether a native entry's file list is on disk (someone may have deleted
         ``.spark/paimon-reads``): if not, the entry is made again."""

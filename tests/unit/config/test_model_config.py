@@ -157,14 +157,18 @@ def test_existing_deletion_vector_table_cannot_get_a_full_compaction_changelog()
     """An option change that would leave a table with deletion vectors and changelog producer
     'full-compaction' is refused before the table is altered (Paimon validates altered schemas
     with SchemaValidation.validateForDeletionVectors)."""
-    from dbt.adapters.paimon.materialize.schema_changes import plan_changes
+    from dbt.adapters.paimon.materialize.schema_changes import (ChangeRequest, StoredTable,
+                                                                plan_changes)
 
     definition = define({"primary_key": "order_id", "changelog_producer": "full-compaction"})
-    columns = [(n, t) for n, t in COLUMNS]
+    columns = tuple((n, t) for n, t in COLUMNS)
+
+    def plan_over(table_options):
+        stored = StoredTable(("order_id",), (), table_options, columns)
+        return plan_changes(ChangeRequest(definition, stored, columns, "ignore", "db.orders"))
+
     with pytest.raises(PaimonConfigError, match="deletion vectors with changelog producer "
                                                 "'full-compaction'"):
-        plan_changes(definition, ["order_id"], [], {"deletion-vectors.enabled": "true"},
-                     columns, columns, "ignore", "db.orders")
-    plan = plan_changes(definition, ["order_id"], [], {}, columns, columns, "ignore",
-                        "db.orders")
+        plan_over({"deletion-vectors.enabled": "true"})
+    plan = plan_over({})
     assert plan.set_options == {"changelog-producer": "full-compaction"}

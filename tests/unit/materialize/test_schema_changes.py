@@ -3,7 +3,8 @@ that is exact, otherwise an error naming the model, column and both types before
 
 import pytest
 
-from dbt.adapters.paimon.materialize.schema_changes import plan_changes, widens
+from dbt.adapters.paimon.materialize.schema_changes import (ChangeRequest, StoredTable,
+                                                            plan_changes, widens)
 from dbt.adapters.paimon.config import table_definition
 from dbt.adapters.paimon.runtime import PaimonConfigError
 
@@ -21,8 +22,9 @@ def test_widens(query_type, stored_type, exact):
 
 def _plan(query_columns):
     definition = table_definition("events", "paimon_append", {}, query_columns)
-    return plan_changes(definition, [], [], {}, [("id", "INT"), ("v", "INT")], query_columns,
-                        "ignore", "s.events")
+    stored = StoredTable((), (), {}, (("id", "INT"), ("v", "INT")))
+    return plan_changes(ChangeRequest(definition, stored, tuple(query_columns), "ignore",
+                                      "s.events"))
 
 
 def test_ignore_casts_a_narrower_type():
@@ -46,8 +48,8 @@ def _not_null_plan(table_options, config_options=None, table_nullable=("id", "v"
         config["table_options"] = config_options
     definition = dataclasses.replace(table_definition("events", "paimon_pk", config, columns),
                                      not_null=("id", "v"))
-    return plan_changes(definition, ["id"], [], table_options, columns, columns, "ignore",
-                        "s.events", table_nullable=table_nullable)
+    stored = StoredTable(("id",), (), table_options, tuple(columns), tuple(table_nullable))
+    return plan_changes(ChangeRequest(definition, stored, tuple(columns), "ignore", "s.events"))
 
 
 def test_contract_not_null_refused_as_paimon_refuses_it():

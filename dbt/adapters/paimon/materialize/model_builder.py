@@ -25,7 +25,8 @@ from pyspark.sql import functions as F
 
 from dbt.adapters.events.logging import AdapterLogger
 
-from dbt.adapters.paimon.materialize.schema_changes import SchemaPlan, plan_changes
+from dbt.adapters.paimon.materialize.schema_changes import (ChangeRequest, SchemaPlan,
+                                                            StoredTable, plan_changes)
 from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.config import TableDefinition, table_definition
@@ -640,14 +641,12 @@ def _local_message(verb: str, snapshot: Optional[int]) -> str:
 def _plan_changes(definition: TableDefinition, current, query_columns, on_schema_change: str,
                   relation: str) -> SchemaPlan:
     """What a run must change in the existing Paimon table ``current`` (schema_changes)."""
-    return plan_changes(
-        definition,
-        table_primary_keys=current.primary_keys,
-        table_partition_keys=current.partition_keys,
-        table_options=dict(current.table_schema.options),
-        table_columns=paimon_columns(arrow_schema_of(current)),
-        query_columns=query_columns,
-        on_schema_change=on_schema_change,
-        relation=relation,
-        table_nullable=[f.name for f in current.table_schema.fields if f.type.nullable],
+    stored = StoredTable(
+        primary_keys=tuple(current.primary_keys),
+        partition_keys=tuple(current.partition_keys),
+        options=dict(current.table_schema.options),
+        columns=tuple(paimon_columns(arrow_schema_of(current))),
+        nullable=tuple(f.name for f in current.table_schema.fields if f.type.nullable),
     )
+    return plan_changes(ChangeRequest(definition, stored, tuple(query_columns),
+                                      on_schema_change, relation))

@@ -70,18 +70,38 @@ class SchemaPlan:
                     or self.not_null_columns or self.nullable_columns)
 
 
-def plan_changes(
-    definition: TableDefinition,
-    table_primary_keys: Sequence[str],
-    table_partition_keys: Sequence[str],
-    table_options: Mapping[str, str],
-    table_columns: Sequence[Tuple[str, str]],
-    query_columns: Sequence[Tuple[str, str]],
-    on_schema_change: str,
-    relation: str,
-    table_nullable: Sequence[str] = (),
-) -> SchemaPlan:
-    """``table_nullable``: the stored columns that are nullable."""
+@dataclass(frozen=True)
+class StoredTable:
+    """The existing Paimon table as a run finds it."""
+
+    primary_keys: Tuple[str, ...]
+    partition_keys: Tuple[str, ...]
+    options: Mapping[str, str]
+    columns: Tuple[Tuple[str, str], ...]       # (name, Paimon type)
+    nullable: Tuple[str, ...] = ()             # the stored columns that are nullable
+
+
+@dataclass(frozen=True)
+class ChangeRequest:
+    """What plan_changes compares: the model's ``definition`` and its query's columns against
+    the ``stored`` table named ``relation`` (for messages), under dbt's ``on_schema_change``."""
+
+    definition: TableDefinition
+    stored: StoredTable
+    query_columns: Tuple[Tuple[str, str], ...]
+    on_schema_change: str
+    relation: str
+
+
+def plan_changes(request: ChangeRequest) -> SchemaPlan:
+    """The changes a run makes to the stored table; PaimonConfigError for a change that needs
+    a rebuild, the rescale operation or another on_schema_change."""
+    definition, relation = request.definition, request.relation
+    on_schema_change, query_columns = request.on_schema_change, request.query_columns
+    table_primary_keys = request.stored.primary_keys
+    table_partition_keys = request.stored.partition_keys
+    table_options, table_columns = request.stored.options, request.stored.columns
+    table_nullable = request.stored.nullable
     model = definition.model
     rebuild = f"run `dbt run --full-refresh -s {model}` to rebuild {relation} (this drops its history)."
     if on_schema_change not in ON_SCHEMA_CHANGE:

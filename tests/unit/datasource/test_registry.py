@@ -280,8 +280,8 @@ def test_a_catalog_change_forgets_the_database_s_registrations_and_syncs_it_if_s
 
 
 def test_a_table_is_read_on_its_own_branch_else_the_default_one(registry):
-    registry.branch = "audit"
-    registry.table_branches = {("db", "pinned"): "dev", ("db", "main_only"): None}
+    registry.resolver.branch = "audit"
+    registry.resolver.table_branches = {("db", "pinned"): "dev", ("db", "main_only"): None}
     assert registry.branch_of("db", "orders") == "audit"
     assert registry.branch_of("db", "pinned") == "dev"
     assert registry.branch_of("db", "main_only") is None
@@ -291,7 +291,7 @@ def test_an_entry_stands_for_its_branch_when_the_table_has_it(registry, warehous
     paimon_table(warehouse, "db", "orders", branches=("audit",))
     paimon_table(warehouse, "db", "customers")
     assert registry.paimon_name("db", "orders") == "orders"          # main: no branch asked
-    registry.branch = "audit"
+    registry.resolver.branch = "audit"
     assert registry.paimon_name("db", "orders") == "orders$branch_audit"
     assert registry.paimon_name("db", "customers") == "customers"    # no such branch
     assert registry.paimon_name("db", "orders$branch_x") == "orders$branch_x"
@@ -482,7 +482,7 @@ def test_a_native_entry_whose_file_list_is_gone_is_made_again(registry, warehous
 
 def test_an_entry_on_a_branch_is_kept_as_the_branch_s(registry, warehouse, stop_at_making):
     paimon_table(warehouse, "db", "orders", snapshot=4, branches=("audit",))
-    registry.branch = "audit"
+    registry.resolver.branch = "audit"
     stamp = stamp_of(warehouse, "db", "orders$branch_audit")
     entry = CatalogEntry("VIEW", "", view_properties(0, stamp, PYTHON, "audit"))
     assert registry.expose("db", "orders", entry) is False

@@ -41,3 +41,20 @@ def test_a_table_without_a_schema_file_is_no_paimon_table(tmp_path):
     resolver = TableResolver(str(tmp_path), {})
     assert not resolver.is_paimon_table("lc", "half")
     assert resolver.table_location("lc", "m$branch_audit").table == "m$branch_audit"
+
+
+def test_a_table_is_read_on_its_branch_when_it_has_it(tmp_path):
+    """The branch in use (a table's own, else the default) names the table's branch only when
+    the table has it; the resolver asks the files, not Spark."""
+    make_table(tmp_path, "lc", "orders")
+    make_table(tmp_path, "lc", "customers")
+    (tmp_path / "lc.db" / "orders" / "branch" / "branch-audit").mkdir(parents=True)
+    resolver = TableResolver(str(tmp_path), {})
+    assert resolver.paimon_name("lc", "orders") == "orders"            # main: no branch asked
+    resolver.branch = "audit"
+    resolver.table_branches = {("lc", "pinned"): None}
+    assert resolver.branch_of("lc", "orders") == "audit"
+    assert resolver.branch_of("lc", "pinned") is None                  # pinned to main
+    assert resolver.paimon_name("lc", "orders") == "orders$branch_audit"
+    assert resolver.paimon_name("lc", "customers") == "customers"      # no such branch
+    assert resolver.location("lc", "orders").table == "orders$branch_audit"

@@ -77,7 +77,8 @@ class PaimonTableRegistry:
         self.spark = spark
         self.warehouse = warehouse
         self.catalog_options = dict(catalog_options)
-        # which catalog holds a database, and its tables (no Spark: table_resolver.py)
+        # which catalog holds a database, its tables, and the branch each is read and written
+        # on (no Spark: table_resolver.py)
         self.resolver = TableResolver(warehouse, catalog_options)
         self._registered: Set[Tuple[str, str]] = set()
         self._sync_lock = threading.RLock()
@@ -92,11 +93,7 @@ class PaimonTableRegistry:
         self._entries: Dict[Tuple[str, str], CatalogEntry] = {}
         # tables SQL has inserted into: (database, table) -> the write table's name
         self._write_targets: Dict[Tuple[str, str], str] = {}
-        # the branches this process reads and writes (write-audit-publish): an entry db.t
-        # reads t's branch (branch_of: its own in `table_branches`, None there meaning main,
-        # else the default `branch`) when t has it, main otherwise (paimon_name)
-        self.branch: Optional[str] = None
-        self.table_branches: Dict[Tuple[str, str], Optional[str]] = {}
+        # the branches last applied to the entries (use_branches)
         self._branches_applied: Tuple[Optional[str], Dict] = (None, {})
         # the session's task slots, asked once (read_tasks.py spreads a read over them)
         self._task_slots: Optional[int] = None
@@ -239,7 +236,7 @@ class PaimonTableRegistry:
         with self._sync_lock:
             if self._branches_applied == wanted:
                 return
-            self.branch, self.table_branches = default, wanted[1]
+            self.resolver.branch, self.resolver.table_branches = default, wanted[1]
             sources = {}
             for database, table in self._entries:
                 try:
@@ -251,31 +248,16 @@ class PaimonTableRegistry:
                     self._entries.pop((database, table), None)
             self._branches_applied = wanted
 
+    # the branches this process reads and writes (write-audit-publish): an entry db.t reads
+    # t's branch when t has it, main otherwise: the resolver's (use_branches sets them)
     def branch_of(self, database: str, table: str) -> Optional[str]:
-        """The branch ``database.table`` is read and written on; None for main."""
-        return self.table_branches.get((database, table), self.branch)
+        return self.resolver.branch_of(database, table)
 
     def paimon_name(self, database: str, table: str) -> str:
-        """The Paimon table an entry ``database.table`` stands for: ``table``, or pypaimon's
-        name of its branch ``table$branch_<branch>`` (branch_of) when it has that branch."""
-        if listing.BRANCH_SEPARATOR in table:
-            return table
-        branch = self.branch_of(database, table)
-        if not branch:
-            return table
-        warehouse = self.warehouse_of(database)
-        if listing.local_folder(warehouse) is not None:
-            present = listing.has_branch(warehouse, database, table, branch)
-        else:
-            from dbt.adapters.paimon.catalog import warehouse as wh
-
-            present = wh.open_table(warehouse, database, table, self.options_of(database)) \
-                .branch_manager().branch_exists(branch)
-        return f"{table}{listing.BRANCH_SEPARATOR}{branch}" if present else table
+        return self.resolver.paimon_name(database, table)
 
     def location(self, database: str, table: str):
-        """Where a write of ``database.table`` goes (its branch in a branch invocation)."""
-        return self.table_location(database, self.paimon_name(database, table))
+        return self.resolver.location(database, table)
 
     def table_location(self, database: str, table: str):
         """The Paimon table named ``table`` (or branch name ``orders$branch_audit``) in

@@ -1,12 +1,13 @@
 """Which Paimon table a name means: the catalog that holds a database (the profile's, or a
-catalogs.yml catalog its nodes name) and the tables there. Files and catalogs only, no Spark:
+catalogs.yml catalog its nodes name), the tables there, and the branch a table is read and
+written on (write-audit-publish). Files and catalogs only, no Spark:
 the table operations (tags, branches, rollback, expiry) act on a table's files, so a
 `dbt run-operation` of them resolves its table here and never starts Spark; the registry
 (registry.py) resolves through the same object for the entries it makes."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog.config import CatalogRoute
@@ -14,13 +15,16 @@ from dbt.adapters.paimon.catalog.config import CatalogRoute
 
 class TableResolver:
     """The profile's catalog (``warehouse`` with pypaimon ``catalog_options``) and the databases
-    routed to other catalogs (``routes``)."""
+    routed to other catalogs (``routes``); the branches in use: a table's own in
+    ``table_branches`` (None there meaning main), else the default ``branch``."""
 
     def __init__(self, warehouse: str, catalog_options: Dict[str, str],
                  routes: Optional[Dict[str, CatalogRoute]] = None):
         self.warehouse = warehouse
         self.catalog_options = dict(catalog_options)
         self.routes: Dict[str, CatalogRoute] = dict(routes or {})
+        self.branch: Optional[str] = None
+        self.table_branches: Dict[Tuple[str, str], Optional[str]] = {}
 
     def warehouse_of(self, database: str) -> str:
         """The warehouse of the catalog that holds ``database``."""
@@ -41,6 +45,32 @@ class TableResolver:
         database = database.lower()
         return listing.latest_schema_id(self.warehouse_of(database), database, table.lower(),
                                         self.options_of(database)) is not None
+
+    def branch_of(self, database: str, table: str) -> Optional[str]:
+        """The branch ``database.table`` is read and written on; None for main."""
+        return self.table_branches.get((database, table), self.branch)
+
+    def paimon_name(self, database: str, table: str) -> str:
+        """The Paimon table a name ``database.table`` stands for: ``table``, or pypaimon's
+        name of its branch ``table$branch_<branch>`` (branch_of) when it has that branch."""
+        if listing.BRANCH_SEPARATOR in table:
+            return table
+        branch = self.branch_of(database, table)
+        if not branch:
+            return table
+        warehouse = self.warehouse_of(database)
+        if listing.local_folder(warehouse) is not None:
+            present = listing.has_branch(warehouse, database, table, branch)
+        else:
+            from dbt.adapters.paimon.catalog import warehouse as wh
+
+            present = wh.open_table(warehouse, database, table, self.options_of(database)) \
+                .branch_manager().branch_exists(branch)
+        return f"{table}{listing.BRANCH_SEPARATOR}{branch}" if present else table
+
+    def location(self, database: str, table: str):
+        """Where a write of ``database.table`` goes (its branch, when one is in use)."""
+        return self.table_location(database, self.paimon_name(database, table))
 
     def table_location(self, database: str, table: str):
         """The Paimon table named ``table`` in ``database``, in the catalog holding ``database``:

@@ -12,7 +12,7 @@ from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.environments import connect_server
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
-from tests.integration.catalogs.test_hive_catalog import Hive
+from tests.integration.catalog.test_hive_catalog import Hive
 from tests.integration.write.write_helpers import read_back, sorted_rows
 
 MODELS = {

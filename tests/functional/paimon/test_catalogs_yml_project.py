@@ -17,7 +17,7 @@ from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
-from tests.integration.catalogs.test_hive_catalog import Hive, shop_events_table, write_events
+from tests.integration.catalog.test_hive_catalog import Hive, shop_events_table, write_events
 from tests.integration.write.write_helpers import read_back, sorted_rows
 
 NAME = "catalogs_project"

@@ -10,7 +10,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
-from tests.integration.catalogs.test_hive_catalog import (PAIMON_INPUT_FORMAT,
+from tests.integration.catalog.test_hive_catalog import (PAIMON_INPUT_FORMAT,
                                                           PAIMON_OUTPUT_FORMAT,
                                                           PAIMON_STORAGE_HANDLER, Hive,
                                                           shop_events_table)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from dbt.adapters.paimon.config.blob_vector import check_blob_and_vector
 from dbt.adapters.paimon.config.option_keys import (
     CORE_OPTION_KEYS,
     FLINK_OPTION_KEYS,
@@ -47,6 +48,8 @@ FIELD_OPTION_SUFFIXES = (
 )
 OPTION_PREFIXES = ("file-index.", "parquet.", "orc.", "avro.", "blob-descriptor.", "fs.")
 _FIELD_OPTION = re.compile(r"^fields\.(.+)\.([a-z-]+)$")
+# a VECTOR column's length, as Paimon's Spark catalog reads it (blob_vector.py)
+_VECTOR_DIM_OPTION = re.compile(r"^field\.(.+)\.vector-dim$")
 # Options a run must not change on an existing table: they decide where rows live or how they merge.
 IMMUTABLE_OPTIONS = ("merge-engine", "bucket-key", "sequence.field", "row-tracking.enabled")
 # config `write_path`: which executor writes a run (write/path_choice.py)
@@ -122,6 +125,8 @@ def is_known_option(key: str) -> bool:
     match = _FIELD_OPTION.match(key)
     if match and match.group(2) in FIELD_OPTION_SUFFIXES:
         return True
+    if _VECTOR_DIM_OPTION.match(key):
+        return True
     return key.startswith(OPTION_PREFIXES)
 
 
@@ -190,6 +195,8 @@ def table_definition(
                      "before/after changelog, made by each run's compaction) or remove "
                      "deletion_vectors.")
     _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
+    check_blob_and_vector(materialization, config.get("incremental_strategy"), primary_keys,
+                          partition_keys, options, columns, problems)
     write_path, max_bytes = _write_path(config, problems)
     missing_keys = [c for c in merge_keys if c not in names]
     if missing_keys:

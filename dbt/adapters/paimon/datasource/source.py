@@ -489,6 +489,7 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
     queue = is_queue_table(table)
     try:
         for batch in batches:
+            check_vector_values(table, batch, target)
             if queue:  # our vectorized bucket hash instead of pypaimon's per-row one
                 for bucket, rows in bucket_groups(table, conform(batch, target)):
                     write.write_arrow(rows, bucket=bucket)
@@ -500,6 +501,40 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
         raise
     finally:
         write.close()
+
+
+def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: pa.Schema) -> None:
+    """Each VECTOR column of ``target`` (a fixed-size list) holds in ``batch`` only lists of
+    the vector's length, and no NULL: pypaimon 2.1 writes VECTOR values with Arrow's Parquet
+    writer, which cannot store a NULL fixed-size list (refused, or written as a file Paimon's
+    readers then fail on). Raised before the batch is written (vectorized)."""
+    import pyarrow.compute as pc
+
+    from dbt.adapters.paimon.format.errors import PaimonFormatError
+
+    for field in target:
+        if not pa.types.is_fixed_size_list(field.type) or field.name not in batch.schema.names:
+            continue
+        column = batch.column(field.name)
+        name = table.identifier.get_full_name()
+        if column.null_count:
+            raise PaimonFormatError(
+                f"{column.null_count} row(s) have a NULL in VECTOR column '{field.name}' of "
+                f"{name}: pypaimon 2.1, whose writer writes VECTOR columns, cannot store a NULL "
+                f"vector. Filter those rows or give them a vector (e.g. coalesce) in the "
+                f"model's query.")
+        if pa.types.is_fixed_size_list(column.type):
+            continue
+        lengths = pc.list_value_length(column)
+        wrong = pc.not_equal(lengths, field.type.list_size)
+        count = pc.sum(wrong.cast(pa.int64())).as_py() or 0
+        if count:
+            found = sorted(set(pc.filter(lengths, wrong).to_pylist()))[:5]
+            raise PaimonFormatError(
+                f"{count} row(s) of VECTOR column '{field.name}' of {name} are not "
+                f"{field.type.list_size} long (the column's 'field.{field.name}.vector-dim'); "
+                f"lengths found: {found}. Give every row a vector of that length in the "
+                f"model's query.")
 
 
 def commit_append_files(table, written: list, overwrite: Optional[str] = None,

@@ -140,6 +140,28 @@ def stored_not_null(table, definition: TableDefinition, columns) -> List[str]:
             and f.name not in table.primary_keys and f.name not in definition.not_null]
 
 
+@dataclass(frozen=True)
+class ModelRun:
+    """One model run's inputs (ModelBuilder.build): the model's ``definition`` written to
+    Paimon table ``database.table`` from the query ``sql``."""
+
+    definition: TableDefinition
+    database: str
+    table: str
+    sql: str
+    full_refresh: bool = False
+    on_schema_change: str = "ignore"   # dbt's ignore / fail / append_new_columns / sync_all_columns
+    # append models with incremental_strategy='insert_overwrite': replace the partitions the
+    # run writes instead of appending
+    overwrite_partitions: bool = False
+    # how a dbt materialization (table, incremental, seed) writes an existing table
+    # (standard_writes.py); None for dbt-paimon's own materializations
+    request: Optional[WriteRequest] = None
+    # the rows as Arrow in this process, written by _write_local or not at all (build returns
+    # None: the run needs the query's path)
+    local_rows: Optional[pa.Table] = None
+
+
 class ModelBuilder:
     def __init__(self, registry: PaimonTableRegistry):
         self.registry = registry
@@ -159,41 +181,31 @@ class ModelBuilder:
         definition = table_definition(model, materialization, config, columns)
         return dataclasses.replace(definition, not_null=tuple(not_null))
 
-    def build(self, definition: TableDefinition, database: str, table: str, *args, **kwargs
-              ) -> Optional[BuildResult]:
+    def build(self, run: ModelRun, *older, **older_keywords) -> Optional[BuildResult]:
         """Build the model, then run the table's automatic maintenance as Paimon's writers do
         after a commit (compaction triggers, snapshot expiry). The commit stands even if the
-        maintenance fails: that is reported, not raised. None: ``local_rows`` were given and
-        the run needs the query's path (nothing was written)."""
-        result = self._build(definition, database, table, *args, **kwargs)
+        maintenance fails: that is reported, not raised. None: ``run.local_rows`` were given
+        and the run needs the query's path (nothing was written). The older call,
+        ``build(definition, database, table, sql, ...)`` in ModelRun's field order, is taken
+        too."""
+        if not isinstance(run, ModelRun):
+            run = ModelRun(run, *older, **older_keywords)
+        result = self._build(run)
         if result is None or result.snapshot_id is None:
             return result
         from dbt.adapters.paimon.ops import after_run
 
-        location = self.registry.location(database, table)
+        location = self.registry.location(run.database, run.table)
         try:
             done = after_run(self.spark, location)
         except Exception as exc:  # noqa: BLE001 - reported as a warning by the adapter
             return dataclasses.replace(result, maintenance_error=exc)
         return dataclasses.replace(result, maintenance="; ".join(done.messages) or None)
 
-    def _build(
-        self,
-        definition: TableDefinition,
-        database: str,
-        table: str,
-        sql: str,
-        full_refresh: bool,
-        on_schema_change: str,
-        overwrite_partitions: bool = False,
-        request: Optional[WriteRequest] = None,
-        local_rows: Optional[pa.Table] = None,
-    ) -> Optional[BuildResult]:
-        """``overwrite_partitions``: append models with incremental_strategy='insert_overwrite'
-        replace the partitions the run writes instead of appending. ``request``: how a dbt
-        materialization (table, incremental, seed) writes an existing table
-        (standard_writes.py). ``local_rows``: the rows as Arrow in this process, written by
-        _write_local or not at all (None returned)."""
+    def _build(self, run: ModelRun) -> Optional[BuildResult]:
+        definition, database, table = run.definition, run.database, run.table
+        sql, full_refresh, request = run.sql, run.full_refresh, run.request
+        on_schema_change, local_rows = run.on_schema_change, run.local_rows
         if local_rows is not None:
             return self._write_local(definition, database, table, local_rows, request)
         if request is not None and request.schema_evolution and request.strategy == "merge" \
@@ -257,7 +269,7 @@ class ModelBuilder:
             if request is not None:
                 result = self._write_standard(definition, database, table, df, request, absent)
             else:
-                result = self._write(definition, database, table, df, overwrite_partitions)
+                result = self._write(definition, database, table, df, run.overwrite_partitions)
         except BaseException:
             if plan.changes_schema:  # a failed run leaves the table exactly as it was
                 wh.retract_schema_changes(current, current.table_schema.id)

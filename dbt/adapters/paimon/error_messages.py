@@ -11,6 +11,7 @@ a stack: they are raised as dbt errors with their own message.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import traceback
@@ -38,7 +39,7 @@ METASTORE_UNAVAILABLE = ("Unable to instantiate "
 # Spark's error for a relation it cannot resolve, with the schema and name it looked for
 _NOT_FOUND = re.compile(r"\[TABLE_OR_VIEW_NOT_FOUND\] The table or view `([^`]+)`\.`([^`]+)`")
 # The relations the dbt project builds: (schema, name) in lower case -> (kind, node name);
-# set by the adapter from dbt's manifest (PaimonAdapter.set_macro_resolver).
+# set by the adapter from dbt's manifest (manifest_hooks.apply).
 _PROJECT_RELATIONS: Dict[Tuple[str, str], Tuple[str, str]] = {}
 
 
@@ -165,6 +166,38 @@ def model_failure(model: str, exc: BaseException) -> str:
     trace = f"its full trace is in {where}" if where else "its full trace is in dbt's log"
     return (f"Model '{model}': {_unexpected(exc, message)} Nothing was written; {trace} "
             "(please include it when reporting this as a dbt-paimon bug).")
+
+
+@contextlib.contextmanager
+def model_errors(model: str, conflict: Optional[str] = None):
+    """A model's (or snapshot's) build failing, as dbt's error: a config error is a compilation
+    error, bad data or an unsupported case names the model, a commit conflict says what the
+    other writer did (``conflict``) and that nothing of the run is visible, anything else
+    (Spark's errors on the query, or a dbt-paimon bug) is the model's failure (model_failure)."""
+    from dbt_common.exceptions import CompilationError, DbtRuntimeError
+
+    from dbt.adapters.paimon.format.errors import CommitConflictError
+    from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+
+    try:
+        yield
+    except PaimonConfigError as exc:
+        raise CompilationError(str(exc)) from exc
+    except (PaimonDataError, NotImplementedError) as exc:
+        message = str(exc)  # most of ours name the model (or snapshot) already
+        if not message.startswith((f"Model '{model}'", f"Snapshot '{model}'")):
+            message = f"Model '{model}': {message}"
+        raise DbtRuntimeError(message) from exc
+    except CommitConflictError as exc:
+        if conflict is None:
+            raise DbtRuntimeError(model_failure(model, exc)) from exc
+        raise DbtRuntimeError(
+            f"Model '{model}': another writer {conflict}; nothing of this run is visible. Run "
+            f"the model again. ({exc})") from exc
+    except DbtRuntimeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        raise DbtRuntimeError(model_failure(model, exc)) from exc
 
 
 def record(exc: BaseException, title: str) -> Optional[str]:

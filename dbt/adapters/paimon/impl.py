@@ -1,17 +1,15 @@
 """The paimon adapter: dbt-spark's adapter on an embedded session, plus Paimon tables as relations.
 
-Glue only: where Spark runs is in ``environments``, Spark's view of Paimon tables in ``datasource``,
-Paimon's format in ``format``, merging in ``runtime``. Methods marked ``@available`` are what the
-macros call.
+Glue only: where Spark runs is in ``environments``, Spark's view of Paimon tables in
+``datasource`` (the temporary views the read macros name: ``datasource/views.py``), model
+building in ``materialize``, table operations in ``ops``, Paimon's format in ``format``, merging in
+``runtime``; what the adapter takes from dbt's manifest is in ``manifest_hooks``. Methods marked
+``@available`` are what the macros call: each unpacks dbt's relations and delegates.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import re
-
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Type
 
 from dbt.adapters.base import PythonJobHelper, available
@@ -21,13 +19,13 @@ from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.contracts.relation import RelationType
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.events.logging import AdapterLogger
-from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
+from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.contracts.constraints import ConstraintType
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.paimon import environments, error_messages
-from dbt.adapters.paimon.branch_config import table_branches
-from dbt.adapters.paimon.catalog_integrations import CATALOG_INTEGRATIONS, catalog_routes
+from dbt.adapters.paimon import environments, error_messages, manifest_hooks
+from dbt.adapters.paimon.adapter_config import PaimonConfig
+from dbt.adapters.paimon.catalog_integrations import CATALOG_INTEGRATIONS
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
 from dbt.adapters.paimon.relation import PaimonRelation
@@ -35,49 +33,6 @@ from dbt.adapters.paimon.relation import PaimonRelation
 logger = AdapterLogger("Paimon")
 # a Paimon table's catalog entry is a view carrying the table's schema id (registry.py)
 PAIMON_ENTRY_MARK = "paimon.schema-id="
-
-
-def escape_sql_string(value: str) -> str:
-    """A value inside a single-quoted Spark SQL literal."""
-    return value.replace("\\", "\\\\").replace("'", "\\'")
-
-
-@dataclass
-class PaimonConfig(SparkConfig):
-    primary_key: Optional[Any] = None
-    merge_engine: Optional[str] = None
-    sequence_field: Optional[Any] = None
-    sequence_groups: Optional[Dict[str, Any]] = None
-    aggregations: Optional[Dict[str, str]] = None
-    default_aggregate_function: Optional[str] = None
-    bucket_key: Optional[Any] = None
-    ignore_delete: Optional[bool] = None
-    changelog_producer: Optional[str] = None
-    row_tracking: Optional[bool] = None
-    deletion_vectors: Optional[bool] = None
-    row_kind_column: Optional[str] = None
-    table_options: Optional[Dict[str, Any]] = None
-    target: Optional[str] = None
-    # which executor writes a primary-key run (docs/write_paths.md)
-    write_path: Optional[str] = None
-    in_process_max_bytes: Optional[int] = None
-    # the branch of the table this model, seed or snapshot writes, for every node that
-    # writes or reads it; 'main' for main (branch_config.py)
-    paimon_branch: Optional[str] = None
-    # the catalogs.yml catalog of the table this node writes or reads (catalog_integrations.py)
-    catalog_name: Optional[str] = None
-    # an incremental merge deleting the stored rows the run does not match (standard_writes.py)
-    not_matched_by_source_action: Optional[str] = None
-    not_matched_by_source_condition: Optional[str] = None
-    # dbt-databricks' merge clauses: which run rows a merge writes (standard_writes.py)
-    matched_condition: Optional[str] = None
-    not_matched_condition: Optional[str] = None
-    skip_matched_step: Optional[bool] = None
-    skip_not_matched_step: Optional[bool] = None
-    # materialized='data_evolution_update' (write/column_update.py): the key matching the
-    # model's rows to the target's rows ('_ROW_ID' or a unique column), the columns it owns
-    update_key: Optional[str] = None
-    update_columns: Optional[Any] = None
 
 
 # the commands whose first statement needs Spark: `dbt parse`, `ls`, `debug` and the like never
@@ -166,28 +121,12 @@ class PaimonAdapter(SparkAdapter):
         ]
 
     def set_macro_resolver(self, macro_resolver) -> None:
-        """dbt hands the adapter its manifest here, before it compiles the run's graph:
-        - a node reading through source() a table that a seed of the project loads runs after
-          that seed (order_sources_after_seeds);
-        - the relations its seeds, models and snapshots build name the node when a query cannot
-          find one (error_messages);
-        - the tables whose node config names a branch (paimon_branch) are read and written on
-          it by every node (branch_config.py); a bad name fails here, before anything runs."""
+        """dbt hands the adapter its manifest here, before it compiles the run's graph: branches,
+        catalog routes, the project's relations and seeds before their sources'
+        readers (manifest_hooks.py)."""
         super().set_macro_resolver(macro_resolver)
-        nodes = getattr(macro_resolver, "nodes", None) or {}
-        self.connections.paimon_table_branches = table_branches(nodes.values())
-        sources = getattr(macro_resolver, "sources", None) or {}
-        self.connections.paimon_catalog_routes = catalog_routes(
-            [*nodes.values(), *sources.values()], self.get_catalog_integration,
-            self._catalog_route)
-        relations = {}
-        for node in nodes.values():
-            kind = str(getattr(node, "resource_type", ""))
-            materialized = getattr(getattr(node, "config", None), "materialized", None)
-            if kind in ("seed", "model", "snapshot") and materialized != "ephemeral":
-                relations[(str(node.schema).lower(), str(node.alias).lower())] = (kind, node.name)
-        error_messages.set_project_relations(relations)
-        order_sources_after_seeds(macro_resolver)
+        manifest_hooks.apply(macro_resolver, self.connections, self.get_catalog_integration,
+                             self._catalog_route)
 
     def _v2_to_v1_type(self, catalog_type: str) -> str:
         return catalog_type.lower()
@@ -298,90 +237,47 @@ class PaimonAdapter(SparkAdapter):
         registry.forget_database(schema)
         wh.drop_database(warehouse, schema, catalog_options=options)
 
+    # -- reads as temporary views (datasource/views.py) ------------------------------------------
+    def _paimon_read(self, relation: BaseRelation, macro: str) -> BaseRelation:
+        """The relation with its Paimon table's names; CompilationError when it is no Paimon
+        table."""
+        relation = _paimon_names(relation)
+        if not self.is_paimon_relation(relation):
+            raise CompilationError(f"{macro}: {relation} is not a Paimon table.")
+        return relation
+
+    def _view(self, build, relation: BaseRelation, *args, **kwargs) -> str:
+        """``build(registry, schema, table, ...)`` of datasource/views.py; the read its
+        arguments cannot make is a compilation error."""
+        from dbt.adapters.paimon.datasource.views import ViewError
+
+        try:
+            return build(self._registry, relation.schema, relation.identifier, *args, **kwargs)
+        except ViewError as exc:
+            raise CompilationError(str(exc)) from None
+
     @available
     def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any = None, tag=None,
                              timestamp=None, watermark=None, version=None,
                              branch=None) -> str:
-        """Register a temporary view of a Paimon table as of a snapshot (by id, tag, timestamp,
-        watermark or version: format/time_travel.py), of main or of ``branch`` (its latest
-        snapshot when no other argument is given); returns its name.
+        """Register a temporary view of a Paimon table as of a snapshot, of main or of
+        ``branch``; returns its name (views.snapshot_view)."""
+        from dbt.adapters.paimon.datasource import views
 
-        From SQL, only a temporary view keeps a Python data source's options (time travel needs
-        ``snapshot_id``), so models read it in this session; persistent views cannot use it.
-        """
-        relation = _paimon_names(relation)
-        from dbt.adapters.paimon.datasource.registry import check_name
-        from dbt.adapters.paimon.format.time_travel import travel
+        relation = self._paimon_read(relation, "paimon_snapshot")
+        return self._view(views.snapshot_view, relation, str(relation), snapshot_id, tag,
+                          timestamp, watermark, version, branch)
 
-        if not self.is_paimon_relation(relation):
-            raise CompilationError(f"paimon_snapshot: {relation} is not a Paimon table.")
-        registry = self._registry
-        name = self._paimon_table_or_branch(relation, branch, "paimon_snapshot")
-        table = registry.open_table(relation.schema, name)
-        try:
-            if branch is not None and all(v is None for v in (snapshot_id, tag, timestamp,
-                                                                watermark, version)):
-                latest = table.snapshot_manager().get_latest_snapshot()
-                if latest is None:
-                    raise ValueError(f"branch '{branch}' has no snapshot yet")
-                snapshot = latest.id
-            else:
-                snapshot = travel(table, snapshot_id, tag, timestamp, watermark, version).id
-        except ValueError as exc:
-            raise CompilationError(f"paimon_snapshot of {relation}: {exc}") from None
-        view = check_name("view", re.sub(r"\W", "_", f"{relation.schema}__{name}__snapshot_"
-                                                     f"{snapshot}", flags=re.ASCII).lower())
-        registry.activate()
-        # Spark's own reader when that snapshot needs no merge (docs/reads.md)
-        if registry.snapshot_view(relation.schema, name, snapshot, view):
-            return f"`{view}`"
-        return self._paimon_source_view(view, relation, {"snapshot_id": str(snapshot)},
-                                        table=name)
-
-    def _paimon_table_or_branch(self, relation: BaseRelation, branch, macro: str) -> str:
-        """The Paimon table name a read of ``relation`` means: ``branch`` of it
-        (``t$branch_b``) when given, else the table (the branch of a ``paimon_branch``
-        invocation, when it has it)."""
-        from dbt.adapters.paimon.ops.branches import branch_table_name, branches
-
-        registry = self._registry
-        if branch is None:
-            return registry.paimon_name(relation.schema, relation.identifier)
-        known = branches(registry.open_table(relation.schema, relation.identifier))
-        if str(branch) not in known:
-            raise CompilationError(f"{macro}: {relation} has no branch '{branch}' (branches: "
-                                   f"{known or 'none'})")
-        return branch_table_name(relation.identifier, str(branch))
-
-    def _paimon_source_view(self, view: str, relation: BaseRelation, read_options: Dict[str, str],
-                            source: str = "paimon", table: Optional[str] = None) -> str:
-        """A temporary view of the paimon data source (or ``source``, e.g. paimon_row_tracking)
-        reading ``relation`` (or its ``table``, e.g. a branch ``t$branch_b``) with
-        ``read_options``."""
-        relation = _paimon_names(relation)
-        registry = self._registry
-        options = registry.table_location(relation.schema,
-                                         table or relation.identifier).source_options()
-        options.update(read_options)
-        rendered = ", ".join(f"`{k}` '{escape_sql_string(v)}'" for k, v in options.items())
-        registry.activate().sql(
-            f"create or replace temporary view `{view}` using {source} options ({rendered})"
-        )
-        return f"`{view}`"
-
-    # -- consuming changes (materialize/consumption.py) -----------------------------------------
     @available
     def paimon_changes_view(self, relation: BaseRelation, model_id: str, this: BaseRelation,
                             from_start: bool, consumer_id: Optional[str] = None) -> str:
         """A temporary view of what changed in ``relation`` since the consuming model's last
         successful run (rows with ``_row_kind``); the consumer moves on only if this run
         succeeds (``post_model_hook``)."""
-        relation = _paimon_names(relation)
+        from dbt.adapters.paimon.datasource import views
         from dbt.adapters.paimon.materialize import consumption
-        from dbt.adapters.paimon.datasource.registry import check_name
 
-        if not self.is_paimon_relation(relation):
-            raise CompilationError(f"paimon_changes: {relation} is not a Paimon table.")
+        relation = self._paimon_read(relation, "paimon_changes")
         consumer = consumer_id or consumption.default_consumer_id(this.schema, this.identifier)
         location = self._paimon_location(relation)
         try:
@@ -389,90 +285,22 @@ class PaimonAdapter(SparkAdapter):
         except ValueError as exc:
             raise DbtRuntimeError(f"paimon_changes({relation}) in {this}: {exc}") from exc
         self._pending_positions().hold(model_id, location, planned)
-        view = check_name("view", f"{relation.schema}__{relation.identifier}__changes_for_"
-                                  f"{this.schema}__{this.identifier}")
-        return self._paimon_source_view(view, relation, planned.options)
+        view = views.view_name(relation.schema, relation.identifier,
+                               f"changes_for_{this.schema}", this.identifier)
+        return views.source_view(self._registry, view, relation.schema, relation.identifier,
+                                 planned.options)
 
     @available
     def paimon_changes_between_view(self, relation: BaseRelation, start=None, end=None,
                                     mode: Optional[str] = None, start_timestamp=None,
                                     end_timestamp=None) -> str:
         """A temporary view of what changed in ``relation`` between two snapshots, two tags or
-        two times, with ``_row_kind``, as Paimon's ``incremental-between`` and
-        ``incremental-between-timestamp`` read it:
-        - snapshot ids give the commits (start, end] (delta or changelog files:
-          datasource/changes.py);
-        - times select those snapshot ids as Java does (time_travel.incremental_between_timestamps);
-        - tag names give the difference of the two tagged versions: of a primary-key table by
-          key (Java's IncrementalDiffSplitRead: a key new since ``start`` is +I, a key whose row
-          changed is +U, both with the ``end`` row; a key deleted since is not returned, as in
-          Java's batch read), of an append table the files the end tag has and the start tag
-          has not, as +I (changes.py ``diff``).
-        Of the branch the invocation reads the table on (registry.paimon_name)."""
-        relation = _paimon_names(relation)
-        from dbt.adapters.paimon.datasource.registry import check_name
-        from dbt.adapters.paimon.format import time_travel
+        two times, with ``_row_kind`` (views.changes_between_view)."""
+        from dbt.adapters.paimon.datasource import views
 
-        macro = f"paimon_changes_between({relation})"
-        if not self.is_paimon_relation(relation):
-            raise CompilationError(f"paimon_changes_between: {relation} is not a Paimon table.")
-        by_time = start_timestamp is not None or end_timestamp is not None
-        given = (start_timestamp, end_timestamp) if by_time else (start, end)
-        if None in given or (by_time and (start is not None or end is not None)):
-            raise CompilationError(
-                f"{macro}: pass start and end (two snapshot ids or two tags), or "
-                f"start_timestamp and end_timestamp; got start={start!r}, end={end!r}, "
-                f"start_timestamp={start_timestamp!r}, end_timestamp={end_timestamp!r}")
-        registry = self._registry
-        name = registry.paimon_name(relation.schema, relation.identifier)
-        if by_time:
-            table = registry.open_table(relation.schema, relation.identifier)
-            try:
-                millis = [time_travel.timestamp_millis(v) for v in (start_timestamp,
-                                                                     end_timestamp)]
-                ids = [str(i) for i in time_travel.incremental_between_timestamps(table,
-                                                                                  *millis)]
-            except ValueError as exc:
-                raise CompilationError(f"{macro}: {exc}") from None
-            label = f"t{millis[0]}_{millis[1]}"
-        else:
-            ids = [str(v).strip() for v in (start, end)]
-            label = f"{start}_{end}"
-        view = check_name("view", re.sub(r"\W", "_", f"{relation.schema}__{name}__changes_"
-                                         f"{label}", flags=re.ASCII).lower())
-        if by_time or all(v.isdigit() for v in ids):  # Java: both numbers, else both tags
-            options = {"changes_from": ids[0], "changes_to": ids[1], "changes_mode": mode or "auto"}
-            return self._paimon_source_view(view, relation, options, table=name)
-        table = registry.open_table(relation.schema, relation.identifier)
-        try:
-            first, last = (time_travel.snapshot_by_tag(table, v) for v in ids)
-        except ValueError as exc:
-            raise CompilationError(f"{macro}: {exc}") from None
-        if last.id <= first.id:
-            raise CompilationError(
-                f"{macro}: tag end {ids[1]} with snapshot id {last.id} should be later than tag "
-                f"start {ids[0]} with snapshot id {first.id}")
-        if not table.primary_keys:
-            # Java 1.0 IncrementalTagStartingScanner -> SnapshotReaderImpl.readIncrementalDiff;
-            # an append table reads the end tag's files the start tag lacks (changes.py)
-            options = {"changes_from": str(first.id), "changes_to": str(last.id),
-                       "changes_mode": "diff"}
-            return self._paimon_source_view(view, relation, options, table=name)
-        from pyspark.sql import functions as F
-
-        spark = registry.activate()
-        before = spark.table(self.paimon_snapshot_view(relation, tag=ids[0]).strip("`"))
-        after = spark.table(self.paimon_snapshot_view(relation, tag=ids[1]).strip("`"))
-        keys = list(table.primary_keys)
-        joined = after.alias("a").join(
-            before.alias("b"), [F.col(f"a.`{k}`") == F.col(f"b.`{k}`") for k in keys], "left")
-        same = [F.col(f"a.`{c}`").eqNullSafe(F.col(f"b.`{c}`")) for c in after.columns]
-        kind = (F.when(F.col(f"b.`{keys[0]}`").isNull(), F.lit("+I"))
-                .when(~functools.reduce(lambda x, y: x & y, same), F.lit("+U")))
-        changes = joined.select(*[F.col(f"a.`{c}`") for c in after.columns],
-                                kind.alias("_row_kind")).where(F.col("_row_kind").isNotNull())
-        changes.createOrReplaceTempView(view)
-        return f"`{view}`"
+        relation = self._paimon_read(relation, "paimon_changes_between")
+        return self._view(views.changes_between_view, relation, str(relation), start, end, mode,
+                          start_timestamp, end_timestamp)
 
     def _pending_positions(self):
         from dbt.adapters.paimon.materialize.consumption import PendingPositions
@@ -491,19 +319,10 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def spark_lacks_data_source(self, file_format: str) -> bool:
-        """Whether this Spark has no data source named ``file_format`` (Delta, Iceberg and Hudi
-        come as packages of their own): Spark's DATA_SOURCE_NOT_FOUND while it resolves a read
-        of a path that does not exist. Any other error (the path is missing) means it has one."""
-        if file_format not in _missing_sources:
-            spark = self._registry.activate()
-            try:
-                spark.read.format(file_format).load("/dbt-paimon-probe-no-such-path").schema
-                missing = False
-            except Exception as exc:  # noqa: BLE001 - Spark's analysis error, either way
-                missing = "DATA_SOURCE_NOT_FOUND" in str(exc) or \
-                    "Failed to find the data source" in str(exc)
-            _missing_sources[file_format] = missing
-        return _missing_sources[file_format]
+        """Whether this Spark has no data source named ``file_format`` (spark_env.py)."""
+        from dbt.adapters.paimon.datasource.spark_env import lacks_data_source
+
+        return lacks_data_source(self._registry.activate, file_format)
 
     @available
     def paimon_warehouse(self) -> str:
@@ -515,35 +334,35 @@ class PaimonAdapter(SparkAdapter):
                                 local_rows=None):
         """Validate a model's config against its query (or its rows, ``local_rows``: Arrow
         this process holds, e.g. a seed's file) before anything is written."""
+        from dbt.adapters.paimon.config.constraints import contract_config
         from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
-        from dbt.adapters.paimon.runtime import PaimonConfigError
 
         name = model.get("alias") or model["name"]
-        try:
-            config, not_null = _contract_config(name, materialization, model)
+        with error_messages.model_errors(name):
+            config, not_null = contract_config(name, materialization, model)
             return ModelBuilder(self._registry).definition(
                 name, materialization, config, sql, not_null,
                 arrow_schema=None if local_rows is None else local_rows.schema)
-        except PaimonConfigError as exc:
-            raise CompilationError(str(exc)) from exc
-        except DbtRuntimeError:
-            raise
-        except Exception as exc:  # Spark's errors on the query, or a dbt-paimon bug
-            raise DbtRuntimeError(error_messages.model_failure(name, exc)) from exc
 
     @available
     def paimon_target_relation(self, definition, this: BaseRelation) -> BaseRelation:
         """The Paimon table a model writes: itself, or the shared table named by `target`."""
-        if not definition.target:
+        return self._written_table(definition.target, this, definition.model)
+
+    def _written_table(self, target: Optional[str], this: BaseRelation, model: str
+                       ) -> BaseRelation:
+        """``this`` as a table, or the table ``target`` names (``schema.table``, or a table of
+        this's schema); its names checked before anything is written: they become warehouse
+        folders and Spark identifiers."""
+        if not target:
             relation = _paimon_names(this.incorporate(type="table"))
         else:
-            schema, _, identifier = definition.target.rpartition(".")
+            schema, _, identifier = str(target).rpartition(".")
             relation = _paimon_names(self.Relation.create(
                 schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True
             ))
-        # before anything is written: the names become warehouse folders and Spark identifiers
-        _checked_name("schema", relation.schema, definition.model)
-        _checked_name("table", relation.identifier, definition.model)
+        _checked_name("schema", relation.schema, model)
+        _checked_name("table", relation.identifier, model)
         return relation
 
     @available
@@ -576,8 +395,8 @@ class PaimonAdapter(SparkAdapter):
                 standard["strategy"], dict(standard.get("config") or {}),
                 standard.get("batch_start"), standard.get("batch_end"))
         builder = ModelBuilder(self._registry)
-        with _model_errors(definition.model, f"committed to {relation} while this run was "
-                                             f"writing it"):
+        with error_messages.model_errors(
+                definition.model, f"committed to {relation} while this run was writing it"):
             with _committed_by(definition.model):
                 result = builder.build(
                     definition, relation.schema, relation.identifier, sql, full_refresh,
@@ -605,60 +424,30 @@ class PaimonAdapter(SparkAdapter):
         """materialized='data_evolution_update': the existing data-evolution table named by
         `target`; CompilationError (nothing written) when a config is missing or the table
         does not exist."""
+        from dbt.adapters.paimon.materialize import data_evolution_update as update
+
         name = model.get("alias") or model["name"]
-        config = model["config"]
-        missing = [c for c in ("target", "update_key") if not config.get(c)]
-        if missing:
-            raise CompilationError(
-                f"Model '{name}': materialized='data_evolution_update' needs config "
-                f"{' and '.join(f'`{c}`' for c in missing)}: `target` names the data-evolution "
-                f"table whose columns the model writes, `update_key` the column matching the "
-                f"model's rows to its rows ('_ROW_ID' or a column unique in the table).")
-        columns = config.get("update_columns")
-        if columns is not None and not isinstance(columns, (list, tuple, str)):
-            raise CompilationError(f"Model '{name}': config `update_columns` is {columns!r}; "
-                                   f"expected a column name or a list of them.")
-        schema, _, identifier = str(config["target"]).rpartition(".")
-        relation = _paimon_names(self.Relation.create(
-            schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True))
-        _checked_name("schema", relation.schema, name)
-        _checked_name("table", relation.identifier, name)
-        if not self._registry.is_paimon_table(relation.schema, relation.identifier):
-            raise CompilationError(
-                f"Model '{name}': its `target` {relation} is not a Paimon table. A "
-                f"data_evolution_update model writes columns of an existing data-evolution "
-                f"table (options 'row-tracking.enabled' and 'data-evolution.enabled'): create "
-                f"it first (a paimon_append model with those table_options, or another "
-                f"engine), and run this model after it.")
+        with error_messages.model_errors(name):
+            update.check_config(name, model["config"])
+            relation = self._written_table(model["config"]["target"], this, name)
+            if not self._registry.is_paimon_table(relation.schema, relation.identifier):
+                raise update.not_a_target(name, str(relation))
         return relation
 
     @available
     def paimon_update_columns(self, model: dict, relation: BaseRelation, sql: str
                               ) -> AdapterResponse:
         """Write the model's columns into the rows of ``relation`` its `update_key` names: one
-        Paimon commit of column files (write/column_update.py), or nothing on error."""
-        from dbt.adapters.paimon.materialize.model_builder import check_typed
-        from dbt.adapters.paimon.write.column_update import (
-            check_update, owned_columns, update_columns)
+        Paimon commit of column files (data_evolution_update.py), or nothing on error."""
+        from dbt.adapters.paimon.materialize.data_evolution_update import update_from_query
 
         name = model.get("alias") or model["name"]
-        config = model["config"]
-        key = config["update_key"]
-        columns = config.get("update_columns")
-        if isinstance(columns, str):
-            columns = [columns]
         registry = self._registry
-        with _model_errors(name, f"updated rows of {relation} while this run was writing its "
-                                 f"columns"):
-            table = registry.open_table(relation.schema, relation.identifier)
-            spark = registry.activate(sql)
-            df = spark.sql(sql)
-            check_typed(name, df)
-            owned = owned_columns(key, df.columns, columns)
-            check_update(table, name, key, owned, df.columns)  # before Spark computes a row
-            rows = df.select(*[f"`{c}`" for c in [key] + owned]).toArrow()
-            with _committed_by(name):
-                result = update_columns(table, name, rows, key, owned)
+        with error_messages.model_errors(
+                name, f"updated rows of {relation} while this run was writing its columns"):
+            owned, result = update_from_query(registry, name, model["config"], relation.schema,
+                                              relation.identifier, sql,
+                                              lambda: _committed_by(name))
         registry.expose(relation.schema, relation.identifier)
         snapshot = (f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None
                     else " (no rows)")
@@ -670,47 +459,26 @@ class PaimonAdapter(SparkAdapter):
     @available
     def paimon_seed_rows(self, model: dict, this: BaseRelation, empty: bool = False
                          ) -> Dict[str, Any]:
-        """Read the seed's CSV (Arrow, with dbt's types: seed_csv.py). Returns {sql: the typed
-        rows' select from ``view`` (registered by paimon_seed_view), columns: [(name, Spark
-        type)], rows, unknown_overrides: column_types keys the file lacks, sample: an agate
-        table of at most SAMPLE_ROWS random rows (what ``dbt seed --show`` prints),
-        local_rows: the rows typed as Arrow here (None when only Spark can cast them)}."""
-        import os
+        """Read the seed's CSV (Arrow, with dbt's types): what seed_csv.seed_rows returns."""
+        from dbt.adapters.paimon.materialize.seed_csv import SeedFileError, seed_rows
 
-        from dbt.adapters.paimon.materialize.seed_csv import (SeedFileError, read_seed,
-                                                              sample_agate)
-        from dbt.adapters.paimon.datasource.spark_types import quote_identifier
-
-        path = os.path.join(model["root_path"], model["original_file_path"])
-        config = model["config"]
         try:
-            seed = read_seed(path, config.get("delimiter") or ",",
-                             config.get("column_types") or {}, bool(empty))
+            return seed_rows(model, this.identifier, bool(empty), self._registry.activate)
         except SeedFileError as exc:
-            raise DbtRuntimeError(f"Seed '{model['name']}' ({path}): {exc}") from None
-        # a one-part name whatever the seed's name (dots, quotes)
-        view = re.sub(r"\W", "_", f"{this.identifier}__dbt_seed_rows", flags=re.ASCII)
-        select = ", ".join(f"cast(`c{i}` as {spark_type}) as {quote_identifier(name)}"
-                           for i, (name, spark_type) in enumerate(zip(seed.columns, seed.types)))
-        time_zone = self._registry.activate().conf.get("spark.sql.session.timeZone")
-        return {"sql": f"select {select} from {quote_identifier(view)}", "view": view,
-                "columns": list(zip(seed.columns, seed.types)), "rows": seed.num_rows,
-                "unknown_overrides": seed.unknown_overrides, "sample": sample_agate(seed),
-                "local_rows": seed.typed(time_zone), "file": seed}
+            raise DbtRuntimeError(str(exc)) from None
 
     @available
     def paimon_seed_view(self, seed: Dict[str, Any]) -> None:
         """Register the seed's rows as the temporary view its ``sql`` reads."""
-        from dbt.adapters.paimon.datasource.spark_types import spark_schema
+        from dbt.adapters.paimon.materialize.seed_csv import register_rows
 
-        table = seed["file"].table
-        # (the schema given: Spark Connect cannot infer one from an empty seed)
-        frame = self._registry.activate().createDataFrame(table, schema=spark_schema(table.schema))
-        frame.createOrReplaceTempView(seed["view"])
+        register_rows(self._registry.activate(), seed)
 
     @available
     def paimon_drop_seed_rows(self, seed: Dict[str, Any]) -> None:
-        self._registry.activate().catalog.dropTempView(seed["view"])
+        from dbt.adapters.paimon.materialize.seed_csv import drop_rows
+
+        drop_rows(self._registry.activate(), seed)
 
     # -- dbt snapshot (materialize/snapshot_rows.py) -------------------------------------------------
     @available
@@ -719,33 +487,28 @@ class PaimonAdapter(SparkAdapter):
         unique_key checked (never NULL, never twice) before anything is written."""
         from dbt.adapters.paimon.materialize import snapshot_rows
         from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
-        from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
         name = model.get("alias") or model["name"]
         config = dict(model["config"])
         registry = self._registry
-        try:
+        with error_messages.model_errors(name):
             table_config = snapshot_rows.table_config(name, config, scd_id)
             snapshot_rows.check_unique_key(registry.activate(), name, model["compiled_code"],
                                            config.get("unique_key"))
             return ModelBuilder(registry).definition(name, "paimon_pk", table_config, sql)
-        except PaimonConfigError as exc:
-            raise CompilationError(str(exc)) from exc
-        except PaimonDataError as exc:
-            raise DbtRuntimeError(str(exc)) from exc
 
     @available
     def paimon_snapshot_rows(self, staging_sql: str, relation: BaseRelation,
                              columns: Dict[str, str]) -> str:
         """A query of the rows one snapshot run merges: closed versions (stored values, new
         dbt_valid_to) and new versions. Returns SQL reading a temporary view of them."""
+        from dbt.adapters.paimon.datasource.views import view_name
         from dbt.adapters.paimon.materialize import snapshot_rows
-        from dbt.adapters.paimon.datasource.registry import check_name
 
         spark = self._registry.activate()
         rows = snapshot_rows.merge_rows(
             spark, staging_sql, f"`{relation.schema}`.`{relation.identifier}`", dict(columns))
-        view = check_name("view", f"{relation.schema}__{relation.identifier}__dbt_snapshot_rows")
+        view = view_name(relation.schema, relation.identifier, "dbt_snapshot_rows")
         rows.createOrReplaceTempView(view)
         return f"select * from `{view}`"
 
@@ -795,19 +558,11 @@ class PaimonAdapter(SparkAdapter):
         """Descriptions as the Paimon table's comment and field descriptions: one schema
         change, only when they differ from the stored ones (no new schema per run)."""
         relation = _paimon_names(relation)
-        from pypaimon.schema.schema_change import SchemaChange
-
         from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
-        table = registry.open_table(relation.schema, relation.identifier)
-        stored = {f.name: f.description for f in table.table_schema.fields}
-        changes = []
-        if table_comment is not None and table_comment != table.table_schema.comment:
-            changes.append(SchemaChange.update_comment(table_comment))
-        for name, comment in column_comments.items():
-            if name in stored and stored[name] != comment:
-                changes.append(SchemaChange.update_column_comment(name, comment))
+        changes = wh.comment_changes(registry.open_table(relation.schema, relation.identifier),
+                                     table_comment, column_comments)
         if changes:
             catalog = wh.open_catalog(registry.warehouse_of(relation.schema),
                                       registry.options_of(relation.schema))
@@ -1051,63 +806,25 @@ class PaimonAdapter(SparkAdapter):
 
     @available
     def paimon_system_view(self, relation: BaseRelation, name: str, branch=None) -> str:
-        """Register a temporary view of Paimon's system table ``name`` of ``relation``
-        (``orders$snapshots`` in Paimon's engines), of main or of ``branch``
-        (``orders$branch_audit$snapshots``); returns its quoted name. Metadata tables
-        are built in this process (format/system_tables.py) and handed to Spark as Arrow;
-        audit_log, binlog and ro read data through the paimon data source
-        (datasource/system_reads.py). Temporary, as paimon_snapshot's views: models, tests and
-        `dbt show` of this session read it, persistent views cannot."""
-        relation = _paimon_names(relation)
-        from dbt.adapters.paimon.datasource.registry import check_name
-        from dbt.adapters.paimon.datasource.source import SYSTEM_TABLE_OPTION
-        from dbt.adapters.paimon.datasource.spark_types import spark_schema
-        from dbt.adapters.paimon.format.system_tables import (METADATA_TABLES,
-                                                              check_system_table, metadata_table)
+        """Register a temporary view of Paimon's system table ``name`` of ``relation``, of main
+        or of ``branch``; returns its quoted name (views.system_view)."""
+        from dbt.adapters.paimon.datasource import views
+        from dbt.adapters.paimon.format.errors import PaimonFormatError
 
+        relation = self._paimon_read(relation, "paimon_system")
         try:
-            system = check_system_table(name)
-        except ValueError as exc:
-            raise CompilationError(f"paimon_system({relation}, {name!r}): {exc}") from None
-        if not self.is_paimon_relation(relation):
-            raise CompilationError(f"paimon_system: {relation} is not a Paimon table.")
-        registry = self._registry
-        table = self._paimon_table_or_branch(relation, branch, "paimon_system")
-        view = check_name("view", re.sub(r"\W", "_", f"{relation.schema}__{table}__system_"
-                                                     f"{system}", flags=re.ASCII).lower())
-        if system not in METADATA_TABLES:
-            return self._paimon_source_view(view, relation, {SYSTEM_TABLE_OPTION: system},
-                                            table=table)
-        try:
-            rows = metadata_table(registry.open_table(relation.schema, table), system)
-        except (ValueError, OSError) as exc:
-            raise DbtRuntimeError(f"paimon_system({relation}, {system!r}): {exc}") from exc
-        spark = registry.activate()
-        spark.createDataFrame(rows, schema=spark_schema(rows.schema)) \
-            .createOrReplaceTempView(view)
-        return f"`{view}`"
+            return self._view(views.system_view, relation, str(relation), name, branch)
+        except PaimonFormatError as exc:
+            raise DbtRuntimeError(str(exc)) from exc
 
-    # -- row tracking (paimon_append with row_tracking=true) ----------------------------------
     @available
     def paimon_row_tracking_view(self, relation: BaseRelation) -> str:
-        """Register a temporary view of a row-tracking table with _ROW_ID and _SEQUENCE_NUMBER;
-        returns its name (Spark keeps a Python data source's options only for temporary views)."""
-        relation = _paimon_names(relation)
-        from dbt.adapters.paimon.datasource.registry import check_name
-        from dbt.adapters.paimon.datasource.row_tracking_source import NAME, register
-        from dbt.adapters.paimon.format.row_tracking import require_row_tracking
+        """Register a temporary view of a row-tracking table with _ROW_ID and _SEQUENCE_NUMBER
+        (paimon_append with row_tracking=true); returns its name."""
+        from dbt.adapters.paimon.datasource import views
 
-        if not self.is_paimon_relation(relation):
-            raise CompilationError(f"paimon_row_tracking: {relation} is not a Paimon table.")
-        registry = self._registry
-        try:
-            require_row_tracking(registry.open_table(relation.schema, relation.identifier),
-                                 "paimon_row_tracking")
-        except ValueError as exc:
-            raise CompilationError(str(exc)) from exc
-        register(registry.activate())
-        view = check_name("view", f"{relation.schema}__{relation.identifier}__row_tracking")
-        return self._paimon_source_view(view, relation, {}, source=NAME)
+        return self._view(views.row_tracking_view,
+                          self._paimon_read(relation, "paimon_row_tracking"))
 
     @available
     def paimon_update_rows(self, relation: BaseRelation, where=None, set=None,
@@ -1148,79 +865,6 @@ def _committed_by(node: str):
     from dbt.adapters.paimon.ops.invocations import INVOCATION_PROPERTY, NODE_PROPERTY
 
     return commit_properties({INVOCATION_PROPERTY: get_invocation_id(), NODE_PROPERTY: node})
-
-
-@contextlib.contextmanager
-def _model_errors(model: str, conflict: str):
-    """A model's write failing, as dbt's error: a config error is a compilation error, bad data
-    or an unsupported case names the model, a commit conflict says what the other writer did
-    (``conflict``) and that nothing of the run is visible, anything else (Spark's errors on the
-    query, or a dbt-paimon bug) is the model's failure with its trace in the log."""
-    from dbt.adapters.paimon.format.errors import CommitConflictError
-    from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
-
-    try:
-        yield
-    except PaimonConfigError as exc:
-        raise CompilationError(str(exc)) from exc
-    except (PaimonDataError, NotImplementedError) as exc:
-        raise DbtRuntimeError(_for_model(model, exc)) from exc
-    except CommitConflictError as exc:
-        raise DbtRuntimeError(
-            f"Model '{model}': another writer {conflict}; nothing of this run is visible. Run "
-            f"the model again. ({exc})") from exc
-    except DbtRuntimeError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - see the docstring
-        raise DbtRuntimeError(error_messages.model_failure(model, exc)) from exc
-
-
-def _for_model(model: str, exc: BaseException) -> str:
-    """The error's message, naming the model once (most of ours name it already)."""
-    message = str(exc)
-    return message if message.startswith(f"Model '{model}'") else f"Model '{model}': {message}"
-
-
-# file_format -> whether this process's Spark lacks that data source (it does not change
-# while the session lives)
-_missing_sources: Dict[str, bool] = {}
-
-
-def _contract_config(name: str, materialization: str, model: dict):
-    """The model's config and NOT NULL columns, with an enforced contract's constraints applied
-    (config/constraints.py); without a contract, the config as it is."""
-    from dbt.adapters.paimon.config.constraints import apply_contract, contract_keys
-
-    config = dict(model["config"])
-    if not (config.get("contract") or {}).get("enforced"):
-        return config, ()
-    keys = contract_keys(name, model.get("columns") or {}, model.get("constraints") or [])
-    return apply_contract(name, materialization, config, keys), keys.not_null
-
-
-def order_sources_after_seeds(manifest) -> None:
-    """A node that reads through source() a table a seed of the project loads (seeds loaded into
-    a `raw` schema and declared as sources: a common layout) depends on that seed, so that one
-    `dbt build` loads the seed first; dbt itself orders nodes by ref() only. Only seeds: a seed
-    depends on nothing, so the added edge never makes a cycle. The edge is in the manifest
-    dbt writes (lineage shows it) and in selection (`+model` includes the seed)."""
-    nodes = getattr(manifest, "nodes", None) or {}
-    sources = getattr(manifest, "sources", None) or {}
-    seeds = {(str(n.schema).lower(), str(n.alias).lower()): n.unique_id
-             for n in nodes.values() if str(getattr(n, "resource_type", "")) == "seed"}
-    if not seeds:
-        return
-    for node in nodes.values():
-        depends_on = getattr(getattr(node, "depends_on", None), "nodes", None)
-        if not depends_on:
-            continue
-        for source_id in [d for d in depends_on if d.startswith("source.")]:
-            source = sources.get(source_id)
-            if source is None:
-                continue
-            seed = seeds.get((str(source.schema).lower(), str(source.identifier).lower()))
-            if seed and seed not in depends_on and seed != node.unique_id:
-                depends_on.append(seed)
 
 
 def _running_registry():

@@ -125,12 +125,22 @@ def table_folder(warehouse_folder: str, database: str, table: str) -> str:
     return folder
 
 
+def branch_table_name(table: str, branch: str) -> str:
+    """The name pypaimon's catalog opens a branch of ``table`` by."""
+    return f"{table}{BRANCH_SEPARATOR}{branch}"
+
+
+def branches(table) -> List[str]:
+    """An opened table's branch names (main not included)."""
+    return sorted(table.branch_manager().branches())
+
+
 def has_branch(warehouse: str, database: str, table: str, branch: str) -> bool:
     """Whether a local table has branch ``branch``."""
     folder = local_folder(warehouse)
     if folder is None:
         raise ValueError("has_branch reads local warehouses only")
-    return os.path.isdir(table_folder(folder, database, f"{table}{BRANCH_SEPARATOR}{branch}"))
+    return os.path.isdir(table_folder(folder, database, branch_table_name(table, branch)))
 
 
 def latest_snapshot_id(warehouse: str, database: str, table: str) -> Optional[int]:

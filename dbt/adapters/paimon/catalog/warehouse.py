@@ -257,6 +257,22 @@ def rename_table(warehouse: str, database: str, table: str, new_table: str,
             f"{exc}") from exc
 
 
+def comment_changes(table, table_comment: Optional[str], column_comments: Dict[str, str]
+                    ) -> list:
+    """The schema changes giving ``table`` this comment and these field descriptions: only
+    those that differ from the stored ones (no new schema per run), and only of its fields."""
+    from pypaimon.schema.schema_change import SchemaChange
+
+    stored = {f.name: f.description for f in table.table_schema.fields}
+    changes = []
+    if table_comment is not None and table_comment != table.table_schema.comment:
+        changes.append(SchemaChange.update_comment(table_comment))
+    for name, comment in column_comments.items():
+        if name in stored and stored[name] != comment:
+            changes.append(SchemaChange.update_column_comment(name, comment))
+    return changes
+
+
 def retract_schema_changes(table, keep_schema_id: int) -> List[int]:
     """Undo ALTERs made for a run whose commit then failed: delete the schema files newer than
     ``keep_schema_id`` so the table is exactly as before the run. A newer schema that a

@@ -74,3 +74,13 @@ def apply_contract(model: str, materialization: str, config: Mapping[str, Any],
             f"contract's primary_key constraint is {list(keys.primary_key)}; they name the "
             "Paimon table's primary key and must agree: change one, or remove the config.")
     return config
+
+
+def contract_config(model: str, materialization: str, node: Mapping[str, Any]):
+    """(config, NOT NULL columns) of a model node as dbt's manifest has it: with an enforced
+    contract, its constraints applied; without one, the config as it is."""
+    config = dict(node["config"])
+    if not (config.get("contract") or {}).get("enforced"):
+        return config, ()
+    keys = contract_keys(model, node.get("columns") or {}, node.get("constraints") or [])
+    return apply_contract(model, materialization, config, keys), keys.not_null

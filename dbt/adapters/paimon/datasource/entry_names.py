@@ -75,5 +75,6 @@ def check_name(kind: str, name: str) -> str:
 
 
 def sql_text(text: str) -> str:
-    """``text`` as the inside of an SQL string literal."""
+    """``text`` as the inside of a single-quoted Spark SQL literal (the package's one escape of
+    it)."""
     return text.replace("\\", "\\\\").replace("'", "\\'")

@@ -7,6 +7,9 @@ from __future__ import annotations
 # The conf a server started by `dbt-paimon server start` sets to its task slots (a Spark
 # Connect client cannot ask SparkContext.defaultParallelism).
 PARALLELISM_CONF = "spark.default.parallelism"
+# file_format -> whether this process's Spark lacks that data source (it does not change while
+# the session lives)
+_missing_sources = {}
 
 
 def is_connect(spark) -> bool:
@@ -21,6 +24,22 @@ def default_parallelism(spark) -> int:
     value = spark.conf.get(PARALLELISM_CONF, None) or spark.conf.get(
         "spark.sql.shuffle.partitions", "4")
     return max(1, int(value))
+
+
+def lacks_data_source(session, file_format: str) -> bool:
+    """Whether this Spark (``session()``, asked once per format) has no data source named
+    ``file_format`` (Delta, Iceberg and Hudi come as packages of their own): Spark's
+    DATA_SOURCE_NOT_FOUND while it resolves a read of a path that does not exist. Any other
+    error (the path is missing) means it has one."""
+    if file_format not in _missing_sources:
+        try:
+            session().read.format(file_format).load("/dbt-paimon-probe-no-such-path").schema
+            missing = False
+        except Exception as exc:  # noqa: BLE001 - Spark's analysis error, either way
+            missing = "DATA_SOURCE_NOT_FOUND" in str(exc) or \
+                "Failed to find the data source" in str(exc)
+        _missing_sources[file_format] = missing
+    return _missing_sources[file_format]
 
 
 def register_data_source(spark, source: type) -> None:

@@ -28,9 +28,10 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import os
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -365,6 +366,50 @@ def sample_agate(seed: SeedRows, rows: int = SAMPLE_ROWS):
     sample = seed.table.take(pa.array(picked, pa.int64()))
     records = [tuple(r.values()) for r in sample.to_pylist()]
     return agate_helper.table_from_rows(records, seed.columns)
+
+
+# -- the seed materialization's rows (adapter.paimon_seed_rows, macros/seed.sql) ------------
+def seed_rows(model: dict, identifier: str, empty: bool, session: Callable) -> Dict[str, Any]:
+    """Read the seed's CSV. Returns {sql: the typed rows' select from ``view`` (registered by
+    register_rows), columns: [(name, Spark type)], rows, unknown_overrides: column_types keys
+    the file lacks, sample: an agate table of at most SAMPLE_ROWS random rows (what
+    ``dbt seed --show`` prints), local_rows: the rows typed as Arrow here (None when only Spark
+    can cast them), file: the SeedRows}. ``session()`` gives the Spark session, started only
+    once the file is read; SeedFileError names the seed and its file."""
+    from dbt.adapters.paimon.datasource.spark_types import quote_identifier
+    from dbt.adapters.paimon.datasource.views import view_name
+
+    path = os.path.join(model["root_path"], model["original_file_path"])
+    config = model["config"]
+    try:
+        seed = read_seed(path, config.get("delimiter") or ",", config.get("column_types") or {},
+                         bool(empty))
+    except SeedFileError as exc:
+        raise SeedFileError(f"Seed '{model['name']}' ({path}): {exc}") from None
+    # a one-part name whatever the seed's name (dots, quotes)
+    view = view_name("dbt_seed_rows", identifier)
+    select = ", ".join(f"cast(`c{i}` as {spark_type}) as {quote_identifier(name)}"
+                       for i, (name, spark_type) in enumerate(zip(seed.columns, seed.types)))
+    time_zone = session().conf.get("spark.sql.session.timeZone")
+    return {"sql": f"select {select} from {quote_identifier(view)}", "view": view,
+            "columns": list(zip(seed.columns, seed.types)), "rows": seed.num_rows,
+            "unknown_overrides": seed.unknown_overrides, "sample": sample_agate(seed),
+            "local_rows": seed.typed(time_zone), "file": seed}
+
+
+def register_rows(spark, seed: Dict[str, Any]) -> None:
+    """Register the seed's rows (seed_rows) as the temporary view its ``sql`` reads."""
+    from dbt.adapters.paimon.datasource.spark_types import spark_schema
+
+    table = seed["file"].table
+    # (the schema given: Spark Connect cannot infer one from an empty seed)
+    spark.createDataFrame(table, schema=spark_schema(table.schema)) \
+        .createOrReplaceTempView(seed["view"])
+
+
+def drop_rows(spark, seed: Dict[str, Any]) -> None:
+    """Drop the view register_rows made, once the seed is written."""
+    spark.catalog.dropTempView(seed["view"])
 
 
 # -- Spark's types, in Arrow ---------------------------------------------------------------

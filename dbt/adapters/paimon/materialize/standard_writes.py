@@ -29,6 +29,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dbt.adapters.paimon.config import TableDefinition
+from dbt.adapters.paimon.datasource.entry_names import sql_text
 from dbt.adapters.paimon.datasource.registry import provider_name
 from dbt.adapters.paimon.datasource.source import TableLocation, table_source_class
 from dbt.adapters.paimon.datasource.spark_env import register_data_source
@@ -109,14 +110,10 @@ class WriteRequest:
         column = quote_identifier(self.event_time)
         bounds = []
         if self.event_time_start:
-            bounds.append(f"{column} >= '{_literal(self.event_time_start)}'")
+            bounds.append(f"{column} >= '{sql_text(self.event_time_start)}'")
         if self.event_time_end:
-            bounds.append(f"{column} < '{_literal(self.event_time_end)}'")
+            bounds.append(f"{column} < '{sql_text(self.event_time_end)}'")
         return F.expr(" and ".join(bounds)) if bounds else None
-
-
-def _literal(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
 def read_table(spark, location: TableLocation) -> DataFrame:

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, List
 
-from dbt.adapters.paimon.catalog.listing import BRANCH_SEPARATOR
+# branch_table_name: the branch table's name, for the callers of these operations
+from dbt.adapters.paimon.catalog.listing import branch_table_name, branches  # noqa: F401
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.format.pause_points import pause_at
@@ -30,16 +31,6 @@ from dbt.adapters.paimon.format.pause_points import pause_at
 class BranchResult:
     message: str
     branches: List[str]
-
-
-def branch_table_name(table: str, branch: str) -> str:
-    """The name pypaimon's catalog opens a branch of ``table`` by."""
-    return f"{table}{BRANCH_SEPARATOR}{branch}"
-
-
-def branches(table) -> List[str]:
-    """The table's branch names (main not included)."""
-    return sorted(table.branch_manager().branches())
 
 
 def create_branch(location: TableLocation, branch: str, tag=None,

@@ -142,6 +142,7 @@ def table_ddl(location: TableLocation, relation: str) -> str:
     """The table as Paimon's Spark SQL would create it: columns (NOT NULL included), partition
     keys, primary key and options. The run file of a Paimon model (target/run) shows it, since
     the table is created through Paimon's catalog rather than by a statement."""
+    from dbt.adapters.paimon.datasource.entry_names import sql_text
     from dbt.adapters.paimon.datasource.source import arrow_schema_of
     from dbt.adapters.paimon.datasource.spark_types import (
         quote_identifier,
@@ -160,9 +161,5 @@ def table_ddl(location: TableLocation, relation: str) -> str:
                                                   for k in table.partition_keys) + ")")
     if properties:
         out.append("tblproperties (" + ", ".join(
-            f"'{_sql_escape(k)}' = '{_sql_escape(v)}'" for k, v in properties.items()) + ")")
+            f"'{sql_text(k)}' = '{sql_text(v)}'" for k, v in properties.items()) + ")")
     return "\n".join(out)
-
-
-def _sql_escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("'", "\\'")

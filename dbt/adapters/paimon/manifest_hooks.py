@@ -1,0 +1,65 @@
+"""What the adapter takes from dbt's manifest before the run's graph is compiled
+(``PaimonAdapter.set_macro_resolver``): the branch and catalog of each table, the relations the
+project builds, and seeds ordered before the nodes reading their tables through source()."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Tuple
+
+from dbt.adapters.paimon import error_messages
+from dbt.adapters.paimon.branch_config import table_branches
+from dbt.adapters.paimon.catalog_integrations import catalog_routes
+
+
+def apply(manifest, connections, catalog_integration: Callable, catalog_route: Callable) -> None:
+    """- the tables whose node config names a branch (paimon_branch) are read and written on it
+      by every node (branch_config.py); a bad name fails here, before anything runs;
+    - the tables of a catalogs.yml catalog are found there (catalog_integrations.py);
+    - the relations its seeds, models and snapshots build name the node when a query cannot
+      find one (error_messages);
+    - a node reading through source() a table that a seed of the project loads runs after
+      that seed (order_sources_after_seeds)."""
+    nodes = getattr(manifest, "nodes", None) or {}
+    connections.paimon_table_branches = table_branches(nodes.values())
+    sources = getattr(manifest, "sources", None) or {}
+    connections.paimon_catalog_routes = catalog_routes(
+        [*nodes.values(), *sources.values()], catalog_integration, catalog_route)
+    error_messages.set_project_relations(project_relations(nodes))
+    order_sources_after_seeds(manifest)
+
+
+def project_relations(nodes) -> Dict[Tuple[str, str], Tuple[str, str]]:
+    """(schema, name) in lower case -> (kind, node name) of what the project's seeds, models
+    and snapshots build (ephemeral models build nothing)."""
+    relations = {}
+    for node in nodes.values():
+        kind = str(getattr(node, "resource_type", ""))
+        materialized = getattr(getattr(node, "config", None), "materialized", None)
+        if kind in ("seed", "model", "snapshot") and materialized != "ephemeral":
+            relations[(str(node.schema).lower(), str(node.alias).lower())] = (kind, node.name)
+    return relations
+
+
+def order_sources_after_seeds(manifest) -> None:
+    """A node that reads through source() a table a seed of the project loads (seeds loaded into
+    a `raw` schema and declared as sources: a common layout) depends on that seed, so that one
+    `dbt build` loads the seed first; dbt itself orders nodes by ref() only. Only seeds: a seed
+    depends on nothing, so the added edge never makes a cycle. The edge is in the manifest
+    dbt writes (lineage shows it) and in selection (`+model` includes the seed)."""
+    nodes = getattr(manifest, "nodes", None) or {}
+    sources = getattr(manifest, "sources", None) or {}
+    seeds = {(str(n.schema).lower(), str(n.alias).lower()): n.unique_id
+             for n in nodes.values() if str(getattr(n, "resource_type", "")) == "seed"}
+    if not seeds:
+        return
+    for node in nodes.values():
+        depends_on = getattr(getattr(node, "depends_on", None), "nodes", None)
+        if not depends_on:
+            continue
+        for source_id in [d for d in depends_on if d.startswith("source.")]:
+            source = sources.get(source_id)
+            if source is None:
+                continue
+            seed = seeds.get((str(source.schema).lower(), str(source.identifier).lower()))
+            if seed and seed not in depends_on and seed != node.unique_id:
+                depends_on.append(seed)

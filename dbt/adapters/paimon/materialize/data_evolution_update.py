@@ -1,0 +1,57 @@
+"""materialized='data_evolution_update': a model's query written as columns of the rows of an
+existing data-evolution table, matched by the model's `update_key` (one commit of column files:
+write/column_update.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from dbt.adapters.paimon.runtime import PaimonConfigError
+
+
+def check_config(model: str, config: Mapping[str, Any]) -> None:
+    """PaimonConfigError when `target` or `update_key` is missing, or `update_columns` is
+    neither a column name nor a list of them."""
+    missing = [c for c in ("target", "update_key") if not config.get(c)]
+    if missing:
+        raise PaimonConfigError(
+            f"Model '{model}': materialized='data_evolution_update' needs config "
+            f"{' and '.join(f'`{c}`' for c in missing)}: `target` names the data-evolution "
+            f"table whose columns the model writes, `update_key` the column matching the "
+            f"model's rows to its rows ('_ROW_ID' or a column unique in the table).")
+    columns = config.get("update_columns")
+    if columns is not None and not isinstance(columns, (list, tuple, str)):
+        raise PaimonConfigError(f"Model '{model}': config `update_columns` is {columns!r}; "
+                                f"expected a column name or a list of them.")
+
+
+def not_a_target(model: str, relation: str) -> PaimonConfigError:
+    return PaimonConfigError(
+        f"Model '{model}': its `target` {relation} is not a Paimon table. A "
+        f"data_evolution_update model writes columns of an existing data-evolution "
+        f"table (options 'row-tracking.enabled' and 'data-evolution.enabled'): create "
+        f"it first (a paimon_append model with those table_options, or another "
+        f"engine), and run this model after it.")
+
+
+def update_from_query(registry, model: str, config: Mapping[str, Any], schema: str, table: str,
+                      sql: str, committed: Callable):
+    """Write the query's columns into ``schema.table``, in the ``committed()`` block; returns
+    (the columns written, write/column_update.py's result). Checked before Spark computes a
+    row: every column typed, the key and columns the table's (check_update)."""
+    from dbt.adapters.paimon.materialize.model_builder import check_typed
+    from dbt.adapters.paimon.write.column_update import (
+        check_update, owned_columns, update_columns)
+
+    key = config["update_key"]
+    columns = config.get("update_columns")
+    if isinstance(columns, str):
+        columns = [columns]
+    opened = registry.open_table(schema, table)
+    df = registry.activate(sql).sql(sql)
+    check_typed(model, df)
+    owned = owned_columns(key, df.columns, columns)
+    check_update(opened, model, key, owned, df.columns)
+    rows = df.select(*[f"`{c}`" for c in [key] + owned]).toArrow()
+    with committed():
+        return owned, update_columns(opened, model, rows, key, owned)

@@ -1,0 +1,29 @@
+"""A data_evolution_update model's config (materialize/data_evolution_update.py): the errors
+raised before anything is read or written. The write itself runs in
+tests/functional/paimon/test_data_evolution_update.py."""
+
+import pytest
+
+from dbt.adapters.paimon.materialize.data_evolution_update import check_config, not_a_target
+from dbt.adapters.paimon.runtime import PaimonConfigError
+
+
+def test_a_complete_config_passes():
+    check_config("m", {"target": "t", "update_key": "_ROW_ID"})
+    check_config("m", {"target": "raw.t", "update_key": "id", "update_columns": ["a"]})
+    check_config("m", {"target": "raw.t", "update_key": "id", "update_columns": "a"})
+
+
+@pytest.mark.parametrize("config, message", [
+    ({}, "needs config `target` and `update_key`"),
+    ({"target": "t"}, "needs config `update_key`"),
+    ({"target": "t", "update_key": "id", "update_columns": 3},
+     "config `update_columns` is 3; expected a column name or a list of them"),
+])
+def test_config_errors_name_the_model(config, message):
+    with pytest.raises(PaimonConfigError, match=f"^Model 'm': .*{message}"):
+        check_config("m", config)
+
+
+def test_a_missing_target_says_to_create_it_first():
+    assert "`target` `a`.`t` is not a Paimon table" in str(not_a_target("m", "`a`.`t`"))

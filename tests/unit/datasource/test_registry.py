@@ -16,6 +16,7 @@ import pytest
 
 from dbt.adapters.paimon.datasource import catalog_entry
 from dbt.adapters.paimon.datasource import registry as registry_module
+from dbt.adapters.paimon.datasource.entry_statements import EntryRead
 from dbt.adapters.paimon.datasource.native_read import NativeSnapshot, Projection
 from dbt.adapters.paimon.datasource.registry import (
     NATIVE, NATIVE_WITH_DELETES, NO_PROJECTIONS, PYTHON, REGISTERED_CONF_PREFIX, UNCHOSEN,
@@ -613,8 +614,8 @@ def make_entry(registry, monkeypatch):
 
     def make(entry, plan, read, schema_id=0, snapshot="7.1", source="orders", fresh=False):
         registry.spark.statements.clear()
-        properties = registry._make_entry("db", "orders", entry, object(), schema_id, snapshot,
-                                          plan, source, read, fresh)
+        target = EntryRead("db", "orders", source, schema_id, snapshot, read, plan)
+        properties = registry._make_entry(target, entry, object(), fresh)
         folder = os.path.join(registry._reads_root, "db", source,
                               f"snapshot-{snapshot}-schema-{schema_id}")
         return registry.spark.statements, properties, folder

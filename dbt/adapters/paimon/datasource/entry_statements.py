@@ -39,14 +39,29 @@ class EntryChange:
     properties: Dict[str, str]
 
 
-def entry_change(database: str, table: str, entry: Optional[CatalogEntry], schema: pa.Schema,
-                 schema_id: int, snapshot: str, plan: Optional["native_read.NativeSnapshot"],
-                 folder: Optional[str], source: str, read: str,
-                 fresh: bool = False) -> EntryChange:
-    """The change that makes ``database.table``'s entry read Paimon table ``source`` (``table``
-    or one of its branches) of ``schema`` the way ``read`` says: through the Python source
-    (``plan`` None) or natively, the snapshot's file list being ``folder``. ``fresh``: trust
-    none of the hidden tables the entry records."""
+@dataclass(frozen=True)
+class EntryRead:
+    """What the entry of ``database.table`` is to read: Paimon table ``source`` (``table`` or
+    one of its branches) as of schema ``schema_id`` and snapshot stamp ``snapshot``, the way
+    ``read`` says (catalog_entry.py): through the Python source (``plan`` None) or natively,
+    the snapshot ``plan`` (native_read.plan_native)."""
+
+    database: str
+    table: str
+    source: str
+    schema_id: int
+    snapshot: str
+    read: str
+    plan: Optional["native_read.NativeSnapshot"] = None
+
+
+def entry_change(target: EntryRead, entry: Optional[CatalogEntry], schema: pa.Schema,
+                 folder: Optional[str], fresh: bool = False) -> EntryChange:
+    """The change that makes the listed ``entry`` (None: there is none) read ``target``, whose
+    columns are ``schema``, natively from the snapshot's file list ``folder`` if it has a
+    ``plan``. ``fresh``: trust none of the hidden tables the entry records."""
+    database, table, source = target.database, target.table, target.source
+    schema_id, snapshot, plan, read = target.schema_id, target.snapshot, target.plan, target.read
     branch = source.partition(listing.BRANCH_SEPARATOR)[2]
     view = entry_view(database, table)
     # kept across branches: read_<t> records the branch whose provider it names, so that a

@@ -57,8 +57,8 @@ from dbt.adapters.paimon.datasource.entry_names import (  # noqa: F401
 from dbt.adapters.paimon.datasource.entry_planner import (WantedEntry, branch_moves, keeps,
                                                           moved_databases, plan_refresh,
                                                           plan_sync)
-from dbt.adapters.paimon.datasource.entry_statements import (entry_change, forget_statements,
-                                                             write_target)
+from dbt.adapters.paimon.datasource.entry_statements import (EntryRead, entry_change,
+                                                             forget_statements, write_target)
 from dbt.adapters.paimon.datasource.session_sources import (REGISTERED_CONF_PREFIX,  # noqa: F401
                                                             SessionSources)
 from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
@@ -337,9 +337,8 @@ class PaimonTableRegistry:
         if self._reads_root_of(database) is not None:
             latest, plan, why = native_read.plan_native(paimon_table, choose=choose)
             snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
-        read = read_of(plan, why)
-        properties = self._make_entry(database, table, entry, paimon_table, schema_id,
-                                      snapshot, plan, source, read, fresh)
+        target = EntryRead(database, table, source, schema_id, snapshot, read_of(plan, why), plan)
+        properties = self._make_entry(target, entry, paimon_table, fresh)
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", properties)
         written = self._write_targets.pop((database, table), None)
@@ -347,22 +346,20 @@ class PaimonTableRegistry:
             self.spark.sql(f"drop table if exists {written}")
         return True
 
-    def _make_entry(self, database: str, table: str, entry: Optional[CatalogEntry],
-                    paimon_table, schema_id: int, snapshot: str,
-                    plan: Optional["native_read.NativeSnapshot"], source: str,
-                    read: str, fresh: bool = False) -> Dict[str, str]:
-        """Create or move the entry of ``database.table``, reading Paimon table ``source``
-        (``table`` or one of its branches) the way ``read`` says, by the statements
-        entry_statements.py decides (``fresh``: trusting none of the hidden tables the entry
-        records). Returns the view's properties."""
+    def _make_entry(self, target: EntryRead, entry: Optional[CatalogEntry], paimon_table,
+                    fresh: bool = False) -> Dict[str, str]:
+        """Create or move the listed ``entry`` to read ``target`` (of the opened
+        ``paimon_table``), by the statements entry_statements.py decides (``fresh``: trusting
+        none of the hidden tables the entry records). Returns the view's properties."""
+        database, table, source = target.database, target.table, target.source
+        schema_id, snapshot = target.schema_id, target.snapshot
         self._register_entry_providers(database, table, entry)
         folder = None
-        if plan is not None:
+        if target.plan is not None:
             folder = native_read.write_file_list(self._reads_root_of(database), database, source,
-                                                 plan, schema_id, snapshot)
+                                                 target.plan, schema_id, snapshot)
         try:
-            change = entry_change(database, table, entry, arrow_schema_of(paimon_table),
-                                  schema_id, snapshot, plan, folder, source, read, fresh)
+            change = entry_change(target, entry, arrow_schema_of(paimon_table), folder, fresh)
             self._run(change.statements + change.afterwards)
             properties = change.properties
         except Exception as exc:

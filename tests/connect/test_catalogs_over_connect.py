@@ -1,9 +1,10 @@
-"""The JDBC and Hive Metastore catalogs over Spark Connect (`method: connect` with `catalog:`):
+"""The JDBC, Hive Metastore and REST catalogs over Spark Connect (`method: connect` with `catalog:`):
 dbt processes on a server of their own warehouse create, fill and read Paimon tables through
 the catalog. A primary-key run commits in the dbt process; an append run commits in the
 server's Python (docs/connect.md, "Where things run"), so both sides reach the catalog (and its
-lock: `lock.enabled`). A real server and real dbt processes; the Hive Metastore is the test
-process's (tests/hive_metastore_server.py)."""
+lock: `lock.enabled`; the REST server, with the profile's token). A real server and real dbt
+processes; the Hive Metastore and the REST catalog server are the test process's
+(tests/hive_metastore_server.py, tests/rest_catalog_server.py)."""
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.environments import connect_server
 from dbt.adapters.paimon.catalog.config import parse_catalog
+from tests import rest_catalog_server
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalog.test_hive_catalog import Hive
 from tests.integration.write.write_helpers import read_back, sorted_rows
@@ -84,6 +86,21 @@ def test_a_hive_catalog_over_connect(server, tmp_path, hive_metastore):
     build_twice(root, server.warehouse, "hive_connect", catalog)
     hive = Hive(hive_metastore, server.warehouse, "hive_connect")
     assert sorted(hive.call("get_all_tables", "hive_connect")) == ["events", "orders", "totals"]
+
+
+def test_a_rest_catalog_over_connect(server, tmp_path):
+    """Both commits reach the REST server: the primary-key run's from the dbt process, the
+    append run's from the server's Python, each through the catalog's commit endpoint."""
+    rest = rest_catalog_server.shared()
+    name = rest.add_catalog(server.warehouse)  # the catalog's files: the profile's warehouse
+    catalog = rest.options(name)
+    root = write_project(tmp_path / "rest", "rest_connect", profile(server, catalog), MODELS)
+    build_twice(root, server.warehouse, "rest_connect", catalog)
+    commits = [path for method, path in rest.requests
+               if method == "POST" and path.endswith("/commit")]
+    for table, runs in (("orders", 2), ("events", 2), ("totals", 2)):
+        path = f"/v1/{name}/databases/rest_connect/tables/{table}/commit"
+        assert commits.count(path) >= runs, (table, commits)
 
 
 def test_catalogs_yml_catalogs_over_connect(server, tmp_path):

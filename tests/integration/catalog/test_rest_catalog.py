@@ -15,6 +15,7 @@ from dbt.adapters.paimon.datasource.source import TableLocation
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
+from dbt.adapters.paimon.runtime import PaimonConfigError
 from dbt.adapters.paimon.format.errors import (CatalogUnreachableError, PaimonFormatError,
                                                TableNotFoundError)
 from dbt.adapters.paimon.write import write_primary_key_run
@@ -121,6 +122,7 @@ def test_tables_the_server_keeps_elsewhere_are_refused_naming_both_places(rest, 
     message = str(error.value)
     assert f"keeps the table db.t at {warehouse}/db.db/t, not at {other}/db.db/t" in message
     assert f"Set the catalog's warehouse-path to {warehouse}." in message
+    assert isinstance(error.value, PaimonConfigError)  # a config to fix: dbt's config error
     with pytest.raises(PaimonFormatError, match=f"keeps the database db at {warehouse}/db.db"):
         wh.create_table(other, "db", "t2", SCHEMA, catalog_options=options)
     assert listing.list_tables(warehouse, "db", options) == ["t"]  # nothing created

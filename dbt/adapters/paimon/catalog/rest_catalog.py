@@ -35,7 +35,7 @@ from pypaimon.common.options import Options
 
 from dbt.adapters.paimon.catalog.config import (TOKEN_PROVIDER_KEY, URI_KEY,
                                                 WAREHOUSE_KEY, same_location)
-from dbt.adapters.paimon.format.errors import CatalogUnreachableError, PaimonFormatError
+from dbt.adapters.paimon.format.errors import CatalogLocationError, CatalogUnreachableError
 
 DB_SUFFIX = Catalog.DB_SUFFIX
 
@@ -138,12 +138,13 @@ class RestCatalog(RESTCatalog):
                 f"{identifier.get_database_name()}{DB_SUFFIX}/{identifier.get_table_name()}")
         return table
 
-    def _elsewhere(self, what: str, location: str, expected: str, tail: str) -> PaimonFormatError:
+    def _elsewhere(self, what: str, location: str, expected: str, tail: str
+                   ) -> CatalogLocationError:
         root = location.rstrip("/")
         hint = ""
         if root.endswith("/" + tail):
             hint = f" Set the catalog's warehouse-path to {root[:-len(tail) - 1]}."
-        return PaimonFormatError(
+        return CatalogLocationError(
             f"the REST catalog at {self.context.options.to_map().get(URI_KEY, '')} keeps the "
             f"{what} at {location}, not at {expected} under the catalog's warehouse-path "
             f"(default: the profile's warehouse) {self.files_root}: dbt-paimon reads and writes "

@@ -1,5 +1,7 @@
 """Errors of the format layer; the adapter maps them to dbt errors."""
 
+from dbt.adapters.paimon.runtime.errors import PaimonConfigError
+
 
 class PaimonFormatError(RuntimeError):
     """A Paimon table could not be read, written or committed as asked."""
@@ -20,6 +22,12 @@ class CommitConflictError(PaimonFormatError):
 class CatalogUnreachableError(PaimonFormatError):
     """The Paimon catalog (its database or metastore) cannot be reached; the message names its
     URI and the fix."""
+
+
+class CatalogLocationError(PaimonFormatError, PaimonConfigError):
+    """The catalog keeps a database or table outside the folder the profile names: the
+    configuration is to fix (a config error to dbt, not a failure to report), and the message
+    says how."""
 
 
 class CatalogLockTimeout(PaimonFormatError):

@@ -30,6 +30,7 @@ from dbt.adapters.paimon.materialize.schema_changes import (ChangeRequest, Schem
 from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.config import TableDefinition, table_definition
+from dbt.adapters.paimon.config.blob_vector import stored_types
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
 from dbt.adapters.paimon.datasource.spark_types import (arrow_schema_for_spark, quote_identifier,
@@ -64,13 +65,13 @@ def stored_schema(query: pa.Schema, definition: TableDefinition) -> pa.Schema:
     (a literal is NOT NULL) is no contract: a later run may well bring NULLs, and Paimon cannot
     add NOT NULL columns."""
     keys = set(definition.primary_keys) | set(definition.not_null)
-    return pa.schema(
+    return stored_types(pa.schema(  # BLOB and VECTOR columns at their Paimon types
         [
             f.with_nullable(f.name not in keys)
             for f in query
             if f.name != definition.row_kind_column
         ]
-    )
+    ), definition.options)
 
 
 def query_schema(df: DataFrame) -> pa.Schema:

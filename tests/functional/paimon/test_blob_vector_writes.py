@@ -1,0 +1,98 @@
+"""BLOB and VECTOR columns written by paimon_append models, as Paimon 2.x writers write them:
+a data-evolution table's BLOB column (`blob-field`) lands in `.blob` files and its VECTOR column
+(`vector-field`, `vector.file.format`) in `.vector.parquet` files, in one commit per run; a
+table's VECTOR column without `vector.file.format` lives in its data files. pypaimon 2.1's own
+reader and dbt-paimon's read back exactly the models' rows, bytes included; a second run
+appends. A config Paimon refuses (a BLOB column that is not BINARY) and a run with a NULL vector
+are refused with nothing written."""
+
+import os
+
+import pytest
+from dbt.tests.util import run_dbt
+
+from dbt.adapters.paimon.catalog.warehouse import table_exists
+from tests.functional.paimon_tables import open_table, snapshots
+
+PICTURES = """{{ config(materialized='paimon_append', row_tracking=true, partition_by='dt',
+    table_options={'data-evolution.enabled': 'true', 'blob-field': 'picture',
+                   'vector-field': 'embedding', 'field.embedding.vector-dim': '3',
+                   'vector.file.format': 'parquet'}) }}
+select cast(id as bigint) as id, cast(id % 2 as string) as dt,
+       case when id = 1 then null else unhex(concat(repeat('FF', id), lpad(hex(id), 2, '0')))
+         end as picture,
+       array(cast(id as float), cast(0.5 as float), cast(-1 as float)) as embedding
+from range({{ var('low', 0) }}, {{ var('low', 0) }} + 3)
+"""
+EMBEDDINGS = """{{ config(materialized='paimon_append',
+    table_options={'vector-field': 'embedding', 'field.embedding.vector-dim': '2'}) }}
+select cast(id as bigint) as id,
+       case when {{ var('null_vector', false) }} and id % 2 = 1 then null
+            else array(cast(id as double), cast(null as double)) end as embedding
+from range({{ var('low', 0) }}, {{ var('low', 0) }} + 2)
+"""
+BAD_BLOB = """{{ config(materialized='paimon_append', row_tracking=true,
+    table_options={'data-evolution.enabled': 'true', 'blob-field': 'label'}) }}
+select 1 as id, 'not bytes' as label
+"""
+
+
+def picture(i):
+    return None if i == 1 else b"\xff" * i + bytes([i])
+
+
+def pypaimon_rows(project, table):
+    read = open_table(project, table).new_read_builder()
+    return read.new_read().to_arrow(read.new_scan().plan().splits()).sort_by("id").to_pylist()
+
+
+def stored_files(project, table):
+    path = open_table(project, table).table_path
+    return [name for _, _, names in os.walk(str(path).removeprefix("file:")) for name in names
+            if name.startswith("data-")]
+
+
+class TestBlobVectorWrites:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"pictures.sql": PICTURES, "embeddings.sql": EMBEDDINGS, "bad_blob.sql": BAD_BLOB}
+
+    def test_blob_and_vector_columns_written_and_read_back(self, project):
+        run_dbt(["run", "-s", "pictures", "embeddings"])
+        run_dbt(["run", "-s", "pictures", "embeddings", "--vars", "{low: 3}"])
+
+        table = open_table(project, "pictures")
+        assert [(f.name, str(f.type)) for f in table.fields][2:] == \
+            [("picture", "BLOB"), ("embedding", "VECTOR<FLOAT, 3>")]
+        expected = [{"id": i, "dt": str(i % 2), "picture": picture(i),
+                     "embedding": [float(i), 0.5, -1.0]} for i in range(6)]
+        assert pypaimon_rows(project, "pictures") == expected
+        assert [s.commit_kind for s in snapshots(project, "pictures")] == ["APPEND", "APPEND"]
+        files = stored_files(project, "pictures")
+        assert any(f.endswith(".blob") for f in files)
+        assert any(f.endswith(".vector.parquet") for f in files)
+        read = project.run_sql(f"select id, dt, picture, embedding from "
+                               f"{project.test_schema}.pictures order by id", fetch="all")
+        assert [(r[0], r[1], None if r[2] is None else bytes(r[2]), list(r[3])) for r in read] \
+            == [tuple(e.values()) for e in expected]
+
+        assert str(open_table(project, "embeddings").fields[1].type) == "VECTOR<DOUBLE, 2>"
+        vectors = [{"id": i, "embedding": [float(i), None]} for i in (0, 1, 3, 4)]
+        assert pypaimon_rows(project, "embeddings") == vectors
+        read = project.run_sql(f"select id, embedding from {project.test_schema}.embeddings "
+                               f"order by id", fetch="all")
+        assert [{"id": r[0], "embedding": list(r[1])} for r in read] == vectors
+
+        # refused runs: nothing written
+        before = len(snapshots(project, "embeddings"))
+        results = run_dbt(["run", "-s", "embeddings", "bad_blob", "--vars",
+                           "{low: 6, null_vector: true}"], expect_pass=False)
+        messages = {r.node.name: str(r.message) for r in results}
+        assert "NULL in VECTOR column 'embedding'" in messages["embeddings"]
+        assert "column 'label' in 'blob-field' is STRING" in messages["bad_blob"]
+        assert "cast(label as binary)" in messages["bad_blob"]
+        assert len(snapshots(project, "embeddings")) == before
+        assert pypaimon_rows(project, "embeddings") == vectors
+        credentials = project.adapter.config.credentials
+        assert not table_exists(credentials.warehouse, project.test_schema, "bad_blob",
+                                credentials.catalog_options)

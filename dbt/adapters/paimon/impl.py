@@ -385,7 +385,7 @@ class PaimonAdapter(SparkAdapter):
         process holds (a seed's file), written without a Spark query
         (ModelBuilder._write_local); None is returned, and nothing written, when the run needs
         the query's path: call again without ``local_rows``."""
-        from dbt.adapters.paimon.materialize.model_builder import ModelBuilder
+        from dbt.adapters.paimon.materialize.model_builder import ModelBuilder, ModelRun
         from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
 
         relation = _paimon_names(relation)
@@ -394,15 +394,13 @@ class PaimonAdapter(SparkAdapter):
             request = WriteRequest.from_config(
                 standard["strategy"], dict(standard.get("config") or {}),
                 standard.get("batch_start"), standard.get("batch_end"))
+        run = ModelRun(definition, relation.schema, relation.identifier, sql, full_refresh,
+                       on_schema_change or "ignore", overwrite_partitions, request, local_rows)
         builder = ModelBuilder(self._registry)
         with error_messages.model_errors(
                 definition.model, f"committed to {relation} while this run was writing it"):
             with _committed_by(definition.model):
-                result = builder.build(
-                    definition, relation.schema, relation.identifier, sql, full_refresh,
-                    on_schema_change or "ignore", overwrite_partitions, request,
-                    local_rows=local_rows,
-                )
+                result = builder.build(run)
         if result is None:
             return None
         self.cache_added(relation.incorporate(type="table", is_paimon=True))

@@ -393,19 +393,23 @@ def config_problems(example: ModelExample) -> List[str]:
 def paimon_definition_problems(example: ModelExample) -> List[str]:
     """Run the adapter's own validation (config/model_config.py) on the example's config with
     the columns of its select list (or, for `select *`, every column the config names)."""
-    from dbt.adapters.paimon.config.model_config import table_definition
+    from dbt.adapters.paimon.config.model_config import as_list, table_definition
     from dbt.adapters.paimon.runtime import PaimonConfigError
 
     config = example.config
     names = example.columns if example.columns is not None else _referenced_columns(config)
     aggregations = {str(k): str(v) for k, v in (config.get("aggregations") or {}).items()}
     default_function = config.get("default_aggregate_function")
+    options = config.get("table_options") or {}
+    # BLOB columns are BINARY in the query, VECTOR columns an ARRAY (config/blob_vector.py)
+    special = {**{c: "BYTES" for c in as_list(options.get("blob-field"))},
+               **{c: "ARRAY<FLOAT>" for c in as_list(options.get("vector-field"))}}
     columns: List[Tuple[str, str]] = []
     for name in names:
         function = aggregations.get(name)
         if function is None and config.get("merge_engine") == "aggregation" and default_function:
             function = str(default_function)
-        columns.append((name, _AGGREGATE_TYPES.get(function or "", "STRING")))
+        columns.append((name, special.get(name) or _AGGREGATE_TYPES.get(function or "", "STRING")))
     if not columns:
         return []
     try:

@@ -94,6 +94,8 @@ TESTED_ELSEWHERE = {
     "format/pause_points": "the crash tests' hook itself: tests/reliability/test_crash_points.py",
     "format/postpone_buckets": "tests/functional/paimon/test_postpone_bucket_model.py, "
                                "tests/integration/write/test_paimon_2x_writes.py",
+    "format/postpone_merge": "postpone.merge-on-read reads, before and after compact: "
+                             "tests/integration/datasource/test_postpone_merge_on_read.py",
     "format/pypaimon_compat": "pypaimon's gaps filled, through the catalogs that need them: "
                               "tests/integration/catalog/test_jdbc_catalog.py, "
                               "tests/integration/catalog/test_hive_catalog.py",

@@ -123,12 +123,16 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
     from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
 
     from dbt.adapters.paimon.format.errors import PaimonFormatError
-    from dbt.adapters.paimon.format.splits import check_batch_readable
+    from dbt.adapters.paimon.format.postpone_merge import plan_merge_on_read
 
     try:
-        check_batch_readable(table, snapshot_id)
+        merge = plan_merge_on_read(table, splits, snapshot_id)
     except PaimonFormatError as refused:  # the Python path's read reports it
         return snapshot_id, None, str(refused)
+    if merge.merges:
+        return snapshot_id, None, (
+            f"postpone.merge-on-read: {sum(m.pending_rows for m in merge.merges)} rows in the "
+            f"postpone bucket merged into the read")
     if is_data_evolution(table) and any(needs_field_merge(split.files) for split in splits):
         return snapshot_id, None, \
             "data evolution: rows assembled field by field from their row-id range's files"

@@ -219,6 +219,15 @@ class SplitPartition(InputPartition):
         self.row_groups = row_groups
 
 
+class PostponeMergePartition(SplitPartition):
+    """One Spark task of a ``postpone.merge-on-read`` read: a partition's real buckets and its
+    pending postpone rows, merged (format/postpone_merge.py)."""
+
+    def __init__(self, merge: Any):
+        super().__init__(None)
+        self.merge = merge
+
+
 class PaimonReader(DataSourceReader):
     # splits cut into tasks of about a split size each (read_tasks.py); False: a task per split
     split_into_tasks = True
@@ -242,22 +251,35 @@ class PaimonReader(DataSourceReader):
         if partitions == []:  # contradictory filters (dt = 'a' AND dt = 'b') select nothing
             return [SplitPartition(None)]
         splits = plan_splits(table, self.snapshot_id, partitions, self.conditions)
-        from dbt.adapters.paimon.format.splits import check_batch_readable
+        from dbt.adapters.paimon.format.postpone_merge import plan_merge_on_read
 
-        check_batch_readable(table, splits[0].snapshot_id if splits else self.snapshot_id)
+        # postpone.merge-on-read: the partitions with pending postpone rows, a task each
+        merge = plan_merge_on_read(table, splits, self.snapshot_id, partitions)
+        splits = merge.splits
+        merges = [PostponeMergePartition(m) for m in merge.merges]
         if not table.primary_keys:  # append tables: Paimon's partition order (queue tables)
             from dbt.adapters.paimon.format.queue import order_splits
 
             splits = order_splits(table, splits)
         if not self.split_into_tasks:
-            return [SplitPartition(s) for s in splits] or [SplitPartition(None)]
+            return [SplitPartition(s) for s in splits] + merges or [SplitPartition(None)]
         from dbt.adapters.paimon.datasource.read_tasks import read_tasks
 
         tasks = read_tasks(table, splits, self.parallelism or os.cpu_count() or 1)
         # Spark needs at least one partition; an empty table reads as one empty split.
-        return [SplitPartition(t.split, t.row_groups) for t in tasks] or [SplitPartition(None)]
+        return [SplitPartition(t.split, t.row_groups) for t in tasks] + merges \
+            or [SplitPartition(None)]
 
     def read(self, partition: SplitPartition) -> Iterator[pa.RecordBatch]:
+        if isinstance(partition, PostponeMergePartition):
+            from dbt.adapters.paimon.format.postpone_merge import read_postpone_merge
+
+            table = self.location.open()
+            target = arrow_schema_for_spark(self.schema)
+            rows = read_postpone_merge(table, partition.merge, target.names)
+            if rows.num_rows:
+                yield from conform(rows, target).to_batches(max_chunksize=65536)
+            return
         if partition.split is None:
             return
         table = self.location.open()

@@ -224,7 +224,8 @@ def is_postpone_table(table) -> bool:
 def postpone_files(table, snapshot_id: Optional[int] = None) -> List[DataFileMeta]:
     """The live files of a postpone-bucket table's (``bucket`` = -2) postpone bucket at a
     snapshot (the latest by default): rows a writer committed that no compaction has yet moved
-    into a real bucket. ``plan_splits`` leaves them out, as Paimon's batch reads do."""
+    into a real bucket. ``plan_splits`` leaves them out, as Paimon's batch reads do (but with
+    ``postpone.merge-on-read``: format/postpone_merge.py)."""
     if not is_postpone_table(table):
         return []
     snapshot = _resolve_snapshot(table, snapshot_id)
@@ -234,28 +235,6 @@ def postpone_files(table, snapshot_id: Optional[int] = None) -> List[DataFileMet
     scanner = FileScanner(table, lambda: (manifests, snapshot), skip_level0=False)
     scanner.with_all_buckets()
     return [entry.file for entry in scanner.plan_files() if entry.bucket == POSTPONE_BUCKET]
-
-
-def check_batch_readable(table, snapshot_id: Optional[int] = None) -> None:
-    """Refuse, with what to do, a snapshot whose batch read Paimon defines beyond the splits
-    ``plan_splits`` gives: a postpone-bucket table with ``postpone.merge-on-read``, whose
-    batch reads merge the rows still in the postpone bucket into the real buckets' rows
-    (Paimon's ``PostponeMergeRead``), while it has such rows. Without them (or without the
-    option) the real buckets are the whole read."""
-    merge_on_read = str(dict(table.table_schema.options).get(POSTPONE_MERGE_ON_READ, "false"))
-    if merge_on_read.strip().lower() != "true":
-        return
-    pending = postpone_files(table, snapshot_id)
-    if pending:
-        raise PaimonFormatError(
-            f"Paimon table {table.identifier.get_full_name()} is a postpone-bucket table "
-            f"(bucket = -2) with '{POSTPONE_MERGE_ON_READ}' = 'true', and "
-            f"{sum(f.row_count for f in pending)} rows in {len(pending)} files of its postpone "
-            f"bucket are not yet compacted: dbt-paimon does not merge them into a read. Compact "
-            f"the table (dbt run-operation compact, or Paimon's CALL sys.compact), after which "
-            f"every row is in a real bucket and reads exactly; or unset "
-            f"'{POSTPONE_MERGE_ON_READ}' to read only the compacted rows, as Paimon's batch "
-            f"reads do without it.")
 
 
 def data_file_bytes(table, snapshot_id: Optional[int] = None) -> int:

@@ -234,17 +234,23 @@ def snapshot_rows(table, snapshot_id: Optional[int]) -> pa.Table:
     from dbt.adapters.paimon.datasource.source import arrow_schema_of, iter_split_rows
     from dbt.adapters.paimon.datasource.spark_types import conform
     from dbt.adapters.paimon.format.queue import order_splits
-    from dbt.adapters.paimon.format.splits import check_batch_readable, plan_splits
+    from dbt.adapters.paimon.format.postpone_merge import (plan_merge_on_read,
+                                                           read_postpone_merge)
+    from dbt.adapters.paimon.format.splits import plan_splits
 
     target = arrow_schema_of(table)
     if snapshot_id is None:
         return target.empty_table()
-    check_batch_readable(table, snapshot_id)
-    splits = plan_splits(table, snapshot_id)
+    # postpone.merge-on-read: partitions with pending postpone rows merged with them
+    merge = plan_merge_on_read(table, plan_splits(table, snapshot_id), snapshot_id)
+    splits = merge.splits
     if not table.primary_keys:
         splits = order_splits(table, splits)
     pieces = [conform(piece, target) for split in splits
               for piece in iter_split_rows(table, split, target.names) if piece.num_rows]
+    pieces += [conform(rows, target) for rows in
+               (read_postpone_merge(table, m, target.names) for m in merge.merges)
+               if rows.num_rows]
     return pa.concat_tables(pieces) if pieces else target.empty_table()
 
 

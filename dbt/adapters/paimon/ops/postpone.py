@@ -39,43 +39,23 @@ for any run below that).
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 import pyarrow as pa
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
-from pypaimon.manifest.manifest_list_manager import ManifestListManager
 from pypaimon.manifest.schema.data_file_meta import DataFileMeta
-from pypaimon.read.scanner.file_scanner import FileScanner
-from pypaimon.utils.file_store_path_factory import canonical_data_file_path
 
 from dbt.adapters.paimon.format.postpone_buckets import (TARGET_ROW_NUM, TARGET_SIZE,
                                                           known_bucket_counts)
+# the postpone files and their replay order, shared with reads (postpone.merge-on-read)
+from dbt.adapters.paimon.format.postpone_merge import pending_files, writer_order  # noqa: F401
 from dbt.adapters.paimon.format.splits import POSTPONE_BUCKET, Split, plan_splits
 from dbt.adapters.paimon.runtime import PaimonConfigError
 
 
 # --------------------------------------------------------------------------- compaction
-
-def pending_files(table, snapshot) -> Dict[tuple, List[DataFileMeta]]:
-    """The postpone bucket's live files at ``snapshot``, by partition values, in manifest
-    order, each with its ``file_path`` set."""
-    manifests = ManifestListManager(table).read_all(snapshot)
-    scanner = FileScanner(table, lambda: (manifests, snapshot), skip_level0=False)
-    scanner.with_all_buckets()
-    out: Dict[tuple, List[DataFileMeta]] = {}
-    for entry in scanner.plan_files():
-        if entry.bucket != POSTPONE_BUCKET:
-            continue
-        values = tuple(entry.partition.values)
-        meta = entry.file
-        meta.file_path = (meta.physical_path() if meta.external_path
-                          else canonical_data_file_path(table, values, POSTPONE_BUCKET,
-                                                        meta.file_name))
-        out.setdefault(values, []).append(meta)
-    return out
-
 
 def compaction_bucket_counts(table, known: Dict[tuple, int],
                              pending: Dict[tuple, List[DataFileMeta]]) -> Dict[tuple, int]:
@@ -104,36 +84,6 @@ def compaction_bucket_counts(table, known: Dict[tuple, int],
 def _bucket_num(value: int, target: int) -> int:
     """Paimon's ``computeBucketNum``: ceil(value / target), at least 1."""
     return 1 if value <= 0 else max(1, math.ceil(value / target))
-
-
-def writer_order(files: Sequence[DataFileMeta]) -> List[DataFileMeta]:
-    """The files in the order the compaction reads them: grouped by writer (the file-name
-    prefix up to ``-w-``, Paimon's ``getWriterPrefix``), each writer's files by creation
-    time (ties: manifest order), writers by their first file's creation time."""
-    groups: Dict[str, List[Tuple[int, DataFileMeta]]] = {}
-    for position, meta in enumerate(files):
-        cut = meta.file_name.rfind("-w-")
-        prefix = meta.file_name[:cut + 3] if cut >= 0 else meta.file_name
-        groups.setdefault(prefix, []).append((position, meta))
-
-    def created(item):
-        position, meta = item
-        return (_creation_millis(meta), position)
-
-    ordered = [sorted(group, key=created) for group in groups.values()]
-    ordered.sort(key=lambda group: created(group[0]))
-    return [meta for group in ordered for _, meta in group]
-
-
-def _creation_millis(meta: DataFileMeta) -> int:
-    value = getattr(meta, "creation_time", None)
-    if value is None:
-        return 0
-    if hasattr(value, "get_millisecond"):
-        return int(value.get_millisecond())
-    if hasattr(value, "timestamp"):
-        return int(value.timestamp() * 1000)
-    return int(value)
 
 
 def move_postpone_rows(location, table) -> Tuple[list, set]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import pickle
-from typing import Dict, Iterable, Iterator, List, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -131,17 +131,19 @@ def fixed_buckets(plan: WritePlan, *keys: pa.Array) -> pa.Array:
     if not plan.postpone:
         return pa.array(bucket_ids(rows, plan.num_buckets), pa.int32())
     counts = postpone_bucket_counts(plan, pa.Table.from_arrays(
-        arrays[width:], names=list(plan.partition_keys)))
+        arrays[width:], names=list(plan.partition_keys)), len(keys[0]))
     hashes = hash_codes(rows).astype(np.int64)
     return pa.array(np.abs(np.fmod(hashes, counts)).astype(np.int32), pa.int32())
 
 
-def postpone_bucket_counts(plan: WritePlan, partitions: pa.Table) -> np.ndarray:
+def postpone_bucket_counts(plan: WritePlan, partitions: pa.Table,
+                           num_rows: Optional[int] = None) -> np.ndarray:
     """A postpone-bucket table: each row's bucket count, its partition's (``partitions``: the
-    rows' partition columns), vectorized as a join on the partition values."""
+    rows' partition columns, none for an unpartitioned table: then ``num_rows`` rows),
+    vectorized as a join on the partition values."""
     import polars as pl
 
-    n = partitions.num_rows
+    n = partitions.num_rows if num_rows is None else num_rows
     known = dict(plan.postpone_buckets)
     if not plan.partition_keys or not known:
         return np.full(n, plan.partition_buckets(()), np.int64)

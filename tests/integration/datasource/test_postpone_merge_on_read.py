@@ -1,0 +1,201 @@
+"""``postpone.merge-on-read`` on postpone-bucket tables (``bucket`` = -2) written by pypaimon 2.1:
+a batch read returns the rows still in the postpone bucket merged with the real buckets' rows,
+the rows dbt-paimon's ``compact`` then leaves.
+
+What Paimon does (Java, apache/paimon):
+- ``PostponeMergeOnRead.scala`` (Spark) / ``PostponeMergeReadBuilder.createSnapshotBound``:
+  the option applies to a primary-key table with ``bucket`` = -2 unless ``scan.mode`` is
+  ``compacted-full``; ``validateReadMode`` refuses ``query-auth.enabled`` and the scan modes
+  ``incremental``, ``from-file-creation-time``, ``from-creation-timestamp``;
+- ``PostponeMergeReadBuilder.plan``: the real buckets of the snapshot plus its postpone files,
+  replayed writer by writer, each writer's files by creation time
+  (``PostponeUtils.groupPostponeFiles``), each record routed to its real bucket
+  (``PostponeBucketRouter``; a partition without real buckets gets the compaction's count);
+- ``MergeFileSplitRead.createPostponeMergeReader``: the routed records are numbered
+  ``maxSequenceNumber(real files) + 1 + relative order``, sorted and reduced as one run (a
+  write buffer), and merged with the real splits by the merge function: the pending record
+  wins for the same key (unless ``sequence.field`` says older); a pending -D deletes the key
+  (``DropDeleteReader``).
+- PostponeBucketTableTest.scala "Spark merge on read": base (1, base-1), (2, base-2); pending
+  (1, new-1), (1, newest-1), (3, new-3) and a delete of 2 -> (1, newest-1), (3, new-3); with
+  the option off the pending rows are invisible.
+dbt-paimon's compaction (ops/postpone.py) writes the same: the pending records merged as a
+write buffer, numbered above the bucket's largest sequence number, so a read before
+``compact`` equals a read after it.
+"""
+import time
+
+import pyarrow as pa
+import pytest
+from pypaimon import CatalogFactory, Schema
+from pypaimon.schema.schema_change import SchemaChange
+
+from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
+from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.format import splits as splits_mod
+from dbt.adapters.paimon.ops.compact import compact_table
+
+MOR = "postpone.merge-on-read"
+ROWS = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string()),
+                  ("op", pa.string())])
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("postpone_mor") / "warehouse")
+
+
+@pytest.fixture(scope="module")
+def catalog(warehouse):
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    return catalog
+
+
+@pytest.fixture(scope="module")
+def registry(spark, warehouse):
+    registry = PaimonTableRegistry(spark, warehouse, {})
+    yield registry
+    spark.sql("drop database if exists db cascade")
+    spark.sql(f"drop database if exists db{HIDDEN_DATABASE_SUFFIX} cascade")
+
+
+def rows(ids, tag, op="+I"):
+    ids = list(ids)
+    return pa.table({"id": pa.array(ids, pa.int64()), "v": [f"{tag}{i}" for i in ids],
+                     "op": [op] * len(ids)}, schema=ROWS)
+
+
+def stream_write(catalog, name, data, identifier):
+    """A streaming writer's commit (Flink's way): into the postpone bucket; ``op`` is the
+    table's ``rowkind.field``, so '-D' rows are deletes."""
+    builder = catalog.get_table(f"db.{name}").new_stream_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    writer.write_arrow(data)
+    committer.commit(writer.prepare_commit(identifier), identifier)
+    writer.close()
+    committer.close()
+    time.sleep(0.005)  # the next writer's files are created later
+
+
+def set_option(catalog, name, key, value):
+    catalog.alter_table(f"db.{name}", [SchemaChange.set_option(key, value)])
+
+
+def entry_rows(spark, registry, name):
+    registry.sync()
+    return sorted(tuple(r) for r in spark.table(f"db.{name}").collect())
+
+
+def source_rows(spark, warehouse, name):
+    df = spark.read.format("paimon").option("warehouse", warehouse) \
+        .option("table", f"db.{name}").load()
+    return sorted(tuple(r) for r in df.collect())
+
+
+def read_way(spark, name):
+    return {r.key: r.value for r in spark.sql(f"show tblproperties db.{name}").collect()}[
+        "paimon.read"]
+
+
+def test_merge_on_read_returns_what_compact_then_yields(spark, warehouse, registry, catalog):
+    """Real rows 1..4 (moved into 2 real buckets by our compaction); then pending in the
+    postpone bucket: writer 1 updates 2 and adds 5, writer 2 updates 2 again, deletes 3 and
+    updates 4 twice in one commit. Without the option the pending rows are invisible; with it
+    the read is base + pending, the later pending record winning and the delete removing 3,
+    exactly what a read after ``compact`` returns."""
+    name = "events"
+    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+        ROWS, primary_keys=["id"], options={"bucket": "-2", "rowkind.field": "op",
+                                            "postpone.default-bucket-num": "2"}), False)
+    location = TableLocation(warehouse, "db", name, {})
+    stream_write(catalog, name, rows(range(1, 5), "base"), 1)
+    compact_table(spark, location)
+    base = [(i, f"base{i}", "+I") for i in range(1, 5)]
+    assert entry_rows(spark, registry, name) == base
+
+    stream_write(catalog, name, rows([2, 5], "first"), 2)
+    stream_write(catalog, name, pa.concat_tables([
+        rows([2], "second"), rows([3], "gone", "-D"), rows([4], "old"), rows([4], "new")]), 3)
+    assert len(splits_mod.postpone_files(location.open())) == 2
+    # option off: as Paimon's batch reads, the pending rows are not read
+    assert entry_rows(spark, registry, name) == base
+    assert source_rows(spark, warehouse, name) == base
+
+    set_option(catalog, name, MOR, "true")
+    merged = [(1, "base1", "+I"), (2, "second2", "+I"), (4, "new4", "+I"),
+              (5, "first5", "+I")]
+    assert entry_rows(spark, registry, name) == merged
+    assert read_way(spark, name) == "python"
+    assert source_rows(spark, warehouse, name) == merged
+    assert sorted(tuple(r) for r in spark.table(f"db.{name}").where("id >= 4").collect()) \
+        == merged[2:]
+
+    compact_table(spark, location)
+    assert splits_mod.postpone_files(location.open()) == []
+    assert entry_rows(spark, registry, name) == merged      # read before == read after
+    assert source_rows(spark, warehouse, name) == merged
+    set_option(catalog, name, MOR, "false")
+    assert entry_rows(spark, registry, name) == merged      # everything compacted now
+
+
+def test_sequence_field_and_partitions_decide_as_paimon(spark, warehouse, registry, catalog):
+    """``sequence.field``: a pending record with a smaller sequence value loses to the real one
+    (PostponeBucketTableTest "Spark merge on read sequence field"); a partition without real
+    buckets reads its pending rows alone, and partitions stay isolated ("keeps partitions
+    isolated"). The read equals the read after our compaction."""
+    name = "scored"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        pa.field("pt", pa.string(), nullable=False), ("v", pa.string()),
+                        ("seq", pa.int32())])
+
+    def data(ids, pt, tag, seq):
+        return pa.table({"id": pa.array(ids, pa.int64()), "pt": [pt] * len(ids),
+                         "v": [f"{tag}{i}" for i in ids], "seq": pa.array(
+                             [seq] * len(ids), pa.int32())}, schema=schema)
+
+    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+        schema, primary_keys=["id", "pt"], partition_keys=["pt"],
+        options={"bucket": "-2", "sequence.field": "seq", MOR: "true"}), False)
+    location = TableLocation(warehouse, "db", name, {})
+    builder = catalog.get_table(f"db.{name}").new_stream_write_builder()
+    for identifier, piece in enumerate([data([1, 2], "a", "base", 10),
+                                        data([1], "b", "base", 10)], start=1):
+        writer, committer = builder.new_write(), builder.new_commit()
+        writer.write_arrow(piece)
+        committer.commit(writer.prepare_commit(identifier), identifier)
+        writer.close()
+        committer.close()
+    compact_table(spark, location)
+    for identifier, piece in enumerate([data([1], "a", "older", 5), data([2], "a", "newer", 20),
+                                        data([7], "c", "only", 1)], start=3):
+        writer, committer = builder.new_write(), builder.new_commit()
+        writer.write_arrow(piece)
+        committer.commit(writer.prepare_commit(identifier), identifier)
+        writer.close()
+        committer.close()
+    want = [(1, "a", "base1", 10), (1, "b", "base1", 10), (2, "a", "newer2", 20),
+            (7, "c", "only7", 1)]
+    assert entry_rows(spark, registry, name) == want
+    assert source_rows(spark, warehouse, name) == want
+    assert sorted(tuple(r) for r in spark.table(f"db.{name}").where("pt = 'b'").collect()) \
+        == [want[1]]
+    compact_table(spark, location)
+    assert splits_mod.postpone_files(location.open()) == []
+    assert entry_rows(spark, registry, name) == want
+
+
+def test_settings_paimon_refuses_with_the_option_fail_before_reading(
+        spark, warehouse, registry, catalog):
+    """PostponeMergeReadBuilder.validateReadMode: no query authorization, only full snapshot
+    scans."""
+    name = "guarded"
+    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+        ROWS, primary_keys=["id"], options={"bucket": "-2", MOR: "true",
+                                            "scan.mode": "from-creation-timestamp",
+                                            "scan.creation-time-millis": "0"}), False)
+    stream_write(catalog, name, rows([1], "x"), 1)
+    with pytest.raises(Exception) as refused:
+        source_rows(spark, warehouse, name)
+    message = str(refused.value)
+    assert "db.guarded" in message and MOR in message and "scan.mode" in message

@@ -21,6 +21,10 @@ PACKAGE = REPO / "dbt" / "adapters" / "paimon"
 GLUE = "dbt glue, run only under dbt commands:"
 TESTED_ELSEWHERE = {
     # dbt glue (top-level modules)
+    "adapter_operations": f"{GLUE} tests/functional/operations/test_operations.py, "
+                          "tests/functional/operations/test_tags_rollback.py",
+    "adapter_reads": f"{GLUE} tests/functional/paimon/test_paimon_changes.py, "
+                     "tests/functional/paimon/test_row_tracking.py",
     "catalog_integrations": "catalogs.yml to catalog options: "
                             "tests/unit/config/test_catalog_integrations.py",
     "cli": "the `dbt-paimon` command as a user runs it: tests/connect/test_server_command.py, "

@@ -1,10 +1,12 @@
 """The paimon adapter: dbt-spark's adapter on an embedded session, plus Paimon tables as relations.
 
 Glue only: where Spark runs is in ``environments``, Spark's view of Paimon tables in
-``datasource`` (the temporary views the read macros name: ``datasource/views.py``), model
-building in ``materialize``, table operations in ``ops``, Paimon's format in ``format``, merging in
-``runtime``; what the adapter takes from dbt's manifest is in ``manifest_hooks``. Methods marked
-``@available`` are what the macros call: each unpacks dbt's relations and delegates.
+``datasource``, model building in ``materialize``, table operations in ``ops``, Paimon's format
+in ``format``, merging in ``runtime``; what the adapter takes from dbt's manifest is in
+``manifest_hooks``. Methods marked ``@available`` are what the macros call: each unpacks dbt's
+relations and delegates. The read macros' temporary views (``adapter_reads.ReadViews``) and the
+run-operations' table operations (``adapter_operations.TableOperations``) are mixins of their
+own; this module keeps the relations, the model and seed builds, docs and freshness.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.paimon import environments, error_messages, manifest_hooks
 from dbt.adapters.paimon.adapter_config import PaimonConfig
+from dbt.adapters.paimon.adapter_operations import TableOperations, committed_by
+from dbt.adapters.paimon.adapter_reads import ReadViews
 from dbt.adapters.paimon.catalog_integrations import CATALOG_INTEGRATIONS
 from dbt.adapters.paimon.connections import PaimonConnectionManager
 from dbt.adapters.paimon.python_models import SessionPythonJobHelper
-from dbt.adapters.paimon.relation import PaimonRelation
+from dbt.adapters.paimon.relation import PaimonRelation, paimon_names
 
 logger = AdapterLogger("Paimon")
 # a Paimon table's catalog entry is a view carrying the table's schema id (registry.py)
@@ -56,7 +60,7 @@ def _start_spark_early(credentials) -> None:
         early_start.start(environment)
 
 
-class PaimonAdapter(SparkAdapter):
+class PaimonAdapter(ReadViews, TableOperations, SparkAdapter):
     ConnectionManager = PaimonConnectionManager  # type: ignore[assignment]
     Relation = PaimonRelation  # type: ignore[assignment]
     AdapterSpecificConfigs = PaimonConfig  # type: ignore[assignment]
@@ -187,7 +191,7 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
-        relation = _paimon_names(relation)
+        relation = paimon_names(relation)
         wh.drop_table(registry.warehouse_of(relation.schema), relation.schema,
                       relation.identifier, catalog_options=registry.options_of(relation.schema))
         registry.forget(relation.schema, relation.identifier)
@@ -197,7 +201,7 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
-        from_relation, to_relation = _paimon_names(from_relation), _paimon_names(to_relation)
+        from_relation, to_relation = paimon_names(from_relation), paimon_names(to_relation)
         if registry.catalog_name_of(from_relation.schema) != \
                 registry.catalog_name_of(to_relation.schema):
             raise DbtRuntimeError(
@@ -236,78 +240,6 @@ class PaimonAdapter(SparkAdapter):
             registry.forget(schema, table)
         registry.forget_database(schema)
         wh.drop_database(warehouse, schema, catalog_options=options)
-
-    # -- reads as temporary views (datasource/views.py) ------------------------------------------
-    def _paimon_read(self, relation: BaseRelation, macro: str) -> BaseRelation:
-        """The relation with its Paimon table's names; CompilationError when it is no Paimon
-        table."""
-        relation = _paimon_names(relation)
-        if not self.is_paimon_relation(relation):
-            raise CompilationError(f"{macro}: {relation} is not a Paimon table.")
-        return relation
-
-    def _view(self, build, relation: BaseRelation, *args, **kwargs) -> str:
-        """``build(registry, schema, table, ...)`` of datasource/views.py; the read its
-        arguments cannot make is a compilation error."""
-        from dbt.adapters.paimon.datasource.views import ViewError
-
-        try:
-            return build(self._registry, relation.schema, relation.identifier, *args, **kwargs)
-        except ViewError as exc:
-            raise CompilationError(str(exc)) from None
-
-    @available
-    def paimon_snapshot_view(self, relation: BaseRelation, snapshot_id: Any = None, tag=None,
-                             timestamp=None, watermark=None, version=None,
-                             branch=None) -> str:
-        """Register a temporary view of a Paimon table as of a snapshot, of main or of
-        ``branch``; returns its name (views.snapshot_view)."""
-        from dbt.adapters.paimon.datasource import views
-
-        relation = self._paimon_read(relation, "paimon_snapshot")
-        return self._view(views.snapshot_view, relation, str(relation), snapshot_id, tag,
-                          timestamp, watermark, version, branch)
-
-    @available
-    def paimon_changes_view(self, relation: BaseRelation, model_id: str, this: BaseRelation,
-                            from_start: bool, consumer_id: Optional[str] = None) -> str:
-        """A temporary view of what changed in ``relation`` since the consuming model's last
-        successful run (rows with ``_row_kind``); the consumer moves on only if this run
-        succeeds (``post_model_hook``)."""
-        from dbt.adapters.paimon.datasource import views
-        from dbt.adapters.paimon.materialize import consumption
-
-        relation = self._paimon_read(relation, "paimon_changes")
-        consumer = consumer_id or consumption.default_consumer_id(this.schema, this.identifier)
-        location = self._paimon_location(relation)
-        try:
-            planned = consumption.plan(location.open(), str(consumer), bool(from_start))
-        except ValueError as exc:
-            raise DbtRuntimeError(f"paimon_changes({relation}) in {this}: {exc}") from exc
-        self._pending_positions().hold(model_id, location, planned)
-        view = views.view_name(relation.schema, relation.identifier,
-                               f"changes_for_{this.schema}", this.identifier)
-        return views.source_view(self._registry, view, relation.schema, relation.identifier,
-                                 planned.options)
-
-    @available
-    def paimon_changes_between_view(self, relation: BaseRelation, start=None, end=None,
-                                    mode: Optional[str] = None, start_timestamp=None,
-                                    end_timestamp=None) -> str:
-        """A temporary view of what changed in ``relation`` between two snapshots, two tags or
-        two times, with ``_row_kind`` (views.changes_between_view)."""
-        from dbt.adapters.paimon.datasource import views
-
-        relation = self._paimon_read(relation, "paimon_changes_between")
-        return self._view(views.changes_between_view, relation, str(relation), start, end, mode,
-                          start_timestamp, end_timestamp)
-
-    def _pending_positions(self):
-        from dbt.adapters.paimon.materialize.consumption import PendingPositions
-
-        if getattr(self, "_paimon_pending", None) is None:
-            self._paimon_pending = PendingPositions()
-        return self._paimon_pending
 
     def post_model_hook(self, config: Any, context: Any) -> None:
         import sys
@@ -355,10 +287,10 @@ class PaimonAdapter(SparkAdapter):
         this's schema); its names checked before anything is written: they become warehouse
         folders and Spark identifiers."""
         if not target:
-            relation = _paimon_names(this.incorporate(type="table"))
+            relation = paimon_names(this.incorporate(type="table"))
         else:
             schema, _, identifier = str(target).rpartition(".")
-            relation = _paimon_names(self.Relation.create(
+            relation = paimon_names(self.Relation.create(
                 schema=schema or this.schema, identifier=identifier, type="table", is_paimon=True
             ))
         _checked_name("schema", relation.schema, model)
@@ -388,7 +320,7 @@ class PaimonAdapter(SparkAdapter):
         from dbt.adapters.paimon.materialize.model_builder import ModelBuilder, ModelRun
         from dbt.adapters.paimon.materialize.standard_writes import WriteRequest
 
-        relation = _paimon_names(relation)
+        relation = paimon_names(relation)
         request = None
         if standard is not None:
             request = WriteRequest.from_config(
@@ -399,7 +331,7 @@ class PaimonAdapter(SparkAdapter):
         builder = ModelBuilder(self._registry)
         with error_messages.model_errors(
                 definition.model, f"committed to {relation} while this run was writing it"):
-            with _committed_by(definition.model):
+            with committed_by(definition.model):
                 result = builder.build(run)
         if result is None:
             return None
@@ -445,7 +377,7 @@ class PaimonAdapter(SparkAdapter):
                 name, f"updated rows of {relation} while this run was writing its columns"):
             owned, result = update_from_query(registry, name, model["config"], relation.schema,
                                               relation.identifier, sql,
-                                              lambda: _committed_by(name))
+                                              lambda: committed_by(name))
         registry.expose(relation.schema, relation.identifier)
         snapshot = (f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None
                     else " (no rows)")
@@ -555,7 +487,7 @@ class PaimonAdapter(SparkAdapter):
                             column_comments: Dict[str, str]) -> None:
         """Descriptions as the Paimon table's comment and field descriptions: one schema
         change, only when they differ from the stored ones (no new schema per run)."""
-        relation = _paimon_names(relation)
+        relation = paimon_names(relation)
         from dbt.adapters.paimon.catalog import warehouse as wh
 
         registry = self._registry
@@ -609,278 +541,12 @@ class PaimonAdapter(SparkAdapter):
     def debug_query(self) -> None:
         self.execute("select 1 as id")
 
-    # -- table operations --------------------------------------------------------------------
-    # run-operation macros (macros/operations/): compact, rescale_buckets, expire_snapshots,
-    # remove_orphan_files, paimon_table_info. Each delegates to ``ops`` and returns its
-    # readable result; bad arguments and unsupported tables become DbtRuntimeError.
-    def _paimon_location(self, relation: BaseRelation):
-        relation = _paimon_names(relation)
-        resolver = self._table_resolver()
-        if relation is None or not self.is_paimon_relation(relation):
-            raise DbtRuntimeError(f"{relation} is not a Paimon table of warehouse "
-                                  f"{resolver.warehouse_of(relation.schema)}")
-        return resolver.table_location(relation.schema, relation.identifier)
-
-    def _paimon_operation(self, name: str, relation: BaseRelation, action,
-                          files_only: bool = False):
-        """Run ``action(spark, location)`` on the relation's Paimon table. An operation on the
-        table's files only (``files_only``: tags, branches, rollback, expiry) gets no session
-        (``spark`` is None), and a run-operation of it never starts Spark."""
-        location = self._paimon_location(relation)
-        spark = None if files_only else self._registry.activate()
-        try:
-            with _committed_by(f"run-operation {name}"):
-                return action(spark, location)
-        except (ValueError, NotImplementedError) as exc:
-            raise DbtRuntimeError(f"{name} of {location.name}: {exc}") from exc
-
-    @available
-    def paimon_compact(self, relation: BaseRelation, partitions=None, full: bool = False) -> str:
-        from dbt.adapters.paimon.ops import compact_table
-
-        result = self._paimon_operation("compact", relation, lambda spark, location: compact_table(
-            spark, location, partitions=partitions, full=bool(full)))
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_rescale_buckets(self, relation: BaseRelation, buckets, partitions=None) -> str:
-        relation = _paimon_names(relation)
-        from dbt.adapters.paimon.ops import rescale_buckets
-
-        result = self._paimon_operation("rescale_buckets", relation,
-                                        lambda spark, location: rescale_buckets(
-                                            spark, location, buckets, partitions))
-        self._registry.expose(relation.schema, relation.identifier)  # new options / schema id
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_expire_snapshots(self, relation: BaseRelation, retain_last=None, older_than=None,
-                                retain_max=None, max_deletes=None) -> str:
-        from dbt.adapters.paimon.ops import expire_snapshots
-
-        result = self._paimon_operation("expire_snapshots", relation,
-                                        lambda spark, location: expire_snapshots(
-                                            location, retain_last, older_than, retain_max,
-                                            max_deletes), files_only=True)
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_remove_orphan_files(self, relation: BaseRelation, older_than=None,
-                                   dry_run: bool = False) -> str:
-        from dbt.adapters.paimon.ops import remove_orphan_files
-        from dbt.adapters.paimon.ops.expire import DEFAULT_ORPHAN_MARGIN
-
-        result = self._paimon_operation("remove_orphan_files", relation,
-                                        lambda spark, location: remove_orphan_files(
-                                            location, DEFAULT_ORPHAN_MARGIN
-                                            if older_than is None else older_than,
-                                            bool(dry_run)),  # 0 means no margin
-                                        files_only=True)
-        return f"{relation}: {result.message}"
-
-    # -- tags and rollback (ops/tags.py, ops/rollback.py) ---------------------------------------
-    @available
-    def paimon_tag_operation(self, operation: str, relation: BaseRelation,
-                             arguments: Dict[str, Any]) -> str:
-        """``create_tag``, ``replace_tag``, ``rename_tag``, ``delete_tag`` or ``expire_tags`` of
-        ``relation`` with the macro's ``arguments`` (None ones left out)."""
-        from dbt.adapters.paimon.ops import tags
-
-        actions = {"create_tag": tags.create_tag, "replace_tag": tags.replace_tag,
-                   "rename_tag": tags.rename_tag, "delete_tag": tags.delete_tag,
-                   "expire_tags": tags.expire_tags}
-        given = {k: v for k, v in arguments.items() if v is not None}
-        result = self._paimon_operation(operation, relation, lambda spark, location: actions[
-            operation](location, **given), files_only=True)
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_branch_operation(self, operation: str, relation: BaseRelation,
-                                arguments: Dict[str, Any]) -> str:
-        """``create_branch``, ``delete_branch`` or ``fast_forward`` of ``relation``."""
-        relation = _paimon_names(relation)
-        from dbt.adapters.paimon.ops import branches
-
-        actions = {"create_branch": branches.create_branch,
-                   "delete_branch": branches.delete_branch,
-                   "fast_forward": branches.fast_forward}
-        given = {k: v for k, v in arguments.items() if v is not None}
-        result = self._paimon_operation(operation, relation, lambda spark, location: actions[
-            operation](location, **given), files_only=True)
-        if operation == "fast_forward":
-            self._expose_if_running(relation.schema, relation.identifier)
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_clone_table(self, source: BaseRelation, target: BaseRelation) -> AdapterResponse:
-        """`dbt clone` of a Paimon table (ops/clone.py): ``target`` made, or replaced, as a
-        table sharing the files of ``source``'s latest snapshot, or as a copy of its rows where
-        files cannot be shared (a catalog registers either table, a remote warehouse)."""
-        from dbt.adapters.paimon.format.errors import PaimonFormatError
-        from dbt.adapters.paimon.ops.clone import clone_table
-
-        registry = self._registry
-        source, target = _paimon_names(source), _paimon_names(target)
-        spark = registry.activate()
-        from_location = self._paimon_location(source)
-        to_location = registry.table_location(target.schema, target.identifier)
-        try:
-            with _committed_by(target.identifier):
-                result = clone_table(from_location, to_location, spark)
-        except (ValueError, NotImplementedError, PaimonFormatError) as exc:
-            raise DbtRuntimeError(f"clone of {from_location.name} into {target}: {exc}") from exc
-        if result.rows is not None:  # a copy: a new table, maybe with the old one's schema id
-            registry.forget(target.schema, target.identifier)
-        registry.expose(target.schema, target.identifier)
-        self.cache_added(target.incorporate(type="table", is_paimon=True))
-        return AdapterResponse(_message=result.message, rows_affected=result.rows_affected)
-
-    @available
-    def paimon_publish_branch(self, branch: str, delete: bool = True, force: bool = False) -> str:
-        """Fast-forward main to ``branch`` in every Paimon table of the warehouse that has it
-        (write-audit-publish), deleting the branches unless ``delete`` is false."""
-        from dbt.adapters.paimon.ops.branches import publish_branch
-
-        try:
-            result = publish_branch(self._table_resolver().locations(), branch, bool(delete),
-                                    bool(force))
-        except ValueError as exc:
-            raise DbtRuntimeError(f"publish_branch: {exc}") from exc
-        for name in result.branches:
-            schema, table = name.split(".", 1)
-            self._expose_if_running(schema, table)
-        return result.message
-
-    @available
-    def paimon_rollback(self, relation: BaseRelation, snapshot_id=None, tag=None,
-                        timestamp=None) -> str:
-        relation = _paimon_names(relation)
-        from dbt.adapters.paimon.ops.rollback import rollback
-
-        result = self._paimon_operation("rollback", relation, lambda spark, location: rollback(
-            location, snapshot_id, tag, timestamp), files_only=True)
-        self._expose_if_running(relation.schema, relation.identifier)
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_rollback_invocation(self, invocation_id=None, dry_run: bool = False) -> str:
-        """Roll back every Paimon table of the warehouse that dbt invocation ``invocation_id``
-        (default: the latest that committed) wrote; tables committed to since are refused and
-        left untouched, which fails the operation after the others are rolled back."""
-        from dbt.adapters.paimon.ops.invocations import rollback_invocation
-
-        try:
-            result = rollback_invocation(self._table_resolver().locations(),
-                                         None if invocation_id is None else str(invocation_id),
-                                         bool(dry_run))
-        except ValueError as exc:
-            raise DbtRuntimeError(f"rollback_invocation: {exc}") from exc
-        for undo in result.rolled_back:
-            if not result.dry_run:
-                schema, table = undo.table.split(".", 1)
-                self._expose_if_running(schema, table)
-        if result.refused:
-            raise DbtRuntimeError(f"rollback_invocation: {len(result.refused)} table(s) could "
-                                  f"not be rolled back.\n{result.message}")
-        return result.message
-
-    @available
-    def paimon_table_info(self, relation: BaseRelation, snapshot_id=None) -> str:
-        from dbt.adapters.paimon.ops import table_info
-
-        return self._paimon_operation("paimon_table_info", relation,
-                                      lambda spark, location: table_info(
-                                          location, int(snapshot_id) if snapshot_id else None),
-                                      files_only=True)
-
-    @available
-    def paimon_table_ddl(self, relation: BaseRelation) -> str:
-        """The Paimon table as Paimon's Spark SQL would create it (for the model's run file)."""
-        from dbt.adapters.paimon.ops.table_info import table_ddl
-
-        return self._paimon_operation("paimon_table_ddl", relation,
-                                      lambda spark, location: table_ddl(location, str(relation)),
-                                      files_only=True)
-
-    @available
-    def paimon_system_view(self, relation: BaseRelation, name: str, branch=None) -> str:
-        """Register a temporary view of Paimon's system table ``name`` of ``relation``, of main
-        or of ``branch``; returns its quoted name (views.system_view)."""
-        from dbt.adapters.paimon.datasource import views
-        from dbt.adapters.paimon.format.errors import PaimonFormatError
-
-        relation = self._paimon_read(relation, "paimon_system")
-        try:
-            return self._view(views.system_view, relation, str(relation), name, branch)
-        except PaimonFormatError as exc:
-            raise DbtRuntimeError(str(exc)) from exc
-
-    @available
-    def paimon_row_tracking_view(self, relation: BaseRelation) -> str:
-        """Register a temporary view of a row-tracking table with _ROW_ID and _SEQUENCE_NUMBER
-        (paimon_append with row_tracking=true); returns its name."""
-        from dbt.adapters.paimon.datasource import views
-
-        return self._view(views.row_tracking_view,
-                          self._paimon_read(relation, "paimon_row_tracking"))
-
-    @available
-    def paimon_update_rows(self, relation: BaseRelation, where=None, set=None,
-                           set_sql=None, write_path=None) -> str:
-        from dbt.adapters.paimon.ops.row_ops import update_rows
-
-        result = self._paimon_operation("update_rows", relation, lambda spark, location:
-                                        update_rows(spark, location, where, set or {},
-                                                    set_sql or {}, write_path=write_path))
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_delete_rows(self, relation: BaseRelation, where=None, write_path=None) -> str:
-        from dbt.adapters.paimon.ops.row_ops import delete_rows
-
-        result = self._paimon_operation("delete_rows", relation, lambda spark, location:
-                                        delete_rows(spark, location, where,
-                                                    write_path=write_path))
-        return f"{relation}: {result.message}"
-
-    @available
-    def paimon_merge_rows(self, relation: BaseRelation, query: str, condition=None, update="*",
-                          insert="*", write_path=None) -> str:
-        from dbt.adapters.paimon.ops.row_ops import merge_rows
-
-        result = self._paimon_operation("merge_rows", relation, lambda spark, location:
-                                        merge_rows(spark, location, spark.sql(query), condition,
-                                                   update, insert, write_path=write_path))
-        return f"{relation}: {result.message}"
-
-
-def _committed_by(node: str):
-    """Snapshots committed in this block record this dbt invocation and ``node`` (a model's
-    name, or the run-operation): what ``rollback_invocation`` and ``paimon_table_info`` read."""
-    from dbt_common.invocation import get_invocation_id
-
-    from dbt.adapters.paimon.format.commit import commit_properties
-    from dbt.adapters.paimon.ops.invocations import INVOCATION_PROPERTY, NODE_PROPERTY
-
-    return commit_properties({INVOCATION_PROPERTY: get_invocation_id(), NODE_PROPERTY: node})
-
-
 def _running_registry():
     """The registry of this process's Spark if it runs, else None (nothing is started)."""
     try:
         return environments.current_registry()
     except RuntimeError:
         return None
-
-
-def _paimon_names(relation: BaseRelation) -> BaseRelation:
-    """The relation with the names its Paimon table has: lower case, as Spark's catalog and
-    Paimon's case-insensitive catalogs keep them (a model `Orders` is the table `orders`; SQL
-    that says `Orders` finds it, Spark's identifiers being case-insensitive)."""
-    return relation.incorporate(path={
-        "schema": relation.schema.lower() if relation.schema else relation.schema,
-        "identifier": relation.identifier.lower() if relation.identifier else relation.identifier,
-    })
 
 
 def _checked_name(kind: str, name: str, model: str) -> str:

@@ -1,5 +1,5 @@
-"""ModelBuilder.build takes one ModelRun (materialize/model_builder.py), and the older call
-with its inputs as arguments in ModelRun's field order; no Spark: the build is a stand-in."""
+"""ModelBuilder.build takes one ModelRun (materialize/model_builder.py); no Spark: the build is
+a stand-in."""
 
 from dbt.adapters.paimon.materialize.model_builder import ModelBuilder, ModelRun
 
@@ -17,10 +17,8 @@ def test_a_model_run_names_each_input_with_dbt_s_defaults():
             run.local_rows) == (False, "ignore", False, None, None)
 
 
-def test_build_takes_a_model_run_or_the_older_arguments(monkeypatch):
+def test_build_hands_the_model_run_to_the_build(monkeypatch):
     builder, runs = builder_recording_runs(monkeypatch)
     run = ModelRun("definition", "db", "orders", "select 1", True, "fail", True, "request")
-    assert builder.build(run) is None
-    assert builder.build("definition", "db", "orders", "select 1", True, "fail", True,
-                         "request", local_rows=None) is None
-    assert runs == [run, run]
+    assert builder.build(run) is None  # no commit: no maintenance
+    assert runs == [run]

@@ -182,15 +182,11 @@ class ModelBuilder:
         definition = table_definition(model, materialization, config, columns)
         return dataclasses.replace(definition, not_null=tuple(not_null))
 
-    def build(self, run: ModelRun, *older, **older_keywords) -> Optional[BuildResult]:
+    def build(self, run: ModelRun) -> Optional[BuildResult]:
         """Build the model, then run the table's automatic maintenance as Paimon's writers do
         after a commit (compaction triggers, snapshot expiry). The commit stands even if the
         maintenance fails: that is reported, not raised. None: ``run.local_rows`` were given
-        and the run needs the query's path (nothing was written). The older call,
-        ``build(definition, database, table, sql, ...)`` in ModelRun's field order, is taken
-        too."""
-        if not isinstance(run, ModelRun):
-            run = ModelRun(run, *older, **older_keywords)
+        and the run needs the query's path (nothing was written)."""
         result = self._build(run)
         if result is None or result.snapshot_id is None:
             return result

@@ -37,7 +37,7 @@ from dbt.adapters.paimon.format.kv_files import (new_commit_message,  # noqa: E4
                                                  next_sequence_number, write_kv_file)
 from dbt.adapters.paimon.format.splits import plan_splits  # noqa: E402
 from dbt.adapters.paimon.ops.compact import commit_units, compact_unit  # noqa: E402
-from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor  # noqa: E402
+from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig, pick_full, pick_minor  # noqa: E402
 from plots import BASELINE, PAIMON, save_bars  # noqa: E402  (same folder: run as a script)
 from provenance import results_header  # noqa: E402
 

@@ -41,7 +41,7 @@ import pyarrow as pa
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry  # noqa: E402
-from dbt.adapters.paimon.datasource.source import TableLocation  # noqa: E402
+from dbt.adapters.paimon.datasource.source import TableRef  # noqa: E402
 from dbt.adapters.paimon.catalog import warehouse as wh  # noqa: E402
 from dbt.adapters.paimon.format.kv_files import table_arrow_schema  # noqa: E402
 from dbt.adapters.paimon.ops import compact_table  # noqa: E402
@@ -211,12 +211,12 @@ def main() -> int:
     chunks = [rows_of(min(chunk, args.rows - s), s, rng) for s in range(0, args.rows, chunk)]
     write_paimon(warehouse, "events_append", [chunks], primary_key=False)
     write_paimon(warehouse, "events_pk", [chunks], primary_key=True)
-    compact_table(spark, TableLocation(warehouse, "bench", "events_pk", {}), full=True)
+    compact_table(spark, TableRef(warehouse, "bench", "events_pk", {}), full=True)
     runs = [chunks] + [updates(chunks, rng) for _ in range(3)]
     write_paimon(warehouse, "events_pk_4_runs", runs, primary_key=True)
     write_paimon(warehouse, "events_pk_dv", runs[:1], primary_key=True,
                  options={"deletion-vectors.enabled": "true"})
-    dv = TableLocation(warehouse, "bench", "events_pk_dv", {})
+    dv = TableRef(warehouse, "bench", "events_pk_dv", {})
     compact_table(spark, dv)
     for run in runs[1:]:
         write_run(warehouse, "events_pk_dv", run)

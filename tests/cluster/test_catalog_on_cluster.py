@@ -6,7 +6,7 @@ import sqlite3
 
 from conftest import cluster_spark_conf
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.write.write_helpers import read_back, sorted_rows
@@ -40,5 +40,5 @@ def test_models_are_built_through_a_jdbc_catalog_on_the_cluster(spark_cluster, t
         listed = sorted(con.execute("SELECT table_name FROM paimon_tables"))
     assert listed == [("events",), ("orders",), ("totals",)]
     options = parse_catalog(catalog).pypaimon_options()
-    totals = read_back(TableLocation(str(warehouse), "cluster_jdbc", "totals", options))
+    totals = read_back(TableRef(str(warehouse), "cluster_jdbc", "totals", options))
     assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 49500, "events": 30}]

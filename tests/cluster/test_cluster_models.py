@@ -20,9 +20,9 @@ import pyarrow.compute as pc
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import splits
-from dbt.adapters.paimon.ops.strategy import CompactionConfig
+from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig
 from dbt.adapters.paimon.runtime import MergeSpec, merge_arrow
 from tests.functional.console_output import FORBIDDEN, LOG4J_LINE, PYTHON_WARNING
 
@@ -136,7 +136,7 @@ def rows(project, sql):
 
 
 def table(project, name):
-    return TableLocation(project.adapter.config.credentials.warehouse, project.test_schema,
+    return TableRef(project.adapter.config.credentials.warehouse, project.test_schema,
                          name, {}).open()
 
 

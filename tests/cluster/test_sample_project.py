@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
+from dbt.adapters.paimon.datasource.source import TableRef, read_merged_split
 from dbt.adapters.paimon.format import splits
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.kv_files import read_append_split
@@ -60,7 +60,7 @@ def table_rows(project: str, since: datetime.datetime):
     warehouse = os.path.join(project, "paimon_warehouse")
     found = {}
     for name in wh.list_tables(warehouse, "analytics"):
-        table = TableLocation(warehouse, "analytics", name, {}).open()
+        table = TableRef(warehouse, "analytics", name, {}).open()
         names = list(table.field_names)
         read = read_merged_split if table.primary_keys else read_append_split
         found[name] = pa.concat_tables([read(table, s, names)

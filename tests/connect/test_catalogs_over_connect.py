@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.environments import connect_server
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests import rest_catalog_server
@@ -54,7 +54,7 @@ def build_twice(root: Path, warehouse: str, schema: str, catalog: dict) -> None:
         run = run_dbt_process(root, "run", "--vars", f"{{factor: {factor}}}")
         assert run.returncode == 0, run.stdout
     options = parse_catalog(catalog).pypaimon_options()
-    totals = read_back(TableLocation(warehouse, schema, "totals", options))
+    totals = read_back(TableRef(warehouse, schema, "totals", options))
     assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 1000, "events": 6}]
     shown = run_dbt_process(root, "show", "--inline",
                             "select count(*) as n from {{ ref('events') }}")
@@ -126,7 +126,7 @@ def test_catalogs_yml_catalogs_over_connect(server, tmp_path):
     for factor in (10, 100):
         run = run_dbt_process(root, "run", "--vars", f"{{factor: {factor}}}")
         assert run.returncode == 0, run.stdout
-    totals = read_back(TableLocation(server.warehouse, "routed", "totals", {}))
+    totals = read_back(TableRef(server.warehouse, "routed", "totals", {}))
     assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 1000, "events": 6}]
     import sqlite3
 

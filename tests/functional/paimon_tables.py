@@ -1,12 +1,12 @@
 """The Paimon tables a functional test's dbt project built, read straight from its warehouse."""
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import splits
 
 
-def location(project, table: str) -> TableLocation:
+def location(project, table: str) -> TableRef:
     credentials = project.adapter.config.credentials
-    return TableLocation(credentials.warehouse, project.test_schema, table,
+    return TableRef(credentials.warehouse, project.test_schema, table,
                          credentials.catalog_options)
 
 

@@ -16,7 +16,7 @@ import shutil
 
 import pyarrow as pa
 
-from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
+from dbt.adapters.paimon.datasource.source import (TableRef, commit_append_files,
                                                    write_append_files)
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.kv_files import read_append_split
@@ -26,11 +26,11 @@ from dbt.adapters.paimon.ops import compact_table
 SCHEMA = pa.schema([("dt", pa.string()), ("id", pa.int64()), ("s", pa.string())])
 
 
-def _make(tmp_path, name, partition_keys=("dt",), **options) -> TableLocation:
+def _make(tmp_path, name, partition_keys=("dt",), **options) -> TableRef:
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", name, SCHEMA, partition_keys=list(partition_keys),
                            options=options)
-    return TableLocation(wh, "db", name, {})
+    return TableRef(wh, "db", name, {})
 
 
 def _append(location, ids):
@@ -41,10 +41,10 @@ def _append(location, ids):
     commit_append_files(table, write_append_files(table, [rows]))
 
 
-def _copy(location, name) -> TableLocation:
+def _copy(location, name) -> TableRef:
     root = os.path.join(location.warehouse, "db.db")
     shutil.copytree(os.path.join(root, location.table), os.path.join(root, name))
-    return TableLocation(location.warehouse, "db", name, {})
+    return TableRef(location.warehouse, "db", name, {})
 
 
 def _files(location):

@@ -18,9 +18,9 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import splits as splits_mod
-from dbt.adapters.paimon.ops.maintenance import after_run
+from dbt.adapters.paimon.ops.after_run import after_run
 from dbt.adapters.paimon.write import write_primary_key_run
 from dbt.adapters.paimon.write.dynamic_index import hash_index_entries
 
@@ -70,7 +70,7 @@ def _expected(engine):
 @pytest.mark.parametrize("engine", list(ENGINES))
 def test_our_run_on_a_java_written_cross_partition_table(spark, tmp_path, paimon_java, engine):
     warehouse = str(tmp_path / "warehouse")
-    location = TableLocation(warehouse, "db", "cross", {})
+    location = TableRef(warehouse, "db", "cross", {})
     options = {"bucket": "-1", "dynamic-bucket.target-row-num": "8", **ENGINES[engine]}
     paimon_java.create(warehouse, location.name, FIELDS, ["id"], ["dt"], options)
     paimon_java.write(warehouse, location.name,

@@ -25,12 +25,12 @@ import pytest
 from test_java_reads_our_tables import ordered, ours, render
 
 from dbt.adapters.paimon.datasource.changes import ChangeRange, read_changes
-from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
+from dbt.adapters.paimon.datasource.source import TableRef, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.format.kv_files import iter_append_file, read_append_split
 from dbt.adapters.paimon.ops.compact import compact_table
 from dbt.adapters.paimon.ops.expire import expire_snapshots, remove_orphan_files
-from dbt.adapters.paimon.ops.maintenance import after_run
+from dbt.adapters.paimon.ops.after_run import after_run
 from dbt.adapters.paimon.ops.rescale import rescale_buckets
 from dbt.adapters.paimon.write import write_primary_key_run
 from pypaimon.manifest.index_manifest_file import IndexManifestFile
@@ -47,7 +47,7 @@ class JavaScript:
     def __init__(self, paimon_java, tmp_path, name):
         self.java = paimon_java
         self.tmp_path = tmp_path
-        self.location = TableLocation(str(tmp_path / "warehouse"), "db", name, {})
+        self.location = TableRef(str(tmp_path / "warehouse"), "db", name, {})
         self.commands = []
 
     def _add(self, command, *args):
@@ -487,7 +487,7 @@ def test_row_operations_on_row_tracking_table_with_deletion_vectors(spark, tmp_p
     warehouse.create_table(wh, "db", "tracked", schema, partition_keys=["dt"],
                            options={"row-tracking.enabled": "true",
                                     "deletion-vectors.enabled": "true"})
-    location = TableLocation(wh, "db", "tracked", {})
+    location = TableRef(wh, "db", "tracked", {})
     ddl = "id int, data string, dt string"
     for ids in (range(20), range(20, 30)):
         (spark.createDataFrame([(i, f"v{i}", f"d{i % 2}") for i in ids], ddl).coalesce(1)

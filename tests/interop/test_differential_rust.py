@@ -20,7 +20,7 @@ from pypaimon_rust.datafusion import SQLContext
 from test_java_reads_our_tables import ordered, ours
 from test_pypaimon_rust_reads import rust_rows
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.runtime import MergeSpec, merge_arrow
 
 FIELDS = [("k", "INT"), ("a", "INT"), ("b", "BIGINT"), ("s", "STRING"), ("h", "INT")]
@@ -80,7 +80,7 @@ def test_runtime_and_pypaimon_rust_merge_alike(case):
         for commit in commits:
             values = ", ".join("(" + ", ".join(_literal(v) for v in r) + ")" for r in commit)
             ctx.sql(f"INSERT INTO paimon.db.t VALUES {values}")
-        location = TableLocation(warehouse, "db", "t", {})
+        location = TableRef(warehouse, "db", "t", {})
         theirs = ordered(rust_rows(location), ["k"])
         assert ordered(ours(location), ["k"]) == theirs, "dbt-paimon reads pypaimon-rust's files differently"
         assert ordered(_merged(options, commits), ["k"]) == theirs, "merge_arrow differs from pypaimon-rust"

@@ -9,7 +9,7 @@ import itertools
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
@@ -79,7 +79,7 @@ def test_java_lists_and_reads_our_tables(spark, hive_java):
     wh.create_table(warehouse, db, "ours", pa.schema([pa.field("id", pa.int64(), False),
                                                       ("name", pa.string())]),
                     primary_keys=["id"], options={"bucket": "2"}, catalog_options=options)
-    location = TableLocation(warehouse, db, "ours", options)
+    location = TableRef(warehouse, db, "ours", options)
     write_primary_key_run(spark, spark.createDataFrame([(1, "a"), (2, "b")],
                                                        "id long, name string"),
                           location, write_path="in_process")
@@ -97,7 +97,7 @@ def test_we_list_read_and_write_a_table_java_created(spark, hive_java, tmp_path)
     java.write(spec, f"{db}.theirs", [{"id": 1, "name": "x"}, {"id": 2, "name": "y"}],
                tmp_path / "rows.jsonl")
     assert listing.list_tables(warehouse, db, options) == ["theirs"]
-    location = TableLocation(warehouse, db, "theirs", options)
+    location = TableRef(warehouse, db, "theirs", options)
     assert sorted_rows(read_back(location), ["id"]) == [{"id": 1, "name": "x"},
                                                         {"id": 2, "name": "y"}]
     write_primary_key_run(spark, spark.createDataFrame([(2, "Y"), (3, "z")],

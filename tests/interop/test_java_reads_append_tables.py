@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.bucket import bucket_ids
 from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, tracked_rows, update_rows
 
 
-def make(tmp_path, name, schema, partition_keys=(), options=None) -> TableLocation:
+def make(tmp_path, name, schema, partition_keys=(), options=None) -> TableRef:
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", name, schema, partition_keys=list(partition_keys),
                            options=options or {})
-    return TableLocation(wh, "db", name, {})
+    return TableRef(wh, "db", name, {})
 
 
 def append(spark, location, rows, ddl):

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation, read_merged_split
+from dbt.adapters.paimon.datasource.source import TableRef, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.bucket import bucket_ids
@@ -35,14 +35,14 @@ from dbt.adapters.paimon.ops.rescale import rescale_buckets
 # --------------------------------------------------------------------------- helpers
 
 def make_table(tmp_path, name: str, schema: pa.Schema, primary_keys=(), partition_keys=(),
-               options: Optional[Dict[str, str]] = None) -> TableLocation:
+               options: Optional[Dict[str, str]] = None) -> TableRef:
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", name, schema, primary_keys=list(primary_keys),
                            partition_keys=list(partition_keys), options=options or {})
-    return TableLocation(wh, "db", name, {})
+    return TableRef(wh, "db", name, {})
 
 
-def write_run(spark, location: TableLocation, run: pa.Table, row_kind_column=None):
+def write_run(spark, location: TableRef, run: pa.Table, row_kind_column=None):
     """Commits alternate between the two executors (write/path_choice.py), so Java reads tables
     written by both, and by both mixed."""
     from dbt.adapters.paimon.format.splits import current_snapshot_id
@@ -68,7 +68,7 @@ def render(value):
     return value
 
 
-def ours(location: TableLocation, snapshot: Optional[int] = None) -> List[dict]:
+def ours(location: TableRef, snapshot: Optional[int] = None) -> List[dict]:
     """Our merged read, rendered like PaimonPeer."""
     table = location.open()
     names = list(table.field_names)
@@ -83,11 +83,11 @@ def ordered(rows: List[dict], keys: Sequence[str]) -> List[dict]:
     return sorted(rows, key=lambda r: tuple((r[k] is None, str(r[k])) for k in keys))
 
 
-def java_rows(java_read, location: TableLocation, snapshot: Optional[int] = None):
+def java_rows(java_read, location: TableRef, snapshot: Optional[int] = None):
     return java_read(location.warehouse, location.name, snapshot)
 
 
-def assert_same(java_read, location: TableLocation, keys: Sequence[str],
+def assert_same(java_read, location: TableRef, keys: Sequence[str],
                 snapshot: Optional[int] = None) -> List[dict]:
     mine = ordered(ours(location, snapshot), keys)
     theirs = ordered(java_rows(java_read, location, snapshot), keys)

@@ -8,7 +8,7 @@ import json
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
@@ -72,7 +72,7 @@ def test_java_lists_and_reads_our_tables(spark, jdbc_catalog):
     wh.create_table(warehouse, "db", "ours", pa.schema([pa.field("id", pa.int64(), False),
                                                         ("name", pa.string())]),
                     primary_keys=["id"], options={"bucket": "2"}, catalog_options=options)
-    location = TableLocation(warehouse, "db", "ours", options)
+    location = TableRef(warehouse, "db", "ours", options)
     write_primary_key_run(spark, spark.createDataFrame([(1, "a"), (2, "b")], "id long, name string"),
                           location, write_path="in_process")
     write_primary_key_run(spark, spark.createDataFrame([(2, "B")], "id long, name string"),
@@ -87,7 +87,7 @@ def test_we_list_read_and_write_javas_tables(spark, jdbc_catalog, tmp_path):
                 primary_keys=["id"], options={"bucket": "1"})
     java.write(spec, "db.theirs", [{"id": 1, "name": "x"}], tmp_path / "rows.json")
     assert listing.list_tables(warehouse, "db", options) == ["theirs"]
-    location = TableLocation(warehouse, "db", "theirs", options)
+    location = TableRef(warehouse, "db", "theirs", options)
     write_primary_key_run(spark, spark.createDataFrame([(2, "y")], "id long, name string"),
                           location, write_path="in_process")
     expected = [{"id": 1, "name": "x"}, {"id": 2, "name": "y"}]

@@ -76,7 +76,7 @@ def test_rust_reads_our_sequence_groups_partitions_and_dynamic_buckets(spark, tm
 def test_we_read_tables_rust_wrote(tmp_path, engine, options):
     """The other direction: pypaimon-rust creates and writes (two commits); our merged read sees
     the rows it sees."""
-    from dbt.adapters.paimon.datasource.source import TableLocation
+    from dbt.adapters.paimon.datasource.source import TableRef
 
     warehouse = str(tmp_path / "warehouse")
     ctx = SQLContext()
@@ -87,7 +87,7 @@ def test_we_read_tables_rust_wrote(tmp_path, engine, options):
             f"WITH ('bucket' = '2', 'merge-engine' = '{engine}'{options})")
     ctx.sql(f"INSERT INTO paimon.db.{name} VALUES (1, 'a', 1), (2, 'b', 2), (3, NULL, 3)")
     ctx.sql(f"INSERT INTO paimon.db.{name} VALUES (1, NULL, 10), (3, 'c', NULL), (4, 'd', 4)")
-    location = TableLocation(warehouse, "db", name, {})
+    location = TableRef(warehouse, "db", name, {})
     assert_rust_reads_ours(location, ["id"])
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process
@@ -83,7 +83,7 @@ def test_paimon_java_finds_every_table_of_the_sample_project_by_name(catalog):
         assert java.tables(spec, schema) == tables, (schema, target)
     # the merged rows (customer 3 once, its latest version), the same through both catalogs
     columns = ["customer_id", "first_name", "last_name"]
-    ours = sorted_rows(read_back(TableLocation(warehouse, "analytics", "customers", options))
+    ours = sorted_rows(read_back(TableRef(warehouse, "analytics", "customers", options))
                        .select(columns), ["customer_id"])
     theirs = sorted(({k: row[k] for k in columns} for row in
                      java.read(spec, "analytics.customers")), key=lambda row: row["customer_id"])

@@ -17,7 +17,7 @@ import json
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.datasource.system_reads import read_system_table
 from dbt.adapters.paimon.format import system_tables as st
 from dbt.adapters.paimon.catalog import warehouse
@@ -66,7 +66,7 @@ def tables(spark, tmp_path_factory):
                            primary_keys=["id", "dt"], partition_keys=["dt"],
                            options={"bucket": "2", "merge-engine": "aggregation",
                                     "fields.v.aggregate-function": "sum"})
-    pk = TableLocation(wh, "db", "pk", {})
+    pk = TableRef(wh, "db", "pk", {})
     for run, path in ((_run([1, 2, 3, 4], "a", [1, 2, 3, 4]), "in_process"),
                       (_run([1, 5], "b", [10, 50]), "distributed")):
         write_primary_key_run(spark, spark.createDataFrame(run), pk, model_name="pk",

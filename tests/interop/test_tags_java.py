@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pyarrow as pa
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.format.commit import commit_properties
 from dbt.adapters.paimon.format.splits import list_snapshots
@@ -60,7 +60,7 @@ def test_rollback_matches_paimon_java(spark, tmp_path, paimon_java):
     create_tag(ours_location, "four", snapshot_id=4)
     java_root = tmp_path / "b"
     shutil.copytree(tmp_path / "a", java_root)
-    java_location = TableLocation(str(java_root / "warehouse"), "db", "t", {})
+    java_location = TableRef(str(java_root / "warehouse"), "db", "t", {})
 
     rollback(ours_location, snapshot_id=3)
     paimon_java.rollback(java_location.warehouse, "db.t", 3)
@@ -93,14 +93,14 @@ def test_branches_shared_with_paimon_java(spark, tmp_path, paimon_java):
     create_tag(location, "two", snapshot_id=2)
     # our branch, written by our write path: Java reads its snapshots and schema
     create_branch(location, "ours", tag="two")
-    ours_branch = TableLocation(wh, "db", branch_table_name("t", "ours"), {})
+    ours_branch = TableRef(wh, "db", branch_table_name("t", "ours"), {})
     write_run(spark, ours_branch, _run(7))
     assert _sorted(paimon_java.read(wh, "db.t$branch_ours")) == _sorted(ours(ours_branch))
     # Java's branch from the same tag, written by Java: we read it
     paimon_java.create_branch(wh, name, "javas", "two")
     paimon_java.write(wh, "db.t$branch_javas", [{"id": 1, "v": -1}, {"id": 99, "v": -99}],
                       tmp_path / "rows.jsonl")
-    javas = TableLocation(wh, "db", branch_table_name("t", "javas"), {})
+    javas = TableRef(wh, "db", branch_table_name("t", "javas"), {})
     assert [s.id for s in list_snapshots(javas.open())] == [2, 3]
     assert _sorted(ours(javas)) == _sorted(paimon_java.read(wh, "db.t$branch_javas"))
     # main untouched by either
@@ -177,7 +177,7 @@ def test_java_reads_our_clone_and_it_keeps_its_snapshot(spark, tmp_path, paimon_
 
     location = _history(spark, tmp_path, "t")
     wh = location.warehouse
-    clone = TableLocation(wh, "other", "t", {})
+    clone = TableRef(wh, "other", "t", {})
     result = clone_table(location, clone)
     assert result.snapshot_id == 4 and result.linked > 0 and result.copied == 0
     at_clone = _sorted(paimon_java.read(wh, "db.t"))

@@ -12,7 +12,7 @@ import os
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import commit as commit_mod
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.errors import CommitConflictError
@@ -20,7 +20,7 @@ from dbt.adapters.paimon.format.kv_files import (new_commit_message, next_sequen
                                                  write_kv_file)
 from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
 from dbt.adapters.paimon.ops.compact import commit_units, compact_unit
-from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full
+from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig, pick_full
 
 from reliability_helpers import read_merged
 
@@ -32,7 +32,7 @@ def location(tmp_path):
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", "t", SCHEMA, primary_keys=["id"], partition_keys=[],
                            options={"bucket": "1"})
-    return TableLocation(wh, "db", "t", {})
+    return TableRef(wh, "db", "t", {})
 
 
 def _bucket_file(table, ids, value):
@@ -85,7 +85,7 @@ def test_one_writers_run_rolled_into_files_of_interleaved_numbers_commits(tmp_pa
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", "rolled", SCHEMA, primary_keys=["id"], partition_keys=[],
                            options={"bucket": "1", "target-file-size": "4 kb"})
-    location = TableLocation(wh, "db", "rolled", {})
+    location = TableRef(wh, "db", "rolled", {})
     table = location.open()
     ids = list(range(2000))
     records = pa.table({"id": pa.array(ids, pa.int64()), "v": [f"v{i}" for i in ids],
@@ -114,7 +114,7 @@ def test_concurrent_writer_of_other_buckets_is_retried_and_both_land(tmp_path, m
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", "p", SCHEMA, primary_keys=["id"], partition_keys=[],
                            options={"bucket": "2"})
-    location = TableLocation(wh, "db", "p", {})
+    location = TableRef(wh, "db", "p", {})
     table = location.open()
 
     def rows_of(bucket, ids, value):

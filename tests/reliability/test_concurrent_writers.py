@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR
 from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
@@ -45,7 +45,7 @@ def test_concurrent_writers_commit_whole_and_lose_nothing(process_tmp):
     warehouse.create_table(wh, "db", "shared", pa.schema([("id", pa.int64()),
                                                          ("v", pa.string())]),
                            primary_keys=["id"], partition_keys=[], options={"bucket": "2"})
-    location = TableLocation(wh, "db", "shared", {})
+    location = TableRef(wh, "db", "shared", {})
     pauses = tmp_path / "pauses"
     pauses.mkdir()
     base_env = {k: v for k, v in os.environ.items() if k != PAUSE_AT}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.splits import list_snapshots
 from dbt.adapters.paimon.ops.expire import References, remove_orphan_files
 
@@ -34,7 +34,7 @@ def crash_project(request, process_tmp):
     warehouse = str(root / "warehouse")
     project = write_project(root / "project", "crash_points", warehouse,
                             {"events": MODEL.replace("WRITE_PATH", request.param)})
-    return project, TableLocation(warehouse, "crash", "events", {}), root / "pauses"
+    return project, TableRef(warehouse, "crash", "events", {}), root / "pauses"
 
 
 def _versions(location):

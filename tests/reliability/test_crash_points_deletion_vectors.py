@@ -18,7 +18,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.deletion_vectors import index_entries
 from dbt.adapters.paimon.format.splits import list_snapshots
 from dbt.adapters.paimon.ops.expire import remove_orphan_files
@@ -73,7 +73,7 @@ def _java_versions(paimon_java, location):
 def test_sigkill_during_a_deletion_vector_run(process_tmp, paimon_java):
     warehouse = str(process_tmp / "warehouse")
     project = write_project(process_tmp / "project", "crash_dv", warehouse, {"events": MODEL})
-    location = TableLocation(warehouse, "crash", "events", {})
+    location = TableRef(warehouse, "crash", "events", {})
     pauses = process_tmp / "pauses"
     run_dbt(project, "run", env={"CRASH_VERSION": "1"})
     run_dbt(project, "run", env={"CRASH_VERSION": "2"})  # marks rows of run 1 deleted

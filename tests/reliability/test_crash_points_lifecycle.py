@@ -17,7 +17,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR
 from dbt.adapters.paimon.format.splits import list_snapshots
@@ -30,12 +30,12 @@ from reliability_helpers import read_merged
 KEYS = 50
 DRIVER = """
 import sys
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.ops.branches import fast_forward
 from dbt.adapters.paimon.ops.rollback import rollback
 
 warehouse, operation, argument = sys.argv[1:4]
-location = TableLocation(warehouse, "db", "t", {})
+location = TableRef(warehouse, "db", "t", {})
 if operation == "rollback":
     rollback(location, snapshot_id=int(argument))
 else:
@@ -43,7 +43,7 @@ else:
 """
 
 
-def _commit(location: TableLocation, version: int, extra: bool = False) -> None:
+def _commit(location: TableRef, version: int, extra: bool = False) -> None:
     table = location.open()
     columns = {"id": pa.array(range(KEYS), pa.int64()),
                "version": pa.array([version] * KEYS, pa.int64())}
@@ -65,7 +65,7 @@ def history(process_tmp):
     warehouse.create_table(wh, "db", "t", pa.schema([("id", pa.int64()),
                                                      ("version", pa.int64())]),
                            primary_keys=["id"], options={"bucket": "2"})
-    location = TableLocation(wh, "db", "t", {})
+    location = TableRef(wh, "db", "t", {})
     for version in range(1, 5):
         _commit(location, version)
     create_tag(location, "two", snapshot_id=2)
@@ -76,13 +76,13 @@ def history(process_tmp):
     warehouse.open_catalog(wh).alter_table(
         f"db.{branch_table_name('t', 'b')}", [SchemaChange.add_column("note",
                                                                       AtomicType("STRING"))])
-    branch = TableLocation(wh, "db", branch_table_name("t", "b"), {})
+    branch = TableRef(wh, "db", branch_table_name("t", "b"), {})
     _commit(branch, 10, extra=True)
     _commit(branch, 11, extra=True)
     return location, process_tmp / "pauses"
 
 
-def _killed_at(location: TableLocation, pauses, point: str, operation: str, argument: str):
+def _killed_at(location: TableRef, pauses, point: str, operation: str, argument: str):
     pauses.mkdir(exist_ok=True)
     env = {**os.environ, PAUSE_AT: point, PAUSE_DIR: str(pauses)}
     process = subprocess.Popen([sys.executable, "-c", DRIVER, location.warehouse, operation,
@@ -101,7 +101,7 @@ def _killed_at(location: TableLocation, pauses, point: str, operation: str, argu
     marker.unlink()
 
 
-def _versions(location: TableLocation) -> set:
+def _versions(location: TableRef) -> set:
     rows = read_merged(location)
     assert rows.column("id").to_pylist() == list(range(KEYS)), "a key is missing or doubled"
     return set(rows.column("version").to_pylist())

@@ -10,7 +10,7 @@ import json
 import os
 import sqlite3
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.server import daemon
 from dbt.adapters.paimon.server.daemon_process import INFO_NAME
 from dbt.adapters.paimon.catalog.config import parse_catalog
@@ -64,7 +64,7 @@ def test_a_jdbc_catalog_project_runs_through_the_daemon(process_tmp):
                 == [("cat", "m"), ("cat", "totals")]
         options = parse_catalog({"type": "jdbc", "uri": f"jdbc:sqlite:{catalog_db}"}
                                 ).pypaimon_options()
-        rows = read_merged(TableLocation(str(warehouse), "cat", "m", options))
+        rows = read_merged(TableRef(str(warehouse), "cat", "m", options))
         assert rows.column("v").to_pylist() == [i * 3 for i in range(20)]
     finally:
         daemon.stop(state)

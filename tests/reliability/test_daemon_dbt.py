@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.server import daemon
 from dbt.adapters.paimon.server.processes import alive
 from dbt.adapters.paimon.server.daemon_process import CLIENTS_NAME, INFO_NAME, LOG_NAME
@@ -68,7 +68,7 @@ def info(state):
 
 
 def rows(warehouse, name):
-    return read_merged(TableLocation(str(warehouse), "bg", name, {})).column("run").to_pylist()
+    return read_merged(TableRef(str(warehouse), "bg", name, {})).column("run").to_pylist()
 
 
 def loopback_only(port: int) -> bool:
@@ -119,7 +119,7 @@ def test_commands_share_one_daemon_that_only_its_user_reaches(project):
     # a Python model builds its Paimon table in the daemon's Spark (its Python workers)
     (root / "models" / "py.py").write_text(PY_MODEL)
     run_dbt(root, "run", "-s", "py", env=ON)
-    assert sorted(read_merged(TableLocation(str(warehouse), "bg", "py", {}))
+    assert sorted(read_merged(TableRef(str(warehouse), "bg", "py", {}))
                   .column("twice").to_pylist()) == [2] * 50
     assert info(state)["server_pid"] == running["server_pid"]
 

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.environments import connect_server
 from dbt.adapters.paimon.server import daemon
 from dbt.adapters.paimon.server.daemon_process import INFO_NAME
@@ -155,7 +155,7 @@ class Walk:
         return output
 
     def rows(self, table="m"):
-        return values(read_rows(TableLocation(self.warehouse, "lc", table, {})))
+        return values(read_rows(TableRef(self.warehouse, "lc", table, {})))
 
     def tag(self, name):
         """The snapshot tag ``name`` holds (a tag file is the snapshot's JSON)."""
@@ -364,7 +364,7 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     assert f"PASS={4 if views else 3}" in built, built
     assert walk.rows() == batch(6)
     if views:  # the changes model's first run reads every current row as an insert
-        changes = read_rows(TableLocation(walk.warehouse, "lc", "c", {}))
+        changes = read_rows(TableRef(walk.warehouse, "lc", "c", {}))
         assert changes == [{"n": 5, "total": sum(batch(6))}]
     if java_reads:
         assert java(("read", "lc.m")) == [batch(6)]

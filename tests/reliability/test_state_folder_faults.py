@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 
 from reliability_helpers import DBT, read_rows, run_dbt, write_project
 
@@ -48,7 +48,7 @@ def test_a_read_only_or_full_state_folder_fails_at_once_and_the_next_command_pas
     project = write_project(process_tmp / "project", "state_faults", str(warehouse),
                             {"m": MODEL}, schema="sf")
     state_dir = project / ".spark"
-    location = TableLocation(str(warehouse), "sf", "m", {})
+    location = TableRef(str(warehouse), "sf", "m", {})
     run_dbt(project, "run", env={"BATCH": "1"})
     assert read_rows(location) == rows(1)
 

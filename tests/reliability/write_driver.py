@@ -17,7 +17,7 @@ def main(warehouse, database, table, value, ranges):
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
-    from dbt.adapters.paimon.datasource.source import TableLocation
+    from dbt.adapters.paimon.datasource.source import TableRef
     from dbt.adapters.paimon.format.errors import CommitConflictError
     from dbt.adapters.paimon.write import write_primary_key_run
 
@@ -32,7 +32,7 @@ def main(warehouse, database, table, value, ranges):
         part = spark.range(low, high)
         frame = part if frame is None else frame.union(part)
     frame = frame.selectExpr("id", f"'{value}' as v")
-    location = TableLocation(warehouse, database, table, {})
+    location = TableRef(warehouse, database, table, {})
     for _ in range(ATTEMPTS):
         try:
             result = write_primary_key_run(spark, frame, location, model_name=table)

@@ -103,7 +103,7 @@ TESTED_ELSEWHERE = {
     "format/pypaimon_compat": "pypaimon's gaps filled, through the catalogs that need them: "
                               "tests/integration/catalog/test_jdbc_catalog.py, "
                               "tests/integration/catalog/test_hive_catalog.py",
-    "format/queue": "bucketed append tables: tests/integration/datasource/test_queue_tables.py, "
+    "format/bucketed_append": "bucketed append (queue) tables: tests/integration/datasource/test_queue_tables.py, "
                     "tests/integration/write/test_append_paths.py",
     "format/row_groups": "row-group splits and skipping: "
                          "tests/integration/datasource/test_file_skipping.py",
@@ -128,11 +128,9 @@ TESTED_ELSEWHERE = {
     "ops/catalog_stats": "dbt docs' table statistics: tests/functional/adapter/test_docs_generate.py",
     "ops/invocations": "rollback_invocation: tests/integration/ops/test_tags_and_rollback.py, "
                        "tests/functional/operations/test_tags_rollback.py",
-    "ops/maintenance": "what runs after a model's commit: tests/integration/ops/test_after_run.py",
     "ops/postpone": "postpone compaction: tests/functional/paimon/test_postpone_bucket_model.py",
     "ops/rollback": "tests/integration/ops/test_tags_and_rollback.py, "
                     "tests/integration/ops/test_lifecycle_state_machine.py",
-    "ops/strategy": "the compaction strategy: tests/unit/ops/test_compaction_strategy.py",
     "ops/table_info": "tests/integration/ops/test_tags_and_rollback.py, "
                       "tests/functional/operations/test_operations.py",
     # runtime/: the merge engines and their aggregators, tested through the engine

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
@@ -72,7 +72,7 @@ def test_one_build_reads_and_writes_three_catalogs(project, hive_metastore):
                          ).pypaimon_options()
     # the mart is in the JDBC catalog (its files under the catalog's warehouse) ...
     assert wh.list_tables(marts, MARTS, catalog_options=jdbc) == ["orders_mart"]
-    mart = read_back(TableLocation(marts, MARTS, "orders_mart", jdbc))
+    mart = read_back(TableRef(marts, MARTS, "orders_mart", jdbc))
     assert sorted_rows(mart, ["id"]) == [{"id": 1, "name": "AB", "size": 2},
                                          {"id": 2, "name": "C", "size": 1},
                                          {"id": 3, "name": "DEF", "size": 3}]
@@ -82,7 +82,7 @@ def test_one_build_reads_and_writes_three_catalogs(project, hive_metastore):
     shop = Hive(hive_metastore, str(project / "shop_warehouse"), SHOP)
     assert shop.call("get_all_tables", SHOP) == ["events"]
     assert MARTS not in shop.call("get_all_databases")
-    report = read_back(TableLocation(default, NAME, "report", {}))
+    report = read_back(TableRef(default, NAME, "report", {}))
     assert sorted_rows(report, ["one"]) == [{"one": 1, "orders": 3, "size": 6}]
 
     # the shop commits again; a new dbt process reads every catalog at its new snapshot
@@ -90,7 +90,7 @@ def test_one_build_reads_and_writes_three_catalogs(project, hive_metastore):
                  {"id": [4], "name": ["ghij"]})
     run = run_dbt_process(project, "run")
     assert run.returncode == 0, run.stdout
-    report = read_back(TableLocation(default, NAME, "report", {}))
+    report = read_back(TableRef(default, NAME, "report", {}))
     assert sorted_rows(report, ["one"]) == [{"one": 1, "orders": 4, "size": 10}]
 
 

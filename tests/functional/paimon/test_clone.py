@@ -167,7 +167,7 @@ class TestCloneIntoAJdbcCatalogCopies:
         import json
         import sqlite3
 
-        from dbt.adapters.paimon.datasource.source import TableLocation
+        from dbt.adapters.paimon.datasource.source import TableRef
         from dbt.adapters.paimon.catalog.config import parse_catalog
         from tests.functional.console_output import run_dbt_process
         from tests.integration.write.write_helpers import read_back, sorted_rows
@@ -176,8 +176,8 @@ class TestCloneIntoAJdbcCatalogCopies:
         options = parse_catalog({"type": "jdbc", "uri": f"jdbc:sqlite:{root / 'paimon_catalog.db'}"}
                                 ).pypaimon_options()
         warehouse = str(root / "paimon_warehouse")
-        source = TableLocation(warehouse, JDBC_SCHEMA, "orders", options)
-        clone = TableLocation(warehouse, f"{JDBC_SCHEMA}_ci", "orders", options)
+        source = TableRef(warehouse, JDBC_SCHEMA, "orders", options)
+        clone = TableRef(warehouse, f"{JDBC_SCHEMA}_ci", "orders", options)
 
         run = run_dbt_process(root, "run")
         assert run.returncode == 0, run.stdout

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalog.test_hive_catalog import (PAIMON_INPUT_FORMAT,
@@ -61,8 +61,8 @@ def test_models_read_a_registered_source_and_are_registered_in_the_metastore(pro
         assert entry.parameters["storage_handler"] == PAIMON_STORAGE_HANDLER
         assert entry.sd.location == f"file:{warehouse}/{SCHEMA}.db/{model}"
     options = parse_catalog(hive_metastore.catalog(warehouse)).pypaimon_options()
-    orders = read_back(TableLocation(warehouse, SCHEMA, "orders", options))
+    orders = read_back(TableRef(warehouse, SCHEMA, "orders", options))
     assert sorted_rows(orders, ["id"]) == [{"id": 1, "name": "A"}, {"id": 2, "name": "B"},
                                            {"id": 3, "name": "C"}]
-    total = read_back(TableLocation(warehouse, SCHEMA, "orders_total", options))
+    total = read_back(TableRef(warehouse, SCHEMA, "orders_total", options))
     assert sorted_rows(total, ["one"]) == [{"one": 1, "n": 3}]

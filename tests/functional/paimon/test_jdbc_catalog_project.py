@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from tests.functional.console_output import run_dbt_process, write_project
@@ -56,7 +56,7 @@ def test_models_are_built_and_found_through_the_jdbc_catalog(project):
     with sqlite3.connect(project / "paimon_catalog.db") as con:
         listed = sorted(con.execute("SELECT database_name, table_name FROM paimon_tables"))
     assert listed == [(SCHEMA, "orders"), (SCHEMA, "orders_total")]
-    total = read_back(TableLocation(str(project / "paimon_warehouse"), SCHEMA, "orders_total",
+    total = read_back(TableRef(str(project / "paimon_warehouse"), SCHEMA, "orders_total",
                                     catalog_options(project)))
     assert sorted_rows(total, ["one"]) == [{"one": 1, "total": 100, "n": 5}]
 

@@ -15,7 +15,7 @@ import pytest
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.errors import (CatalogUnreachableError, PaimonFormatError,
                                                TableNotFoundError)
 from dbt.adapters.paimon.write import write_primary_key_run
@@ -89,7 +89,7 @@ def test_a_table_is_registered_as_paimons_hive_catalog_registers_it(spark, hive)
     assert db in listing.list_databases(hive.warehouse, options)
     assert listing.list_tables(hive.warehouse, db, options) == ["orders"]
     assert listing.latest_schema_id(hive.warehouse, db, "orders", options) == 0
-    location = TableLocation(hive.warehouse, db, "orders", options)
+    location = TableRef(hive.warehouse, db, "orders", options)
     write_primary_key_run(spark, rows(spark, (1, "a"), (2, "b")), location,
                           write_path="in_process")
     write_primary_key_run(spark, rows(spark, (2, "B"), (3, "c")), location,
@@ -179,7 +179,7 @@ def test_a_table_paimon_java_registered_is_listed_and_read(spark, hive):
     hive.call("create_database", ttypes.Database(
         name=db, locationUri=f"file:{hive.warehouse}/{db}.db", parameters={}))
     # the table's files, written through the filesystem catalog (no metastore entry yet)
-    files_only = TableLocation(hive.warehouse, db, "events", {})
+    files_only = TableRef(hive.warehouse, db, "events", {})
     wh.create_table(hive.warehouse, db, "events", SCHEMA, primary_keys=["id"])
     write_primary_key_run(spark, rows(spark, (1, "x"), (2, "y")), files_only,
                           write_path="in_process")
@@ -200,7 +200,7 @@ def test_a_table_paimon_java_registered_is_listed_and_read(spark, hive):
                                            tableType="EXTERNAL_TABLE"))
 
     assert listing.list_tables(hive.warehouse, db, options) == ["events"]
-    location = TableLocation(hive.warehouse, db, "events", options)
+    location = TableRef(hive.warehouse, db, "events", options)
     assert sorted_rows(read_back(location), ["id"]) == [{"id": 1, "name": "x"},
                                                         {"id": 2, "name": "y"}]
     write_primary_key_run(spark, rows(spark, (3, "z")), location, write_path="in_process")
@@ -290,7 +290,7 @@ def test_commits_take_the_metastore_lock(spark, hive):
     wh.create_table(hive.warehouse, db, "t", SCHEMA, primary_keys=["id"],
                     catalog_options=options)
     assert held_locks(hive) == []  # creating took and released the table's lock
-    location = TableLocation(hive.warehouse, db, "t", options)
+    location = TableRef(hive.warehouse, db, "t", options)
     write_primary_key_run(spark, rows(spark, (1, "a")), location, write_path="in_process")
     assert held_locks(hive) == []
 

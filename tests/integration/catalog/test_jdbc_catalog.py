@@ -13,7 +13,7 @@ import pytest
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.errors import (CatalogUnreachableError, PaimonFormatError,
                                                TableNotFoundError)
 from dbt.adapters.paimon.write import write_primary_key_run
@@ -98,7 +98,7 @@ def test_a_table_is_created_written_and_listed_through_the_catalog(spark, jdbc, 
     assert listing.list_tables(warehouse, "db", options) == ["orders"]
     assert listing.latest_schema_id(warehouse, "db", "orders", options) == 0
 
-    location = TableLocation(warehouse, "db", "orders", options)
+    location = TableRef(warehouse, "db", "orders", options)
     write_primary_key_run(spark, rows(spark, (1, "a"), (2, "b")), location, write_path=write_path)
     write_primary_key_run(spark, rows(spark, (2, "B"), (3, "c")), location, write_path=write_path)
     assert sorted_rows(read_back(location), ["id"]) == [
@@ -172,7 +172,7 @@ def test_commits_take_the_catalog_lock(spark, tmp_path, catalog_db):
                             "lock-check-max-sleep": "100 ms"})
     wh.create_table(warehouse, "db", "t", SCHEMA, primary_keys=["id"], catalog_options=options)
     assert locks(db) == []  # creating took and released the table's lock
-    location = TableLocation(warehouse, "db", "t", options)
+    location = TableRef(warehouse, "db", "t", options)
     write_primary_key_run(spark, rows(spark, (1, "a")), location, write_path="in_process")
     assert locks(db) == []
 

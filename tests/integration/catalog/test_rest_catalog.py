@@ -11,7 +11,7 @@ import socket
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
@@ -55,7 +55,7 @@ def test_a_table_is_created_written_and_listed_through_the_server(spark, rest, w
     assert listing.list_tables(warehouse, "db", options) == ["orders"]
     assert listing.latest_schema_id(warehouse, "db", "orders", options) == 0
 
-    location = TableLocation(warehouse, "db", "orders", options)
+    location = TableRef(warehouse, "db", "orders", options)
     write_primary_key_run(spark, rows(spark, (1, "a"), (2, "b")), location, write_path=write_path)
     write_primary_key_run(spark, rows(spark, (2, "B"), (3, "c")), location, write_path=write_path)
     expected = [{"id": 1, "name": "a"}, {"id": 2, "name": "B"}, {"id": 3, "name": "c"}]

@@ -11,7 +11,7 @@ from pyspark.sql.datasource import (EqualTo, GreaterThan, GreaterThanOrEqual, In
 from pypaimon.schema.data_types import DataTypeParser
 from pypaimon.schema.schema_change import SchemaChange
 
-from dbt.adapters.paimon.datasource.source import (PaimonPushdownReader, TableLocation,
+from dbt.adapters.paimon.datasource.source import (PaimonPushdownReader, TableRef,
                                                    commit_append_files, write_append_files)
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.write import write_primary_key_run
@@ -69,7 +69,7 @@ def test_an_append_table_skips_files_by_any_columns_statistics(spark, warehouse,
     table = wh.create_table(warehouse, "db", "log", SCHEMA)
     for run in range(3):
         commit_append_files(table, write_append_files(table, [rows_of(run)]))
-    location = TableLocation(warehouse, "db", "log", {})
+    location = TableRef(warehouse, "db", "log", {})
     assert planned_files(location, []) == 3
     assert planned_files(location, filters) == files
     everything = sorted(map(tuple, spark.read.format("paimon").option("warehouse", warehouse)
@@ -87,7 +87,7 @@ def test_a_column_older_files_lack_is_null_in_them(spark, warehouse):
     table = wh.open_table(warehouse, "db", "grown")
     grown = rows_of(1).append_column("extra", pa.array(range(100), pa.int64()))
     commit_append_files(table, write_append_files(table, [grown]))
-    location = TableLocation(warehouse, "db", "grown", {})
+    location = TableRef(warehouse, "db", "grown", {})
     assert planned_files(location, [IsNull(("extra",))]) == 1
     # the older file has no statistics of `extra` at all: kept (it cannot be known to hold only
     # NULLs from its statistics), never wrongly skipped
@@ -101,7 +101,7 @@ def test_a_primary_key_table_skips_files_by_key_statistics_only(spark, warehouse
     nothing, as a skipped file could hold the update that supersedes a matching record."""
     wh.create_table(warehouse, "db", "users", SCHEMA, primary_keys=["id"],
                     options={"bucket": "2"})
-    location = TableLocation(warehouse, "db", "users", {})
+    location = TableRef(warehouse, "db", "users", {})
     for run in range(3):  # runs 0-99, 100-199, 200-299, then an update of 150-249
         write_primary_key_run(spark, spark.createDataFrame(rows_of(run).to_pandas()), location,
                               model_name="t")

@@ -15,7 +15,7 @@ from pypaimon.schema.data_types import DataTypeParser, PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
-from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
+from dbt.adapters.paimon.datasource.source import (TableRef, commit_append_files,
                                                    write_append_files)
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.splits import plan_splits
@@ -123,7 +123,7 @@ def test_level_0_runs_of_a_deduplicate_table_are_read_natively_without_supersede
                         pa.field("dt", pa.string(), nullable=False)])
     wh.create_table(warehouse, "db", "users", schema, primary_keys=["dt", "id"],
                     partition_keys=["dt"], options={"bucket": "2"})
-    location = TableLocation(warehouse, "db", "users", {})
+    location = TableRef(warehouse, "db", "users", {})
     for run in range(3):
         rows = pa.table({"id": pa.array(range(run * 5, run * 5 + 20), pa.int64()),
                          "v": pa.array([run] * 20, pa.int64()),
@@ -169,7 +169,7 @@ def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
             ("ignoring", {"ignore-delete": "true"}, [(0, 0), (1, 1), (2, 0), (3, 0)])]:
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
-        location = TableLocation(warehouse, "db", name, {})
+        location = TableRef(warehouse, "db", name, {})
         write_primary_key_run(spark, spark.createDataFrame(
             [(i, 0) for i in range(4)], "id long, v long"), location, model_name="t")
         write_primary_key_run(spark, spark.createDataFrame(
@@ -194,7 +194,7 @@ def test_a_merge_of_values_keeps_the_python_path(spark, warehouse, registry):
                                       "fields.v.aggregate-function": "sum"})]:
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
-        location = TableLocation(warehouse, "db", name, {})
+        location = TableRef(warehouse, "db", name, {})
         for run in range(2):
             write_primary_key_run(spark, spark.createDataFrame(
                 [(1, run + 1, 5 - run)], "id long, v long, w long"), location, model_name="t")
@@ -227,7 +227,7 @@ def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehous
                         ("w", pa.int64())])
     wh.create_table(warehouse, "db", "turns", schema, primary_keys=["id"],
                     options={"bucket": "1", "merge-engine": "partial-update"})
-    location = TableLocation(warehouse, "db", "turns", {})
+    location = TableRef(warehouse, "db", "turns", {})
 
     def write(run):
         write_primary_key_run(spark, spark.createDataFrame(
@@ -270,7 +270,7 @@ def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehous
 
 def test_deletion_vectors_drop_their_rows_from_the_native_read(spark, warehouse, registry):
     wh.create_table(warehouse, "db", "dv", SCHEMA, options={"deletion-vectors.enabled": "true"})
-    location = TableLocation(warehouse, "db", "dv", {})
+    location = TableRef(warehouse, "db", "dv", {})
     commit(location.open(), [(i, "x", "d") for i in range(5)])
     commit(location.open(), [(i, "y", "e") for i in range(5, 8)])
     registry.sync()
@@ -295,7 +295,7 @@ def test_primary_key_deletion_vectors_read_natively(spark, warehouse, registry):
     wh.create_table(warehouse, "db", "pkdv", schema, primary_keys=["id"],
                     options={"bucket": "2", "deletion-vectors.enabled": "true",
                              "compaction.delete-ratio-threshold": "1"})
-    location = TableLocation(warehouse, "db", "pkdv", {})
+    location = TableRef(warehouse, "db", "pkdv", {})
     for run in range(3):
         rows = pa.table({"id": pa.array(range(run * 4, run * 4 + 10), pa.int64()),
                          "v": pa.array([run] * 10, pa.int64())})
@@ -463,7 +463,7 @@ def test_dropped_table_leaves_no_entry_and_no_file_list(spark, warehouse, regist
 
 def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry):
     wh.create_table(warehouse, "db", "travel", SCHEMA, options={"deletion-vectors.enabled": "true"})
-    location = TableLocation(warehouse, "db", "travel", {})
+    location = TableRef(warehouse, "db", "travel", {})
     commit(location.open(), [(1, "a", "d"), (2, "b", "d")])          # snapshot 1
     mark_deleted(location, "id", [1])                                # snapshot 2
     commit(location.open(), [(3, "c", "d")])                         # snapshot 3
@@ -481,7 +481,7 @@ def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry
     for name, options in (("merged", {}), ("partial", {"merge-engine": "partial-update"})):
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
-        pk = TableLocation(warehouse, "db", name, {})
+        pk = TableRef(warehouse, "db", name, {})
         for run in range(2):
             rows = pa.table({"id": pa.array([1, 2], pa.int64()),
                              "v": pa.array([run] * 2, pa.int64())})
@@ -497,7 +497,7 @@ def test_time_travel_reads_an_older_snapshot_natively(spark, warehouse, registry
 def test_orc_files_are_read_by_sparks_orc_reader(spark, warehouse, registry):
     wh.create_table(warehouse, "db", "orc_log", SCHEMA, partition_keys=["dt"],
                     options={"file.format": "orc"})
-    location = TableLocation(warehouse, "db", "orc_log", {})
+    location = TableRef(warehouse, "db", "orc_log", {})
     commit(location.open(), [(1, "a", "d1"), (2, None, "d2")])
     registry.sync()
     assert read_way(spark, "db.orc_log") == "native"
@@ -558,7 +558,7 @@ def test_entries_follow_the_branches_in_use_at_once(spark, warehouse, registry, 
         registry._reads_root = None  # as for a remote warehouse: the Python source reads
     table = wh.create_table(warehouse, "db", "t", SCHEMA)
     commit(table, [(1, "main", "d")])
-    create_branch(TableLocation(warehouse, "db", "t", {}), "b")
+    create_branch(TableRef(warehouse, "db", "t", {}), "b")
     commit(wh.open_table(warehouse, "db", "t$branch_b"), [(2, "branch", "d")])
     wh.create_table(warehouse, "db", "other", SCHEMA)
     registry.sync()
@@ -616,7 +616,7 @@ def test_a_choice_of_stored_rows_equals_the_merged_read(spark, warehouse, regist
         pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string(), nullable=False),
         ("v", pa.int64()), ("s", pa.string())]), primary_keys=["p", "id"] if partitioned
         else ["id"], partition_keys=["p"] if partitioned else [], options=options)
-    location = TableLocation(warehouse, "db", name, {})
+    location = TableRef(warehouse, "db", name, {})
     for rows in runs:
         frame = spark.createDataFrame(
             [(i, p if partitioned else "x", kind, v, s) for i, p, kind, v, s in rows],
@@ -634,7 +634,7 @@ def test_every_key_deleted_reads_no_file(spark, warehouse, registry):
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
     wh.create_table(warehouse, "db", "emptied", schema, primary_keys=["id"],
                     options={"bucket": "1"})
-    location = TableLocation(warehouse, "db", "emptied", {})
+    location = TableRef(warehouse, "db", "emptied", {})
     for kind in ("+I", "-D"):
         write_primary_key_run(spark, spark.createDataFrame(
             [(1, 1, kind), (2, 2, kind)], "id long, v long, kind string"), location,
@@ -651,7 +651,7 @@ def test_a_split_too_large_to_choose_in_the_dbt_process_is_merged_by_spark(
 
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
     wh.create_table(warehouse, "db", "big", schema, primary_keys=["id"], options={"bucket": "1"})
-    location = TableLocation(warehouse, "db", "big", {})
+    location = TableRef(warehouse, "db", "big", {})
     for run in range(2):
         write_primary_key_run(spark, spark.createDataFrame(
             [(i, run) for i in range(6)], "id long, v long"), location, model_name="t")
@@ -675,7 +675,7 @@ def test_a_later_session_uses_the_entries_a_branch_session_left(spark, warehouse
 
     table = wh.create_table(warehouse, "db", "t", SCHEMA)
     commit(table, [(1, "main", "d")])
-    create_branch(TableLocation(warehouse, "db", "t", {}), "b")
+    create_branch(TableRef(warehouse, "db", "t", {}), "b")
     commit(wh.open_table(warehouse, "db", "t$branch_b"), [(2, "branch", "d")])
 
     def command(branch, native):

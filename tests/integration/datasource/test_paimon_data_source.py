@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.source import (PaimonPushdownReader, PaimonReader,
-                                                   TableLocation)
+                                                   TableRef)
 from dbt.adapters.paimon.format import splits
 from dbt.adapters.paimon.catalog import warehouse as wh
 
@@ -57,7 +57,7 @@ def test_partition_filters_prune_splits(spark, warehouse):
     df = read(spark, warehouse, "db.parts").where("dt = 'd1' and id > 3")
     assert sorted(r.id for r in df.collect()) == [4, 7]
     # the reader Spark plans for this filter opens one partition's split only
-    reader = PaimonPushdownReader(TableLocation(warehouse, "db", "parts", {}), schema=None,
+    reader = PaimonPushdownReader(TableRef(warehouse, "db", "parts", {}), schema=None,
                           snapshot_id=None)
     from pyspark.sql.datasource import EqualTo, GreaterThan
     remaining = list(reader.pushFilters([EqualTo(("dt",), "d1"), GreaterThan(("id",), 3)]))
@@ -144,7 +144,7 @@ def test_a_primary_key_bucket_is_merged_by_a_task_per_key_section(spark, warehou
     commit(table, [(i, "a", "d") for i in range(100)])
     commit(table, [(i, "b", "d") for i in range(200, 300)])
     commit(table, [(i, "c", "d") for i in range(50, 61)])
-    location = TableLocation(warehouse, "db", "sections", {})
+    location = TableRef(warehouse, "db", "sections", {})
 
     def tasks():
         return [sorted(f.file_name for f in p.split.files)
@@ -175,7 +175,7 @@ def test_a_compacted_primary_key_split_streams_file_by_file_in_key_order(spark, 
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])
     wh.create_table(warehouse, "db", "runs", schema, primary_keys=["id"],
                     options={"bucket": "1", "target-file-size": "16 kb"})
-    location = TableLocation(warehouse, "db", "runs", {})
+    location = TableRef(warehouse, "db", "runs", {})
     for run in range(3):
         rows = pa.table({"id": pa.array(range(run * 3000, run * 3000 + 4000), pa.int64()),
                          "v": [f"run{run}-{'x' * 20}"] * 4000})
@@ -217,7 +217,7 @@ def test_a_split_to_merge_streams_by_key_range(spark, warehouse):
                              "merge-engine": "aggregation",
                              "fields.total.aggregate-function": "sum",
                              "fields.note.aggregate-function": "last_non_null_value"})
-    location = TableLocation(warehouse, "db", "agg", {})
+    location = TableRef(warehouse, "db", "agg", {})
 
     def run(ids, total, note, kinds=None):
         rows = {"region": [f"r{i % 3}" for i in ids], "id": list(ids),

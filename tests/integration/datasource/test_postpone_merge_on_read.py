@@ -31,7 +31,7 @@ from pypaimon import CatalogFactory, Schema
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.ops.compact import compact_table
 
@@ -108,7 +108,7 @@ def test_merge_on_read_returns_what_compact_then_yields(spark, warehouse, regist
     catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
         ROWS, primary_keys=["id"], options={"bucket": "-2", "rowkind.field": "op",
                                             "postpone.default-bucket-num": "2"}), False)
-    location = TableLocation(warehouse, "db", name, {})
+    location = TableRef(warehouse, "db", name, {})
     stream_write(catalog, name, rows(range(1, 5), "base"), 1)
     compact_table(spark, location)
     base = [(i, f"base{i}", "+I") for i in range(1, 5)]
@@ -157,7 +157,7 @@ def test_sequence_field_and_partitions_decide_as_paimon(spark, warehouse, regist
     catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
         schema, primary_keys=["id", "pt"], partition_keys=["pt"],
         options={"bucket": "-2", "sequence.field": "seq", MOR: "true"}), False)
-    location = TableLocation(warehouse, "db", name, {})
+    location = TableRef(warehouse, "db", name, {})
     builder = catalog.get_table(f"db.{name}").new_stream_write_builder()
     for identifier, piece in enumerate([data([1, 2], "a", "base", 10),
                                         data([1], "b", "base", 10)], start=1):

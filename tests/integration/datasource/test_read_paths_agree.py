@@ -36,7 +36,7 @@ from pypaimon.schema.schema_change import SchemaChange
 from dbt.adapters.paimon.datasource.registry import (HIDDEN_DATABASE_SUFFIX, NATIVE,
                                                      NATIVE_WITH_DELETES, PYTHON, READ_PROPERTY,
                                                      PaimonTableRegistry)
-from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
+from dbt.adapters.paimon.datasource.source import (TableRef, commit_append_files,
                                                    write_append_files)
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.splits import plan_splits
@@ -257,14 +257,14 @@ def deletes_rows(case) -> bool:
     return any(row[0] in case["deletes"] for run in case["runs"] for row in run)
 
 
-def build(spark, warehouse, name, case) -> TableLocation:
+def build(spark, warehouse, name, case) -> TableRef:
     """Create and fill the table, then take the case's schema evolution step."""
     primary_key = case["mode"] != "append"
     partition_keys = ["p"] if case["partition"] else []
     keys = partition_keys + ["id"] if primary_key else []
     wh.create_table(warehouse, DATABASE, name, _arrow_schema(case, False),
                     primary_keys=keys, partition_keys=partition_keys, options=case["options"])
-    location = TableLocation(warehouse, DATABASE, name, {})
+    location = TableRef(warehouse, DATABASE, name, {})
     dv = case["options"].get("deletion-vectors.enabled") == "true"
 
     def write(rows, with_added):
@@ -459,7 +459,7 @@ def test_orc_timestamps_outside_nanoseconds_fail_the_python_read(spark, agree_wa
                         ("ts", pa.timestamp("us", tz="UTC"))])
     name = f"t{next(_names)}"
     wh.create_table(agree_warehouse, DATABASE, name, schema, options={"file.format": "orc"})
-    table = TableLocation(agree_warehouse, DATABASE, name, {}).open()
+    table = TableRef(agree_warehouse, DATABASE, name, {}).open()
     late = dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone.utc)
     commit_append_files(table, write_append_files(
         table, [pa.Table.from_pylist([{"id": 1, "ts": late}], schema=schema)]))

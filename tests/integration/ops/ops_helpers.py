@@ -6,27 +6,27 @@ from typing import Dict, List, Sequence
 
 import pyarrow as pa
 
-from dbt.adapters.paimon.datasource.source import TableLocation, merge_spec_of, read_merged_split
+from dbt.adapters.paimon.datasource.source import TableRef, merge_spec_of, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.catalog import warehouse
 
 
 def make_table(tmp_path, name: str, schema: pa.Schema, primary_keys, partition_keys=(),
-               options=None) -> TableLocation:
+               options=None) -> TableRef:
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", name, schema, primary_keys=list(primary_keys),
                            partition_keys=list(partition_keys), options=options or {})
-    return TableLocation(wh, "db", name, {})
+    return TableRef(wh, "db", name, {})
 
 
-def write_run(spark, location: TableLocation, rows: pa.Table, row_kind_column=None):
+def write_run(spark, location: TableRef, rows: pa.Table, row_kind_column=None):
     from dbt.adapters.paimon.write import write_primary_key_run
 
     return write_primary_key_run(spark, spark.createDataFrame(rows.to_pandas()), location,
                                  row_kind_column=row_kind_column, model_name="t")
 
 
-def read_back(location: TableLocation, snapshot_id=None) -> pa.Table:
+def read_back(location: TableRef, snapshot_id=None) -> pa.Table:
     table = location.open()
     names = list(table.field_names)
     pieces = [read_merged_split(table, s, names)
@@ -40,22 +40,22 @@ def sorted_rows(table: pa.Table, keys: Sequence[str]) -> List[dict]:
     return table.sort_by([(k, "ascending") for k in keys]).to_pylist()
 
 
-def live_files(location: TableLocation) -> List:
+def live_files(location: TableRef) -> List:
     return [f for s in splits_mod.plan_splits(location.open()) for f in s.files]
 
 
-def levels(location: TableLocation) -> Dict[int, int]:
+def levels(location: TableRef) -> Dict[int, int]:
     out: Dict[int, int] = {}
     for f in live_files(location):
         out[f.level] = out.get(f.level, 0) + 1
     return out
 
 
-def kinds(location: TableLocation) -> List[str]:
+def kinds(location: TableRef) -> List[str]:
     return [s.commit_kind for s in splits_mod.list_snapshots(location.open())]
 
 
-def files_on_disk(location: TableLocation) -> List[str]:
+def files_on_disk(location: TableRef) -> List[str]:
     root = os.path.join(location.warehouse, f"{location.database}.db", location.table)
     found = []
     for folder, _, files in os.walk(root):
@@ -63,7 +63,7 @@ def files_on_disk(location: TableLocation) -> List[str]:
     return sorted(found)
 
 
-def pypaimon_rows(location: TableLocation) -> pa.Table:
+def pypaimon_rows(location: TableRef) -> pa.Table:
     """What pypaimon's own batch reader returns (it skips level 0 of first-row tables)."""
     table = location.open()
     builder = table.new_read_builder()

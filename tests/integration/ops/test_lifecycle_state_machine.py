@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule, run_state_machine_as_test)
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.format.splits import list_snapshots
 from dbt.adapters.paimon.ops.branches import (branch_table_name, branches, create_branch,
@@ -55,7 +55,7 @@ class Snap:
 run_rows = st.lists(st.tuples(st.integers(0, 7), st.integers(0, 99)), min_size=1, max_size=4)
 
 
-def _write(location: TableLocation, rows) -> int:
+def _write(location: TableRef, rows) -> int:
     """One merge commit of ``rows`` (a later row of a key wins, by its order number)."""
     table = location.open()
     plan = make_plan(None, table, location, "lifecycle", None)
@@ -73,12 +73,12 @@ def _merged(base: Rows, rows) -> Rows:
     return tuple(sorted(merged.items()))
 
 
-def _read(location: TableLocation, snapshot_id=None) -> Rows:
+def _read(location: TableRef, snapshot_id=None) -> Rows:
     table = read_back(location, snapshot_id)
     return tuple(sorted(zip(table.column("id").to_pylist(), table.column("v").to_pylist())))
 
 
-def _disk(location: TableLocation) -> Dict[str, str]:
+def _disk(location: TableRef) -> Dict[str, str]:
     root = os.path.join(location.warehouse, f"{location.database}.db", location.table)
     found = {}
     for folder, _, files in os.walk(root):
@@ -104,9 +104,9 @@ class Lifecycle(RuleBasedStateMachine):
         self.branch_tags: Dict[str, Dict[str, Tuple[int, Snap]]] = {}
 
     # -- helpers ---------------------------------------------------------------------------
-    def on_branch(self, name: str) -> TableLocation:
+    def on_branch(self, name: str) -> TableRef:
         loc = self.location
-        return TableLocation(loc.warehouse, loc.database, branch_table_name(loc.table, name),
+        return TableRef(loc.warehouse, loc.database, branch_table_name(loc.table, name),
                              loc.catalog_options)
 
     def snap(self, sid):

@@ -17,7 +17,7 @@ import decimal
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
+from dbt.adapters.paimon.datasource.source import (TableRef, commit_append_files,
                                                    write_append_files)
 from dbt.adapters.paimon.format import splits
 from dbt.adapters.paimon.catalog import warehouse as wh
@@ -53,7 +53,7 @@ def _table(tmp_path, name, layout):
     root = str(tmp_path / "warehouse")
     wh.create_table(root, "db", name, SCHEMA, partition_keys=partitions,
                     options={"row-tracking.enabled": "true", **options})
-    location = TableLocation(root, "db", name, {})
+    location = TableRef(root, "db", name, {})
     for ids in (range(0, 20), range(20, 30), range(30, 36)):
         _append(location, _rows(ids))
     if layout == "deletion_vectors":
@@ -196,7 +196,7 @@ def test_every_column_type_round_trips_through_the_local_relation(spark, tmp_pat
         for path in PATHS:
             wh.create_table(root, "db", f"typed_{path}", TYPED,
                             options={"row-tracking.enabled": "true"})
-            location = TableLocation(root, "db", f"typed_{path}", {})
+            location = TableRef(root, "db", f"typed_{path}", {})
             _append(location, _typed_rows())
             original = _tracked_arrow(location)
             result = update_rows(spark, location, "true", expressions={"i32": "i32 + 10"},

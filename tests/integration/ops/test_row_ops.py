@@ -4,7 +4,7 @@ write, one commit each), sequence numbers = the snapshot that last changed a row
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import splits
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, tracked_rows, update_rows
@@ -34,7 +34,7 @@ def kinds(location):
 @pytest.fixture
 def location(tmp_path):
     wh.create_table(str(tmp_path), "db", "t", SCHEMA, options={"row-tracking.enabled": "true"})
-    return TableLocation(str(tmp_path), "db", "t", {})
+    return TableRef(str(tmp_path), "db", "t", {})
 
 
 def test_seed_004_walk_through(spark, location):
@@ -87,7 +87,7 @@ def test_merge_errors_before_writing(spark, location):
 def test_refused_without_row_tracking(spark, tmp_path):
     wh.create_table(str(tmp_path), "db", "plain", SCHEMA)
     with pytest.raises(ValueError, match="row-tracking.enabled"):
-        delete_rows(spark, TableLocation(str(tmp_path), "db", "plain", {}), "true")
+        delete_rows(spark, TableRef(str(tmp_path), "db", "plain", {}), "true")
 
 
 def test_rewrite_of_files_removed_meanwhile_is_refused(location):

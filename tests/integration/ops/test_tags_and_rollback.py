@@ -204,10 +204,10 @@ def test_undo_an_invocation_across_tables(spark, tmp_path):
 
 
 def _branch(location, name):
-    from dbt.adapters.paimon.datasource.source import TableLocation
+    from dbt.adapters.paimon.datasource.source import TableRef
     from dbt.adapters.paimon.ops.branches import branch_table_name
 
-    return TableLocation(location.warehouse, location.database,
+    return TableRef(location.warehouse, location.database,
                          branch_table_name(location.table, name), location.catalog_options)
 
 

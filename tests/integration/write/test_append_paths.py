@@ -11,7 +11,7 @@ import pytest
 
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.write.append_run import write_append_run
 
 SCHEMA = pa.schema([("id", pa.int64()), ("dt", pa.string()), ("name", pa.string()),
@@ -33,19 +33,19 @@ from range({start}, {stop}, 1, 3)
 """
 
 
-def _table(tmp_path, name, layout) -> TableLocation:
+def _table(tmp_path, name, layout) -> TableRef:
     partitions, options = LAYOUTS[layout]
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", name, SCHEMA, primary_keys=[], partition_keys=partitions,
                            options=options)
-    return TableLocation(wh, "db", name, {})
+    return TableRef(wh, "db", name, {})
 
 
 def _ids_by_bucket(location):
     """(partition, bucket) -> the bucket's ids in read order (its files in write order)."""
     import pyarrow.parquet as pq
 
-    from dbt.adapters.paimon.format.queue import order_splits
+    from dbt.adapters.paimon.format.bucketed_append import order_splits
 
     table = location.open()
     return {(split.partition_values, split.bucket):

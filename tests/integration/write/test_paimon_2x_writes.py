@@ -12,7 +12,7 @@ import pytest
 from pypaimon import CatalogFactory, Schema
 from pypaimon.schema.schema_change import SchemaChange
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.ops.compact import compact_table
@@ -39,7 +39,7 @@ def create(catalog, name, **options):
 
 
 def location_of(tmp_path, name):
-    return TableLocation(str(tmp_path / "warehouse"), "db", name, {})
+    return TableRef(str(tmp_path / "warehouse"), "db", name, {})
 
 
 def rows(ids, dts, tag):

@@ -4,7 +4,7 @@ the old bucket count with the new count (its keys' older versions live in the ol
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.ops import rescale_buckets
 from dbt.adapters.paimon.runtime import PaimonConfigError
@@ -23,7 +23,7 @@ def test_stale_partition_is_refused_rescaled_one_is_written(spark, tmp_path):
     warehouse = str(tmp_path)
     wh.create_table(warehouse, "db", "events", SCHEMA, primary_keys=["k", "dt"],
                     partition_keys=["dt"], options={"bucket": "2"})
-    location = TableLocation(warehouse, "db", "events", {})
+    location = TableRef(warehouse, "db", "events", {})
     run(spark, location, [(i, "a", "d1") for i in range(20)] + [(i, "a", "d2") for i in range(20)])
     rescale_buckets(spark, location, 4, partitions=[{"dt": "d1"}])
 

@@ -7,7 +7,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 import pyarrow as pa
 
-from dbt.adapters.paimon.datasource.source import TableLocation, merge_spec_of, read_merged_split
+from dbt.adapters.paimon.datasource.source import TableRef, merge_spec_of, read_merged_split
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.catalog import warehouse
 from dbt.adapters.paimon.format.kv_files import read_split_records
@@ -15,14 +15,14 @@ from dbt.adapters.paimon.runtime import merge_arrow
 
 
 def make_table(tmp_path, name: str, schema: pa.Schema, primary_keys, partition_keys=(),
-               options=None) -> TableLocation:
+               options=None) -> TableRef:
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", name, schema, primary_keys=list(primary_keys),
                            partition_keys=list(partition_keys), options=options or {})
-    return TableLocation(wh, "db", name, {})
+    return TableRef(wh, "db", name, {})
 
 
-def read_back(location: TableLocation) -> pa.Table:
+def read_back(location: TableRef) -> pa.Table:
     table = location.open()
     names = list(table.field_names)
     pieces = [read_merged_split(table, s, names) for s in splits_mod.plan_splits(table)]
@@ -31,7 +31,7 @@ def read_back(location: TableLocation) -> pa.Table:
     return pa.concat_tables(pieces)
 
 
-def expected_after(location: TableLocation, runs: Sequence[pa.Table],
+def expected_after(location: TableRef, runs: Sequence[pa.Table],
                    row_kind_column: Optional[str] = None) -> pa.Table:
     """What Paimon holds after one commit per run: merge_arrow over all runs' records."""
     table = location.open()
@@ -54,7 +54,7 @@ def sorted_rows(table: pa.Table, keys: Sequence[str]) -> List[dict]:
     return table.sort_by([(k, "ascending") for k in keys]).to_pylist()
 
 
-def files_on_disk(location: TableLocation) -> List[str]:
+def files_on_disk(location: TableRef) -> List[str]:
     root = os.path.join(location.warehouse, f"{location.database}.db", location.table)
     found = []
     for folder, _, files in os.walk(root):
@@ -62,15 +62,15 @@ def files_on_disk(location: TableLocation) -> List[str]:
     return sorted(found)
 
 
-def snapshot_ids(location: TableLocation) -> List[int]:
+def snapshot_ids(location: TableRef) -> List[int]:
     return [s.id for s in splits_mod.list_snapshots(location.open())]
 
 
-def state(location: TableLocation):
+def state(location: TableRef):
     return snapshot_ids(location), files_on_disk(location)
 
 
-def key_buckets(location: TableLocation, keys: Sequence[str]) -> dict:
+def key_buckets(location: TableRef, keys: Sequence[str]) -> dict:
     """key tuple -> (partition, bucket) of every record in the table's files."""
     table = location.open()
     result = {}
@@ -83,7 +83,7 @@ def key_buckets(location: TableLocation, keys: Sequence[str]) -> dict:
     return result
 
 
-def check_files(location: TableLocation) -> None:
+def check_files(location: TableRef) -> None:
     """Every data file sorted by key, one row per key, delete_row_count right."""
     table = location.open()
     trimmed = list(table.trimmed_primary_keys)

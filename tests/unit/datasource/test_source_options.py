@@ -3,7 +3,7 @@
 Spark lower-cases the option names of a data source (``CaseInsensitiveDict``), while pypaimon's
 FileIO options are case-sensitive (``fs.s3.accessKeyId``): they travel as one JSON value."""
 
-from dbt.adapters.paimon.datasource.source import PaimonDataSource, TableLocation
+from dbt.adapters.paimon.datasource.source import PaimonDataSource, TableRef
 
 CATALOG_OPTIONS = {"fs.s3.accessKeyId": "AKIA-Mixed-Case", "fs.s3.endpoint": "http://h:9000",
                    "fs.s3.path-style-access": "true"}
@@ -14,11 +14,11 @@ def as_spark_passes_them(options: dict) -> dict:
 
 
 def test_catalog_options_survive_spark_lower_casing_option_names():
-    location = TableLocation("s3://lake/wh", "db", "t", CATALOG_OPTIONS)
+    location = TableRef("s3://lake/wh", "db", "t", CATALOG_OPTIONS)
     source = PaimonDataSource(as_spark_passes_them(location.source_options()))
     assert source._location() == location
 
 
 def test_a_source_without_catalog_options_has_none():
     source = PaimonDataSource({"warehouse": "/w", "table": "db.t"})
-    assert source._location() == TableLocation("/w", "db", "t", {})
+    assert source._location() == TableRef("/w", "db", "t", {})

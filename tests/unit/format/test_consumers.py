@@ -8,7 +8,7 @@ import time
 import pytest
 
 from dbt.adapters.paimon.materialize import consumption
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import consumers
 from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.ops import expire_snapshots
@@ -52,7 +52,7 @@ def test_plan_first_read_then_changes_then_nothing_new(pk_table):
 def test_plan_refuses_an_expired_position_and_honours_ignore_progress(warehouse, pk_table):
     _commits(pk_table, 4)
     consumers.write_consumer(pk_table, "c", 2)
-    location = TableLocation(warehouse, "db", "orders", {})
+    location = TableRef(warehouse, "db", "orders", {})
     # expiry keeps what the consumer has not read: snapshots 2.. stay
     expire_snapshots(location, retain_last=1, older_than="0 ms")
     assert min(s.id for s in pk_table.snapshot_manager().list_snapshots()) == 2
@@ -77,7 +77,7 @@ def _set_option(warehouse, key, value):
 
 def test_positions_are_stored_only_for_successful_runs(warehouse, pk_table):
     _commits(pk_table, 1)
-    location = TableLocation(warehouse, "db", "orders", {})
+    location = TableRef(warehouse, "db", "orders", {})
     pending = consumption.PendingPositions()
     planned = consumption.plan(pk_table, "c", from_start=False)
     pending.hold("model.p.log", location, planned)
@@ -99,7 +99,7 @@ def test_idle_consumers_expire_with_consumer_expiration_time(warehouse, pk_table
     old = time.time() - 3600
     os.utime(os.path.join(pk_table.table_path, "consumer", "consumer-idle"), (old, old))
     _set_option(warehouse, "consumer.expiration-time", "30 min")
-    result = expire_snapshots(TableLocation(warehouse, "db", "orders", {}), retain_last=1,
+    result = expire_snapshots(TableRef(warehouse, "db", "orders", {}), retain_last=1,
                               older_than="0 ms")
     table = open_table(warehouse, "db", "orders")
     assert consumers.list_consumers(table) == {"busy": 3}

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.catalog import warehouse
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.ops.auto_tags import PeriodNames, after_commit
 from dbt.adapters.paimon.ops.tags import create_tag
@@ -22,7 +22,7 @@ def _table(tmp_path, options, commits):
     wh = str(tmp_path / "warehouse")
     warehouse.create_table(wh, "db", "t", pa.schema([("id", pa.int64())]), primary_keys=["id"],
                            options={"bucket": "1", **options})
-    location = TableLocation(wh, "db", "t", {})
+    location = TableRef(wh, "db", "t", {})
     for index, when in enumerate(commits):
         _commit(location, index)
         _set_time(location, index + 1, when)

@@ -6,7 +6,7 @@ import sqlite3
 import pyarrow as pa
 import pytest
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.catalog.config import parse_catalog
 from dbt.adapters.paimon.ops import clone
@@ -51,28 +51,28 @@ def source(tmp_path):
     warehouse = str(tmp_path / "fs")
     wh.create_table(warehouse, "prod", "orders", SCHEMA, primary_keys=["id"],
                     options={"bucket": "2", "file.format": "parquet"}, comment="orders")
-    location = TableLocation(warehouse, "prod", "orders", {})
+    location = TableRef(warehouse, "prod", "orders", {})
     _write(location, _batch(range(0, 6), "a"))
     _write(location, _batch(range(3, 9), "b"))
     return location
 
 
 def test_files_are_shared_between_local_filesystem_warehouses_only(tmp_path):
-    local = TableLocation(str(tmp_path), "a", "t", {})
-    file_uri = TableLocation(f"file://{tmp_path}", "b", "t", {"metastore": "filesystem"})
+    local = TableRef(str(tmp_path), "a", "t", {})
+    file_uri = TableRef(f"file://{tmp_path}", "b", "t", {"metastore": "filesystem"})
     assert clone_method(local, file_uri)[0] == SHARE
-    how, why = clone_method(local, TableLocation(str(tmp_path), "ci", "t", jdbc(tmp_path)))
+    how, why = clone_method(local, TableRef(str(tmp_path), "ci", "t", jdbc(tmp_path)))
     assert how == COPY and why == "the target ci.t is registered by a JDBC catalog"
-    how, why = clone_method(TableLocation("s3://bucket/wh", "a", "t", {}),
-                            TableLocation(str(tmp_path), "ci", "t", {"metastore": "hive"}))
+    how, why = clone_method(TableRef("s3://bucket/wh", "a", "t", {}),
+                            TableRef(str(tmp_path), "ci", "t", {"metastore": "hive"}))
     assert how == COPY and why == ("the source a.t is in s3://bucket/wh, not a local folder; "
                                    "the target ci.t is registered by a Hive catalog")
-    assert clone_method(local, TableLocation("rest_wh", "ci", "t", {"metastore": "rest"}))[0] \
+    assert clone_method(local, TableRef("rest_wh", "ci", "t", {"metastore": "rest"}))[0] \
         == COPY
 
 
 def test_a_copy_into_a_catalog_has_the_schema_and_merged_rows(source, tmp_path):
-    target = TableLocation(str(tmp_path / "ci"), "ci", "orders", jdbc(tmp_path))
+    target = TableRef(str(tmp_path / "ci"), "ci", "orders", jdbc(tmp_path))
     result = clone_table(source, target)
     expected = _rows(source)
     assert [r["v"] for r in expected] == ["a0", "a1", "a2"] + [f"b{i}" for i in range(3, 9)]
@@ -98,7 +98,7 @@ def test_a_copy_into_a_catalog_has_the_schema_and_merged_rows(source, tmp_path):
 
 def test_a_copy_replaces_its_target_only_once_committed(source, tmp_path, monkeypatch):
     options = jdbc(tmp_path)
-    target = TableLocation(str(tmp_path / "ci"), "ci", "orders", options)
+    target = TableRef(str(tmp_path / "ci"), "ci", "orders", options)
     wh.create_table(target.warehouse, "ci", "orders", pa.schema([("x", pa.int32())]),
                     catalog_options=options)
     _write(target, pa.table({"x": pa.array([7], pa.int32())}))
@@ -122,10 +122,10 @@ def test_an_append_table_is_copied_partitioned_and_in_order(tmp_path):
     warehouse = str(tmp_path / "fs")
     schema = pa.schema([("dt", pa.string()), ("n", pa.int64())])
     wh.create_table(warehouse, "prod", "events", schema, partition_keys=["dt"])
-    source = TableLocation(warehouse, "prod", "events", {})
+    source = TableRef(warehouse, "prod", "events", {})
     _write(source, pa.table({"dt": ["d1", "d2", "d1"], "n": [1, 2, 3]}, schema=schema))
     _write(source, pa.table({"dt": ["d2"], "n": [4]}, schema=schema))
-    target = TableLocation(f"{tmp_path}/ci", "ci", "events", jdbc(tmp_path))
+    target = TableRef(f"{tmp_path}/ci", "ci", "events", jdbc(tmp_path))
     result = clone_table(source, target)
     assert result.rows == 4 and result.snapshot_id == 1
     assert target.open().partition_keys == ["dt"]
@@ -137,8 +137,8 @@ def test_an_empty_source_is_copied_as_an_empty_table(tmp_path):
     warehouse = str(tmp_path / "fs")
     wh.create_table(warehouse, "prod", "empty", SCHEMA, primary_keys=["id"],
                     options={"bucket": "1"})
-    target = TableLocation(str(tmp_path / "ci"), "ci", "empty", jdbc(tmp_path))
-    result = clone_table(TableLocation(warehouse, "prod", "empty", {}), target)
+    target = TableRef(str(tmp_path / "ci"), "ci", "empty", jdbc(tmp_path))
+    result = clone_table(TableRef(warehouse, "prod", "empty", {}), target)
     assert result.rows == 0 and result.snapshot_id is None
     assert "at no snapshot yet as a COPY: 0 rows written in no commit" in result.message
     assert snapshot_rows(target.open(), None).num_rows == 0
@@ -146,8 +146,8 @@ def test_an_empty_source_is_copied_as_an_empty_table(tmp_path):
 
 def test_a_missing_source_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="prod.nope is not a Paimon table"):
-        clone_table(TableLocation(str(tmp_path), "prod", "nope", {}),
-                    TableLocation(str(tmp_path / "ci"), "ci", "t", jdbc(tmp_path)))
+        clone_table(TableRef(str(tmp_path), "prod", "nope", {}),
+                    TableRef(str(tmp_path / "ci"), "ci", "t", jdbc(tmp_path)))
 
 
 def _rows_any(location):

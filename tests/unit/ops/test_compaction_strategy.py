@@ -5,7 +5,7 @@ import pytest
 
 from dbt.adapters.paimon.format.splits import Split
 from dbt.adapters.paimon.format.sorted_runs import sorted_runs
-from dbt.adapters.paimon.ops.strategy import CompactionConfig, pick_full, pick_minor
+from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig, pick_full, pick_minor
 
 
 def _file(name, level, size, seq, deletes=0, min_key=(0,)):

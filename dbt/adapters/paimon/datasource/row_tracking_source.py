@@ -28,7 +28,7 @@ from pyspark.sql.types import StructType
 
 from dbt.adapters.paimon.datasource.source import (PaimonCommitMessage, PaimonDataSource,
                                                    PaimonPushdownReader, SplitPartition,
-                                                   TableLocation)
+                                                   TableRef)
 from dbt.adapters.paimon.datasource.spark_env import register_data_source
 from dbt.adapters.paimon.datasource.spark_types import (arrow_schema_for_spark, conform,
                                                         spark_schema)
@@ -89,7 +89,7 @@ def read_all_tracked_arrow(table, snapshot_id: Optional[int], schema: StructType
     """Every split's tracked rows of snapshot ``snapshot_id`` as one Arrow table, the splits in
     the order this data source's reader plans them, each split's rows as it reads them (the
     in-process row operations hand this table to Spark instead of reading through Spark)."""
-    from dbt.adapters.paimon.format.queue import order_splits
+    from dbt.adapters.paimon.format.bucketed_append import order_splits
     from dbt.adapters.paimon.format.splits import plan_splits
 
     target = arrow_schema_for_spark(schema)
@@ -100,7 +100,7 @@ def read_all_tracked_arrow(table, snapshot_id: Optional[int], schema: StructType
 
 
 class RowRewriteWriter(DataSourceArrowWriter):
-    def __init__(self, location: TableLocation, rewrite_files: List[str],
+    def __init__(self, location: TableRef, rewrite_files: List[str],
                  base_snapshot: Optional[int]):
         self.location = location
         self.rewrite_files = list(rewrite_files)

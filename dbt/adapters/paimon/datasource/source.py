@@ -5,7 +5,7 @@ Two ways in:
   ``snapshot_id`` (time travel), ``columns`` (projection: Spark's Python data source API has
   no column pruning, so SQL reads prune after the scan), ``catalog_options`` (a JSON object:
   Spark lower-cases option names, and FileIO options such as ``fs.s3.accessKeyId`` are
-  case-sensitive; ``TableLocation.source_options`` writes all of them), ``parallelism`` (the
+  case-sensitive; ``TableRef.source_options`` writes all of them), ``parallelism`` (the
   task slots a read is spread over, read_tasks.py; default: this machine's cores) and
   ``filter_pushdown``
   ('true': prune partitions by the query's filters; only in a session with
@@ -58,7 +58,7 @@ SYSTEM_TABLE_OPTION = "system_table"
 
 
 @dataclass(frozen=True)
-class TableLocation:
+class TableRef:
     """Which Paimon table: pickled into every Spark task."""
 
     warehouse: str
@@ -93,7 +93,7 @@ def arrow_schema_of(table) -> pa.Schema:
 class PaimonDataSource(DataSource):
     """Generic entry point, identified by options; per-table subclasses set ``location``."""
 
-    location: Optional[TableLocation] = None
+    location: Optional[TableRef] = None
     # the session's task slots a read is spread over (read_tasks.py); None: the cores here
     parallelism: Optional[int] = None
 
@@ -101,7 +101,7 @@ class PaimonDataSource(DataSource):
     def name(cls) -> str:
         return "paimon"
 
-    def _location(self) -> TableLocation:
+    def _location(self) -> TableRef:
         if self.location is not None:
             return self.location
         try:
@@ -113,7 +113,7 @@ class PaimonDataSource(DataSource):
                 "'<database>.<table>'."
             ) from None
         catalog_options = json.loads(self.options.get("catalog_options") or "{}")
-        return TableLocation(warehouse, database, table, catalog_options)
+        return TableRef(warehouse, database, table, catalog_options)
 
     def _columns(self) -> Optional[List[str]]:
         columns = self.options.get("columns")
@@ -200,7 +200,7 @@ def table_source_class(
 ) -> type:
     """A data-source class bound to one table, registered under ``provider``; its reads are
     spread over ``parallelism`` task slots (the session's)."""
-    location = TableLocation(warehouse, database, table, dict(catalog_options))
+    location = TableRef(warehouse, database, table, dict(catalog_options))
     return type(
         "PaimonTable_" + provider.replace(".", "_"),
         (PaimonDataSource,),
@@ -232,7 +232,7 @@ class PaimonReader(DataSourceReader):
     # splits cut into tasks of about a split size each (read_tasks.py); False: a task per split
     split_into_tasks = True
 
-    def __init__(self, location: TableLocation, schema: StructType, snapshot_id: Optional[int],
+    def __init__(self, location: TableRef, schema: StructType, snapshot_id: Optional[int],
                  parallelism: Optional[int] = None):
         self.location = location
         self.schema = schema
@@ -258,7 +258,7 @@ class PaimonReader(DataSourceReader):
         splits = merge.splits
         merges = [PostponeMergePartition(m) for m in merge.merges]
         if not table.primary_keys:  # append tables: Paimon's partition order (queue tables)
-            from dbt.adapters.paimon.format.queue import order_splits
+            from dbt.adapters.paimon.format.bucketed_append import order_splits
 
             splits = order_splits(table, splits)
         if not self.split_into_tasks:
@@ -471,7 +471,7 @@ class PaimonAppendWriter(DataSourceArrowWriter):
     Primary-key tables are written by the merge write path (materializations), never here.
     """
 
-    def __init__(self, location: TableLocation, schema: StructType, overwrite: Optional[str],
+    def __init__(self, location: TableRef, schema: StructType, overwrite: Optional[str],
                  extra_partitions: Sequence[tuple] = ()):
         """``overwrite``: None appends; 'table' replaces the whole table; 'partitions' replaces
         the partitions this write touches (INSERT OVERWRITE with dynamic partitions) plus
@@ -504,7 +504,7 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
     returns the commit messages. On failure the files already written are deleted (a failing
     Spark task's messages never reach abort())."""
     from dbt.adapters.paimon.format.file_stats import with_full_stats
-    from dbt.adapters.paimon.format.queue import bucket_groups, is_queue_table
+    from dbt.adapters.paimon.format.bucketed_append import bucket_groups, is_queue_table
 
     write = with_full_stats(table).new_batch_write_builder().new_write()
     target = arrow_schema_of(table)
@@ -565,7 +565,7 @@ def commit_append_files(table, written: list, overwrite: Optional[str] = None,
     an OVERWRITE of the table ('table') or of the partitions written plus ``extra_partitions``
     ('partitions')."""
     from dbt.adapters.paimon.format.commit import commit_append, commit_overwrite
-    from dbt.adapters.paimon.format.queue import is_queue_table, number_files
+    from dbt.adapters.paimon.format.bucketed_append import is_queue_table, number_files
 
     if is_queue_table(table):  # each bucket's files numbered in write order, as Java's
         written = number_files(table, written)

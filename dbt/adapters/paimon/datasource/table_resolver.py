@@ -76,9 +76,9 @@ class TableResolver:
         """The Paimon table named ``table`` in ``database``, in the catalog holding ``database``:
         the table itself, or one of its branches when ``table`` is a branch's name
         (``orders$branch_audit``)."""
-        from dbt.adapters.paimon.datasource.source import TableLocation
+        from dbt.adapters.paimon.datasource.source import TableRef
 
-        return TableLocation(self.warehouse_of(database), database, table,
+        return TableRef(self.warehouse_of(database), database, table,
                              self.options_of(database))
 
     def databases(self) -> List[str]:

@@ -32,7 +32,7 @@ from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.config import TableDefinition, table_definition
 from dbt.adapters.paimon.config.blob_vector import stored_types
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
-from dbt.adapters.paimon.datasource.source import TableLocation, arrow_schema_of
+from dbt.adapters.paimon.datasource.source import TableRef, arrow_schema_of
 from dbt.adapters.paimon.datasource.spark_types import (arrow_schema_for_spark, quote_identifier,
                                                         spark_schema)
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
@@ -463,7 +463,7 @@ class ModelBuilder:
         # append; delete+insert / merge on a primary-key table: a merge by key
         return self._write(definition, database, table, df)
 
-    def _committed(self, verb: str, location: TableLocation, before: Optional[int]
+    def _committed(self, verb: str, location: TableRef, before: Optional[int]
                    ) -> BuildResult:
         from dbt.adapters.paimon.format.splits import current_snapshot_id
 
@@ -565,7 +565,7 @@ class ModelBuilder:
         return self._merge_write(definition, location, df, definition.row_kind_column,
                                  overwrite)
 
-    def _merge_write(self, definition: TableDefinition, location: TableLocation, df: DataFrame,
+    def _merge_write(self, definition: TableDefinition, location: TableRef, df: DataFrame,
                      row_kind_column: Optional[str], overwrite: Optional[str] = None):
         from dbt.adapters.paimon.write import write_primary_key_run
 
@@ -587,7 +587,7 @@ class ModelBuilder:
         )
         return BuildResult(message, result.records, result.snapshot_id, False)
 
-    def _merge_rows(self, definition: TableDefinition, location: TableLocation, df: DataFrame):
+    def _merge_rows(self, definition: TableDefinition, location: TableRef, df: DataFrame):
         """paimon_append with incremental_strategy='merge' (row tracking): MERGE INTO the table
         ON the unique_key, matched rows updated (keeping their _ROW_ID), the rest inserted, by
         the executor the model's write_path / in_process_max_bytes choose."""
@@ -603,7 +603,7 @@ class ModelBuilder:
         return BuildResult(f"MERGE {result.message}", result.updated + result.inserted,
                            result.snapshot_id, False)
 
-    def _append(self, definition: TableDefinition, location: TableLocation, df: DataFrame,
+    def _append(self, definition: TableDefinition, location: TableRef, df: DataFrame,
                 overwrite: Optional[str]):
         from dbt.adapters.paimon.write.append_run import write_append_run
 
@@ -622,7 +622,7 @@ class ModelBuilder:
         )
 
 
-def _commit_local(location: TableLocation, rows: pa.Table, overwrite: Optional[str]
+def _commit_local(location: TableRef, rows: pa.Table, overwrite: Optional[str]
                   ) -> Optional[int]:
     """``rows`` as new files of the append table and ONE commit (APPEND, or OVERWRITE of the
     whole table); its snapshot id. On failure no file of the run stays."""

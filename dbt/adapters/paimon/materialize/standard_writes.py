@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 from dbt.adapters.paimon.config import TableDefinition
 from dbt.adapters.paimon.datasource.entry_names import sql_text
 from dbt.adapters.paimon.datasource.registry import provider_name
-from dbt.adapters.paimon.datasource.source import TableLocation, table_source_class
+from dbt.adapters.paimon.datasource.source import TableRef, table_source_class
 from dbt.adapters.paimon.datasource.spark_env import register_data_source
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier
 from dbt.adapters.paimon.runtime import PaimonConfigError
@@ -116,7 +116,7 @@ class WriteRequest:
         return F.expr(" and ".join(bounds)) if bounds else None
 
 
-def read_table(spark, location: TableLocation) -> DataFrame:
+def read_table(spark, location: TableRef) -> DataFrame:
     """The table's current rows (a merged read), lazily: a write planned from it reads the
     files of the snapshot it was planned on, which stay on disk after the commit. Read through
     the table's own provider (``paimon.<db>.<table>``, registry.py) so that the plan names the
@@ -132,7 +132,7 @@ def _columns(names: Sequence[str]) -> List[Column]:
     return [F.col(quote_identifier(n)) for n in names]
 
 
-def merge_clauses(spark, location: TableLocation, df: DataFrame, keys: Sequence[str],
+def merge_clauses(spark, location: TableRef, df: DataFrame, keys: Sequence[str],
                   request: WriteRequest) -> DataFrame:
     """The run's rows a merge writes under dbt-databricks' clause configs, as SQL's ``MERGE
     ... ON <key> = <key> AND <incremental predicates> WHEN MATCHED [AND matched_condition]
@@ -169,7 +169,7 @@ def merge_clauses(spark, location: TableLocation, df: DataFrame, keys: Sequence[
                             for c in df.columns])
 
 
-def fill_kept_columns(spark, location: TableLocation, df: DataFrame, keys: Sequence[str],
+def fill_kept_columns(spark, location: TableRef, df: DataFrame, keys: Sequence[str],
                       kept: Sequence[str], predicates: Sequence[str]) -> DataFrame:
     """``merge`` with merge_update_columns / merge_exclude_columns (or columns the query lacks):
     the run's rows where each matched key's ``kept`` columns hold its stored values (NULL
@@ -192,7 +192,7 @@ def fill_kept_columns(spark, location: TableLocation, df: DataFrame, keys: Seque
     ])
 
 
-def copy_on_write(spark, location: TableLocation, definition: TableDefinition, df: DataFrame,
+def copy_on_write(spark, location: TableRef, definition: TableDefinition, df: DataFrame,
                   marked: DataFrame) -> bool:
     """Replace the stored rows ``marked`` (the stored rows plus a boolean REMOVED column) flags
     by ``df``'s rows, as ONE OVERWRITE commit of the whole table (unpartitioned) or of every
@@ -233,7 +233,7 @@ def copy_on_write(spark, location: TableLocation, definition: TableDefinition, d
     return True
 
 
-def delete_insert(spark, location: TableLocation, definition: TableDefinition, df: DataFrame,
+def delete_insert(spark, location: TableRef, definition: TableDefinition, df: DataFrame,
                   keys: Sequence[str], predicates: Sequence[str]) -> bool:
     """dbt's delete+insert on an append table, as one copy-on-write commit: stored rows whose
     key is one of the run's keys and for which every incremental predicate holds are replaced
@@ -252,7 +252,7 @@ def delete_insert(spark, location: TableLocation, definition: TableDefinition, d
                          joined.select(*_columns(names), removed))
 
 
-def microbatch_append(spark, location: TableLocation, definition: TableDefinition,
+def microbatch_append(spark, location: TableRef, definition: TableDefinition,
                       df: DataFrame, request: WriteRequest) -> bool:
     """A batch of an append table: the stored rows of its window replaced by its rows."""
     window = request.window()
@@ -261,7 +261,7 @@ def microbatch_append(spark, location: TableLocation, definition: TableDefinitio
     return copy_on_write(spark, location, definition, df, stored.withColumn(REMOVED, flag))
 
 
-def merge_deleting_unmatched(spark, location: TableLocation, definition: TableDefinition,
+def merge_deleting_unmatched(spark, location: TableRef, definition: TableDefinition,
                              df: DataFrame, request: WriteRequest,
                              source: Optional[DataFrame] = None) -> DataFrame:
     """The rows of a merge with not_matched_by_source_action='delete', as SQL's ``MERGE ... ON

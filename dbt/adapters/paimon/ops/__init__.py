@@ -1,7 +1,7 @@
 """Table maintenance on Spark: compaction, bucket rescaling, snapshot expiry, inspection.
 
 No dbt here (as ``runtime``/``format``): the adapter's ``@available`` methods and the
-``run-operation`` macros call these functions with a SparkSession and a ``TableLocation``.
+``run-operation`` macros call these functions with a SparkSession and a ``TableRef``.
 
 - ``compact.compact_table``: full or size-tiered (Paimon's universal) compaction per
   (partition, bucket) in Spark tasks, one COMPACT snapshot;
@@ -16,7 +16,7 @@ No dbt here (as ``runtime``/``format``): the adapter's ``@available`` methods an
 from dbt.adapters.paimon.ops.compact import CompactResult, compact_table
 from dbt.adapters.paimon.ops.expire import (ExpireResult, OrphanResult, expire_snapshots,
                                             remove_orphan_files)
-from dbt.adapters.paimon.ops.maintenance import AfterRunResult, after_run
+from dbt.adapters.paimon.ops.after_run import AfterRunResult, after_run
 from dbt.adapters.paimon.ops.rescale import RescaleResult, rescale_buckets
 from dbt.adapters.paimon.ops.table_info import table_info
 

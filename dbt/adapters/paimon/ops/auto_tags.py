@@ -1,5 +1,5 @@
 """Tags Paimon's committer creates and expires after each commit (Java 1.0 ``TagAutoManager``:
-``TagAutoCreation`` then ``TagTimeExpire``), run after each dbt commit (ops/maintenance.py).
+``TagAutoCreation`` then ``TagTimeExpire``), run after each dbt commit (ops/after_run.py).
 
 ``tag.automatic-creation``:
 - ``process-time`` / ``watermark``: a tag per period (``tag.creation-period``: daily, hourly,
@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Dict, List, Optional
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.ops.expire import parse_duration_ms
 from dbt.adapters.paimon.ops.tags import delete_tag, expire_tags, retention
@@ -69,7 +69,7 @@ class PeriodNames:
         return _EPOCH + dt.timedelta(seconds=floored) - self.length
 
 
-def after_commit(location: TableLocation, now: Optional[dt.datetime] = None) -> List[str]:
+def after_commit(location: TableRef, now: Optional[dt.datetime] = None) -> List[str]:
     """Create the table's automatic tags and expire tags past their retention; what was done."""
     table = location.open()
     options = {str(k): str(v) for k, v in table.table_schema.options.items()}
@@ -149,7 +149,7 @@ def _automatic_tags(table, names: PeriodNames) -> Dict[str, object]:
             if names.start_of(name) is not None}
 
 
-def _keep_newest(location: TableLocation, tags: Dict[str, object], keep: int) -> None:
+def _keep_newest(location: TableRef, tags: Dict[str, object], keep: int) -> None:
     """Delete the oldest of ``tags`` (by snapshot, then name) beyond ``keep``."""
     ordered = sorted(tags.items(), key=lambda item: (item[1].id, item[0]))
     for name, _ in ordered[:max(0, len(ordered) - keep)]:

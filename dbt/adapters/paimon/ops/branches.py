@@ -22,7 +22,7 @@ from typing import Iterable, List
 
 # branch_table_name: the branch table's name, for the callers of these operations
 from dbt.adapters.paimon.catalog.listing import branch_table_name, branches  # noqa: F401
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.format.pause_points import pause_at
 
@@ -33,7 +33,7 @@ class BranchResult:
     branches: List[str]
 
 
-def create_branch(location: TableLocation, branch: str, tag=None,
+def create_branch(location: TableRef, branch: str, tag=None,
                   ignore_if_exists: bool = False) -> BranchResult:
     table = location.open()
     name = check_branch_name(branch)
@@ -70,7 +70,7 @@ def base_tag(branch: str) -> str:
     return f"dbt-branch-{branch}"
 
 
-def ensure_branch(location: TableLocation, branch: str) -> bool:
+def ensure_branch(location: TableRef, branch: str) -> bool:
     """Make sure the table has ``branch``; a new one starts from main's latest snapshot
     (tagged ``base_tag``), or empty with main's schema when main has none. Whether it was
     made."""
@@ -92,7 +92,7 @@ def ensure_branch(location: TableLocation, branch: str) -> bool:
     return True
 
 
-def delete_branch(location: TableLocation, branch) -> BranchResult:
+def delete_branch(location: TableRef, branch) -> BranchResult:
     """Delete one branch or several (a list, or names separated by commas)."""
     table = location.open()
     names = [check_branch_name(n) for n in (branch if isinstance(branch, (list, tuple))
@@ -110,7 +110,7 @@ def delete_branch(location: TableLocation, branch) -> BranchResult:
     return BranchResult(f"deleted branch(es) {names}", names)
 
 
-def fast_forward(location: TableLocation, branch: str, force: bool = False) -> BranchResult:
+def fast_forward(location: TableRef, branch: str, force: bool = False) -> BranchResult:
     """Make main the branch (Java's fastForward): main's snapshots from the branch's earliest
     one on, its tags of those snapshots and its schemas from that snapshot's schema on give way
     to the branch's snapshot, schema and tag files.
@@ -170,7 +170,7 @@ def _branch_snapshots(table, branch: str) -> list:
                   key=lambda s: s.id)
 
 
-def publish_branch(tables: Iterable[TableLocation], branch: str,
+def publish_branch(tables: Iterable[TableRef], branch: str,
                    delete: bool = True, force: bool = False) -> BranchResult:
     """Fast-forward main to ``branch`` in every one of ``tables`` that has it (the publish
     step of write-audit-publish), then delete those branches unless ``delete`` is false.
@@ -192,7 +192,7 @@ def publish_branch(tables: Iterable[TableLocation], branch: str,
                         + (" and deleted the branch" if delete else ""), published)
 
 
-def _check_not_moved(location: TableLocation, branch: str) -> None:
+def _check_not_moved(location: TableRef, branch: str) -> None:
     """ValueError if main moved since ``branch`` started (what fast_forward refuses)."""
     table = location.open()
     on_branch = {s.id: s for s in _branch_snapshots(table, branch)}

@@ -8,11 +8,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Dict, List, Tuple
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.ops.table_info import table_summary
 
 
-def catalog_stats(location: TableLocation) -> Dict[str, Any]:
+def catalog_stats(location: TableRef) -> Dict[str, Any]:
     info = table_summary(location)
     snapshots = info["snapshots"]
     latest = snapshots[-1] if snapshots else None

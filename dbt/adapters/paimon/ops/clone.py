@@ -50,7 +50,7 @@ import pyarrow as pa
 
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog.config import FILESYSTEM, METASTORE_KEY
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 
 # the folders of a table that belong to its history rather than its latest snapshot
 NOT_CLONED = ("snapshot", "tag", "branch", "consumer", "changelog")
@@ -77,7 +77,7 @@ class CloneResult:
         return self.rows if self.rows is not None else self.linked + self.copied
 
 
-def clone_method(source: TableLocation, target: TableLocation) -> Tuple[str, str]:
+def clone_method(source: TableRef, target: TableRef) -> Tuple[str, str]:
     """(SHARE or COPY, why): the files are shared when both tables are in local filesystem
     warehouses that no catalog registers; otherwise the clone is a copy of the rows."""
     reasons = []
@@ -94,7 +94,7 @@ def clone_method(source: TableLocation, target: TableLocation) -> Tuple[str, str
     return SHARE, "both tables are in local filesystem warehouses"
 
 
-def clone_table(source: TableLocation, target: TableLocation, spark=None) -> CloneResult:
+def clone_table(source: TableRef, target: TableRef, spark=None) -> CloneResult:
     """Make (or replace) ``target`` as a clone of ``source``'s latest snapshot: sharing its
     files, or a copy of its rows (clone_method). ``spark``: the session a copy into a dynamic
     bucket table sizes its bucket assigners by (write/spark_job.py make_plan)."""
@@ -104,7 +104,7 @@ def clone_table(source: TableLocation, target: TableLocation, spark=None) -> Clo
     return _share(source, target)
 
 
-def _share(source: TableLocation, target: TableLocation) -> CloneResult:
+def _share(source: TableRef, target: TableRef) -> CloneResult:
     """The clone as hard links of the source's files (see the module docstring)."""
     source_folder = listing.table_folder(listing.local_folder(source.warehouse),
                                          source.database, source.table)
@@ -181,7 +181,7 @@ def _replace(staging: str, target_folder: str) -> None:
 
 
 # -- copy ----------------------------------------------------------------------------------
-def copy_table(source: TableLocation, target: TableLocation, reason: str,
+def copy_table(source: TableRef, target: TableRef, reason: str,
                spark=None) -> CloneResult:
     """``target`` made, or replaced, as a new table through its catalog holding the merged rows
     of ``source``'s latest snapshot, written as one commit; ``reason``: why the files are not
@@ -198,7 +198,7 @@ def copy_table(source: TableLocation, target: TableLocation, reason: str,
     rows = snapshot_rows(table, snapshot_id)
     replaces = wh.table_exists(target.warehouse, target.database, target.table,
                                target.catalog_options)
-    staged = target if not replaces else TableLocation(
+    staged = target if not replaces else TableRef(
         target.warehouse, target.database, f"{target.table}__dbt_clone_{uuid.uuid4().hex[:8]}",
         target.catalog_options)
     created = _create_like(table, staged)
@@ -233,7 +233,7 @@ def snapshot_rows(table, snapshot_id: Optional[int]) -> pa.Table:
     reader as the paimon data source's (datasource/source.py iter_split_rows)."""
     from dbt.adapters.paimon.datasource.source import arrow_schema_of, iter_split_rows
     from dbt.adapters.paimon.datasource.spark_types import conform
-    from dbt.adapters.paimon.format.queue import order_splits
+    from dbt.adapters.paimon.format.bucketed_append import order_splits
     from dbt.adapters.paimon.format.postpone_merge import (plan_merge_on_read,
                                                            read_postpone_merge)
     from dbt.adapters.paimon.format.splits import plan_splits
@@ -254,7 +254,7 @@ def snapshot_rows(table, snapshot_id: Optional[int]) -> pa.Table:
     return pa.concat_tables(pieces) if pieces else target.empty_table()
 
 
-def _create_like(source_table, location: TableLocation):
+def _create_like(source_table, location: TableRef):
     """A new table at ``location``, through its catalog, with the source's latest schema: the
     same fields (Paimon types, ids, comments), keys, options (but ``path``) and comment."""
     from pypaimon import Schema
@@ -281,7 +281,7 @@ def _create_like(source_table, location: TableLocation):
     return location.open()
 
 
-def _write_rows(location: TableLocation, table, rows: pa.Table, name: str,
+def _write_rows(location: TableRef, table, rows: pa.Table, name: str,
                 spark=None) -> Optional[int]:
     """``rows`` into the new, empty ``table`` as ONE commit; its snapshot id (None: no rows).
     Primary-key tables: the in-process executor's stages (buckets, merge, level-0 files) and

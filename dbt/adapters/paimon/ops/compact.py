@@ -43,11 +43,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.ops.append_compact import (AppendCompactionConfig, AppendCompactUnit,
                                                     compact_append_unit, plan_append_units)
-from dbt.adapters.paimon.ops.strategy import CompactionConfig, CompactUnit, pick_full, pick_minor
+from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig, CompactUnit, pick_full, pick_minor
 from dbt.adapters.paimon.runtime.changelog import full_compaction_changelog
 
 # snapshot property marking a full compaction (full-compaction.delta-commits counts from it)
@@ -88,7 +88,7 @@ class CompactResult:
                 f"bucket(s) rewritten, data files {self.files_before} -> {self.files_after}")
 
 
-def compact_table(spark, location: TableLocation, partitions=None, full: bool = False,
+def compact_table(spark, location: TableRef, partitions=None, full: bool = False,
                   buckets: Optional[set] = None) -> CompactResult:
     """Compact the selected partitions (list of {partition column: value}; None = all). A
     primary-key table: ``full`` merges every bucket into its top level, otherwise Paimon's
@@ -144,7 +144,7 @@ class _Moved:
     result: CompactResult
 
 
-def _move_postpone_rows(location: TableLocation, table, partitions) -> _Moved:
+def _move_postpone_rows(location: TableRef, table, partitions) -> _Moved:
     """A postpone-bucket table: its postpone files' rows moved into real buckets as one
     COMPACT snapshot (ops/postpone.py); the buckets the compaction after it considers are
     those and the real buckets holding level-0 files, as Paimon's postpone compaction."""
@@ -190,7 +190,7 @@ def _partition_filter(table, partitions):
 
 # --------------------------------------------------------------------------- Spark tasks
 
-def run_units(spark, location: TableLocation, units: Sequence[CompactUnit]) -> List:
+def run_units(spark, location: TableRef, units: Sequence[CompactUnit]) -> List:
     """Every unit compacted, in this process (threads) when the files they read fit the
     in-process budget and Spark is local (write/path_choice.py), else each unit in its own
     Spark task; the commit messages of all of them (every file already deleted again when any
@@ -216,7 +216,7 @@ def run_units(spark, location: TableLocation, units: Sequence[CompactUnit]) -> L
     return messages
 
 
-def _run_in_threads(location: TableLocation, units: Sequence[CompactUnit]) -> List[dict]:
+def _run_in_threads(location: TableRef, units: Sequence[CompactUnit]) -> List[dict]:
     """Units in threads of this process: the merge kernel, Arrow and parquet release the GIL
     for most of their work. A table object per unit: pypaimon keeps state on it."""
     import os
@@ -233,7 +233,7 @@ def _run_in_threads(location: TableLocation, units: Sequence[CompactUnit]) -> Li
         return list(pool.map(run, units))
 
 
-def _run_in_spark_tasks(spark, location: TableLocation, units: Sequence[CompactUnit]
+def _run_in_spark_tasks(spark, location: TableRef, units: Sequence[CompactUnit]
                         ) -> List[dict]:
     from dbt.adapters.paimon.write import task_errors
 
@@ -247,7 +247,7 @@ def _run_in_spark_tasks(spark, location: TableLocation, units: Sequence[CompactU
             for r in results]
 
 
-def compact_task(location: TableLocation,
+def compact_task(location: TableRef,
                  batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """Never raises: the error travels back in the row so the driver can delete every task's
     files (see write/task_errors.py)."""

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import consumers, time_travel
 
 DEFAULT_RETAIN_MIN = 10
@@ -195,7 +195,7 @@ def branch_files(table, references: "References", all_entries: bool = False) -> 
 
 # --------------------------------------------------------------------------- expiry
 
-def expire_snapshots(location: TableLocation, retain_last: Optional[int] = None,
+def expire_snapshots(location: TableRef, retain_last: Optional[int] = None,
                      older_than=None, retain_max: Optional[int] = None,
                      max_deletes: Optional[int] = None, now_ms: Optional[int] = None
                      ) -> ExpireResult:
@@ -291,7 +291,7 @@ def _positive(value, what: str) -> int:
 
 # --------------------------------------------------------------------------- orphans
 
-def remove_orphan_files(location: TableLocation, older_than=DEFAULT_ORPHAN_MARGIN,
+def remove_orphan_files(location: TableRef, older_than=DEFAULT_ORPHAN_MARGIN,
                         dry_run: bool = False, now_ms: Optional[int] = None) -> OrphanResult:
     """Delete files of the table folder that no snapshot or tag references and that are older
     than ``older_than`` (default 1 day: files of a write in progress are younger)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from dbt.adapters.paimon.catalog import listing
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.ops.rollback import rollback
 
@@ -65,7 +65,7 @@ def snapshot_origin(snapshot) -> Tuple[Optional[str], Optional[str]]:
     return properties.get(INVOCATION_PROPERTY), properties.get(NODE_PROPERTY)
 
 
-def latest_invocation(tables: Iterable[TableLocation]) -> Optional[str]:
+def latest_invocation(tables: Iterable[TableRef]) -> Optional[str]:
     """The invocation of the most recent snapshot any dbt-paimon invocation committed."""
     newest: Tuple[int, Optional[str]] = (-1, None)
     for location in tables:
@@ -76,7 +76,7 @@ def latest_invocation(tables: Iterable[TableLocation]) -> Optional[str]:
     return newest[1]
 
 
-def rollback_invocation(tables: Iterable[TableLocation], invocation_id: Optional[str] = None,
+def rollback_invocation(tables: Iterable[TableRef], invocation_id: Optional[str] = None,
                         dry_run: bool = False) -> InvocationUndo:
     """Roll back every one of ``tables`` that ``invocation_id`` (default: the latest that
     committed) wrote."""
@@ -100,7 +100,7 @@ def rollback_invocation(tables: Iterable[TableLocation], invocation_id: Optional
     return result
 
 
-def _plan(location: TableLocation, invocation_id: str) -> Optional[TableUndo]:
+def _plan(location: TableRef, invocation_id: str) -> Optional[TableUndo]:
     table = location.open()
     snapshots = sorted(table.snapshot_manager().list_snapshots(), key=lambda s: s.id)
     mine = [s.id for s in snapshots if snapshot_origin(s)[0] == invocation_id]
@@ -126,9 +126,9 @@ def _plan(location: TableLocation, invocation_id: str) -> Optional[TableUndo]:
     return TableUndo(location.name, mine, target=first - 1)
 
 
-def warehouse_tables(warehouse: str, catalog_options: Dict[str, str]) -> List[TableLocation]:
+def warehouse_tables(warehouse: str, catalog_options: Dict[str, str]) -> List[TableRef]:
     """Every table of one catalog."""
-    return [TableLocation(warehouse, database, table, catalog_options)
+    return [TableRef(warehouse, database, table, catalog_options)
             for database in listing.list_databases(warehouse, catalog_options)
             for table in listing.list_tables(warehouse, database, catalog_options)]
 

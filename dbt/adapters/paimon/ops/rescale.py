@@ -28,9 +28,9 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 import numpy as np
 import pyarrow as pa
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.ops.compact import _partition_filter
-from dbt.adapters.paimon.ops.strategy import CompactionConfig
+from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig
 
 _IPC_ROWS = 65536
 _POSITIONS = 1 << 40   # a split's pieces are numbered below the next split's
@@ -56,7 +56,7 @@ class RescaleResult:
                    if self.snapshot_id is not None else " (no data: only the option changed)"))
 
 
-def rescale_buckets(spark, location: TableLocation, buckets: int,
+def rescale_buckets(spark, location: TableRef, buckets: int,
                     partitions: Optional[Sequence[Dict[str, Any]]] = None) -> RescaleResult:
     from dbt.adapters.paimon.format.splits import current_snapshot_id, plan_splits
 
@@ -104,7 +104,7 @@ def rescale_buckets(spark, location: TableLocation, buckets: int,
                          sum(len(m.new_files) for m in messages))
 
 
-def _check(table, location: TableLocation, buckets) -> int:
+def _check(table, location: TableRef, buckets) -> int:
     try:
         new = int(str(buckets).strip())
     except (TypeError, ValueError):
@@ -136,7 +136,7 @@ def _check(table, location: TableLocation, buckets) -> int:
     return old
 
 
-def _set_bucket(location: TableLocation, buckets: int) -> None:
+def _set_bucket(location: TableRef, buckets: int) -> None:
     from pypaimon.schema.schema_change import SchemaChange
 
     from dbt.adapters.paimon.catalog import warehouse as wh
@@ -145,7 +145,7 @@ def _set_bucket(location: TableLocation, buckets: int) -> None:
     catalog.alter_table(location.name, [SchemaChange.set_option("bucket", str(int(buckets)))])
 
 
-def _rewrite(spark, location: TableLocation, splits, buckets: int) -> List:
+def _rewrite(spark, location: TableRef, splits, buckets: int) -> List:
     """The splits' merged rows written into ``buckets`` new buckets: in this process when
     their files fit the in-process budget and Spark is local (write/path_choice.py), else in
     Spark tasks (route, shuffle by new (partition, bucket), write). The same two functions do
@@ -191,7 +191,7 @@ def _parallelism(spark) -> int:
     return default_parallelism(spark)
 
 
-def route_task(location: TableLocation, buckets: int,
+def route_task(location: TableRef, buckets: int,
                batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """One old split -> its rows (merged; an append table's in read order), cut by new
     bucket, as Arrow IPC payloads; ``position`` orders an append table's pieces."""
@@ -244,7 +244,7 @@ def _from_ipc(data: bytes) -> pa.Table:
     return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
 
 
-def write_task(location: TableLocation, buckets: int,
+def write_task(location: TableRef, buckets: int,
                batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """One or more new (partition, bucket)s -> files; never raises. A primary-key table's
     rows sorted at the top level; an append table's in read order at level 0, numbered from 0

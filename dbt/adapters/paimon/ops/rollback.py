@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Set
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import consumers, time_travel
 from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.ops.expire import References, branch_files
@@ -48,7 +48,7 @@ class RollbackResult:
                    f"{self.snapshot_id + 1}" if self.moved_consumers else ""))
 
 
-def rollback(location: TableLocation, snapshot_id=None, tag=None, timestamp=None
+def rollback(location: TableRef, snapshot_id=None, tag=None, timestamp=None
              ) -> RollbackResult:
     """Roll ``location`` back to snapshot ``snapshot_id``, tag ``tag``, or the latest snapshot
     committed at or before ``timestamp`` (exactly one)."""

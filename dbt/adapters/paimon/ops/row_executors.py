@@ -36,7 +36,7 @@ from typing import List, Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.write.path_choice import IN_PROCESS, PathChoice
 
 
@@ -45,7 +45,7 @@ class RowOpExecutor:
     """``frame``: the table's tracked rows at snapshot ``base`` with their source file;
     ``write(rows, rewrite_files)`` commits ``rows`` (the table's columns, ``_ROW_ID``,
     ``_SEQUENCE_NUMBER``) in place of ``rewrite_files``; returns the new snapshot id or None."""
-    location: TableLocation
+    location: TableRef
     base: Optional[int]
     choice: PathChoice
     frame: DataFrame
@@ -60,7 +60,7 @@ class RowOpExecutor:
         return _write_distributed(self.location, rows, rewrite_files, self.base)
 
 
-def choose(spark, location: TableLocation, table, base: Optional[int], what: str,
+def choose(spark, location: TableRef, table, base: Optional[int], what: str,
            write_path: Optional[str] = None, max_bytes: Optional[int] = None,
            source: Optional[DataFrame] = None) -> PathChoice:
     """The executor of a row operation on ``table`` (snapshot ``base``); ``source``: a MERGE's
@@ -89,7 +89,7 @@ def choose(spark, location: TableLocation, table, base: Optional[int], what: str
     return choose_path_by(spark, what, size, write_path, max_bytes)
 
 
-def open_executor(spark: SparkSession, location: TableLocation, table, base: Optional[int],
+def open_executor(spark: SparkSession, location: TableRef, table, base: Optional[int],
                   choice: PathChoice) -> RowOpExecutor:
     """The executor ``choice`` names, its tracked rows ready (in-process: read now)."""
     if choice.path == IN_PROCESS:
@@ -99,7 +99,7 @@ def open_executor(spark: SparkSession, location: TableLocation, table, base: Opt
     return RowOpExecutor(location, base, choice, frame)
 
 
-def tracked_rows_distributed(spark: SparkSession, location: TableLocation,
+def tracked_rows_distributed(spark: SparkSession, location: TableRef,
                              snapshot_id: Optional[int] = None,
                              with_source_file: bool = False) -> DataFrame:
     """The table's rows with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` (and their data file), read
@@ -127,7 +127,7 @@ def _tracked_in_process(spark: SparkSession, table, base: Optional[int]) -> Data
     return spark.createDataFrame(read_all_tracked_arrow(table, base, schema), schema)
 
 
-def _write_in_process(location: TableLocation, rows: DataFrame, rewrite_files: List[str],
+def _write_in_process(location: TableRef, rows: DataFrame, rewrite_files: List[str],
                       base: Optional[int]) -> Optional[int]:
     from dbt.adapters.paimon.datasource.row_tracking_source import write_row_rewrite
     from dbt.adapters.paimon.format.commit import abort_unless_committed
@@ -143,7 +143,7 @@ def _write_in_process(location: TableLocation, rows: DataFrame, rewrite_files: L
         raise
 
 
-def _write_distributed(location: TableLocation, rows: DataFrame, rewrite_files: List[str],
+def _write_distributed(location: TableRef, rows: DataFrame, rewrite_files: List[str],
                        base: Optional[int]) -> Optional[int]:
     import json
 

@@ -35,7 +35,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.row_tracking import (ROW_ID, SEQUENCE_NUMBER, SOURCE_FILE,
                                                      require_row_tracking)
 from dbt.adapters.paimon.ops import row_executors
@@ -80,14 +80,14 @@ def _spark_errors_as_value_errors(operation):
     return run
 
 
-def tracked_rows(spark: SparkSession, location: TableLocation,
+def tracked_rows(spark: SparkSession, location: TableRef,
                  snapshot_id: Optional[int] = None, with_source_file: bool = False) -> DataFrame:
     """The table's rows with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` (and their data file)."""
     return row_executors.tracked_rows_distributed(spark, location, snapshot_id,
                                                   with_source_file)
 
 
-def _open_tracked(location: TableLocation, what: str):
+def _open_tracked(location: TableRef, what: str):
     from dbt.adapters.paimon.format.splits import current_snapshot_id
 
     table = location.open()
@@ -95,7 +95,7 @@ def _open_tracked(location: TableLocation, what: str):
     return table, current_snapshot_id(table)
 
 
-def _executor(spark, location: TableLocation, table, base: Optional[int], what: str,
+def _executor(spark, location: TableRef, table, base: Optional[int], what: str,
               write_path: Optional[str], max_bytes: Optional[int],
               source: Optional[DataFrame] = None) -> row_executors.RowOpExecutor:
     """The executor path_choice's rules pick, holding the table's tracked rows. Called once
@@ -136,7 +136,7 @@ def _check_assignments(table, assignments: Mapping[str, Any], argument: str, wha
 
 
 @_spark_errors_as_value_errors
-def update_rows(spark: SparkSession, location: TableLocation, where: Optional[str],
+def update_rows(spark: SparkSession, location: TableRef, where: Optional[str],
                 values: Optional[Mapping[str, Any]] = None,
                 expressions: Optional[Mapping[str, str]] = None,
                 write_path: Optional[str] = None,
@@ -169,7 +169,7 @@ def update_rows(spark: SparkSession, location: TableLocation, where: Optional[st
 
 
 @_spark_errors_as_value_errors
-def delete_rows(spark: SparkSession, location: TableLocation, where: Optional[str],
+def delete_rows(spark: SparkSession, location: TableRef, where: Optional[str],
                 write_path: Optional[str] = None,
                 in_process_max_bytes: Optional[int] = None) -> RowOpResult:
     """DELETE FROM t WHERE ``where``."""
@@ -207,7 +207,7 @@ def _merge_assignments(table, source: DataFrame, spec: Assignments, argument: st
 
 
 @_spark_errors_as_value_errors
-def merge_rows(spark: SparkSession, location: TableLocation, source: DataFrame,
+def merge_rows(spark: SparkSession, location: TableRef, source: DataFrame,
                on: Optional[str], update: Assignments = "*", insert: Assignments = "*",
                write_path: Optional[str] = None, in_process_max_bytes: Optional[int] = None
                ) -> RowOpResult:

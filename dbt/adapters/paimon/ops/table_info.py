@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Dict, List, Optional, Sequence
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 
 MAX_SNAPSHOTS_SHOWN = 20
 
@@ -42,7 +42,7 @@ def _time(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def table_summary(location: TableLocation, snapshot_id: Optional[int] = None) -> Dict:
+def table_summary(location: TableRef, snapshot_id: Optional[int] = None) -> Dict:
     """The numbers behind ``table_info`` (for tests and programmatic use)."""
     from dbt.adapters.paimon.format.splits import list_snapshots, plan_splits
     from dbt.adapters.paimon.format.time_travel import tags
@@ -77,7 +77,7 @@ def table_summary(location: TableLocation, snapshot_id: Optional[int] = None) ->
     }
 
 
-def table_info(location: TableLocation, snapshot_id: Optional[int] = None) -> str:
+def table_info(location: TableRef, snapshot_id: Optional[int] = None) -> str:
     info = table_summary(location, snapshot_id)
     out = [f"Paimon table {info['name']}",
            f"  primary key: {info['primary_keys'] or '(none: append table)'}"
@@ -138,7 +138,7 @@ def _origin(snapshot) -> List[str]:
     return ["", snapshot.commit_user]
 
 
-def table_ddl(location: TableLocation, relation: str) -> str:
+def table_ddl(location: TableRef, relation: str) -> str:
     """The table as Paimon's Spark SQL would create it: columns (NOT NULL included), partition
     keys, primary key and options. The run file of a Paimon model (target/run) shows it, since
     the table is created through Paimon's catalog rather than by a statement."""

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional, Set
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.ops.expire import (References, branch_files, local_path,
                                             parse_duration_ms)
@@ -28,7 +28,7 @@ class TagResult:
     deleted_files: int = 0
 
 
-def create_tag(location: TableLocation, tag: str, snapshot_id=None, timestamp=None,
+def create_tag(location: TableRef, tag: str, snapshot_id=None, timestamp=None,
                time_retained=None, ignore_if_exists: bool = False) -> TagResult:
     """Tag the latest snapshot, snapshot ``snapshot_id`` (an expired one that another tag keeps
     too), or the earliest snapshot committed at or after ``timestamp`` (Java's
@@ -52,7 +52,7 @@ def create_tag(location: TableLocation, tag: str, snapshot_id=None, timestamp=No
                      + (f", retained {retained}" if retained else ""), [name], snapshot.id)
 
 
-def replace_tag(location: TableLocation, tag: str, snapshot_id=None,
+def replace_tag(location: TableRef, tag: str, snapshot_id=None,
                 time_retained=None) -> TagResult:
     """Point an existing tag at the latest snapshot or ``snapshot_id``."""
     table = location.open()
@@ -66,7 +66,7 @@ def replace_tag(location: TableLocation, tag: str, snapshot_id=None,
     return TagResult(f"tag '{name}' now tags snapshot {snapshot.id}", [name], snapshot.id)
 
 
-def rename_tag(location: TableLocation, tag: str, new_name: str) -> TagResult:
+def rename_tag(location: TableRef, tag: str, new_name: str) -> TagResult:
     table = location.open()
     old, new = _name(tag), _name(new_name, "new tag name")
     manager = time_travel.tag_manager(table)
@@ -78,7 +78,7 @@ def rename_tag(location: TableLocation, tag: str, new_name: str) -> TagResult:
     return TagResult(f"renamed tag '{old}' to '{new}'", [new])
 
 
-def delete_tag(location: TableLocation, tag) -> TagResult:
+def delete_tag(location: TableRef, tag) -> TagResult:
     """Delete one tag or several (a list, or names separated by commas, as Paimon's
     ``delete_tag`` procedure); a missing tag is skipped, as in Java."""
     table = location.open()
@@ -96,7 +96,7 @@ def delete_tag(location: TableLocation, tag) -> TagResult:
     return TagResult(message, deleted, deleted_files=files)
 
 
-def expire_tags(location: TableLocation, older_than=None,
+def expire_tags(location: TableRef, older_than=None,
                 now: Optional[dt.datetime] = None) -> TagResult:
     """Delete tags whose retention (``time_retained`` at creation) has passed, and with
     ``older_than`` (a timestamp, or a duration such as '7d' meaning now minus it) every tag

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from dbt.adapters.paimon.datasource.source import (TableLocation, commit_append_files,
+from dbt.adapters.paimon.datasource.source import (TableRef, commit_append_files,
                                                    encode_partitions, write_append_files)
 from dbt.adapters.paimon.write.path_choice import (IN_PROCESS, PathChoice, choose_path,
                                                    warehouse_table_bytes)
@@ -26,7 +26,7 @@ class AppendResult:
     choice: PathChoice
 
 
-def write_append_run(spark, frame, location: TableLocation, model_name: str,
+def write_append_run(spark, frame, location: TableRef, model_name: str,
                      overwrite: Optional[str] = None, overwrite_partitions: Sequence[tuple] = (),
                      write_path: Optional[str] = None,
                      in_process_max_bytes: Optional[int] = None) -> AppendResult:

@@ -117,7 +117,7 @@ def estimated_bytes(frame, table_bytes: Optional[plan_size.TableBytes] = None) -
 
 
 def warehouse_table_bytes(location) -> plan_size.TableBytes:
-    """Sizes the Paimon tables of ``location``'s warehouse (a TableLocation) for plan_size:
+    """Sizes the Paimon tables of ``location``'s warehouse (a TableRef) for plan_size:
     their live data files' bytes, None for a table that is not there."""
     def table_bytes(database: str, table: str) -> Optional[int]:
         from dbt.adapters.paimon.catalog import warehouse

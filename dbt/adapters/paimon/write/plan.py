@@ -43,7 +43,7 @@ MAX_DYNAMIC_BUCKETS = 32768  # bucket ids are Java shorts
 
 @dataclass(frozen=True)
 class WritePlan:
-    location: object                      # datasource.source.TableLocation
+    location: object                      # datasource.source.TableRef
     model_name: str
     table_name: str
     arrow_schema: pa.Schema               # the table's columns, Paimon's Arrow types

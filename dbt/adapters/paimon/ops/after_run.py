@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from dbt.adapters.paimon.datasource.source import TableLocation
+from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.splits import is_postpone_table
 from dbt.adapters.paimon.ops.compact import (FULL_COMPACTION_PROPERTY, CompactResult,
                                              compact_table)
@@ -55,7 +55,7 @@ def commits_since_full_compaction(table) -> int:
     return count
 
 
-def after_run(spark, location: TableLocation, compact: bool = True, expire: bool = True
+def after_run(spark, location: TableRef, compact: bool = True, expire: bool = True
               ) -> AfterRunResult:
     """Run the table's automatic maintenance after a dbt run committed to it. Primary-key
     and bucketed append tables are compacted; every table's snapshots are expired."""

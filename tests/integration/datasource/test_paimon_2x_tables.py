@@ -10,35 +10,15 @@ import os
 import numpy as np
 import pyarrow as pa
 import pytest
-from pypaimon import CatalogFactory, Schema
+from pypaimon import Schema
 from pypaimon.data.generic_variant import GenericVariant
 from pyspark.sql.types import BinaryType, VariantType
+from tests.integration.write.write_helpers import stream_write
 
-from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
 
 EVOLUTION = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
 VARIANT = pa.struct([pa.field("value", pa.binary(), nullable=False),
                      pa.field("metadata", pa.binary(), nullable=False)])
-
-
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("paimon_2x") / "warehouse")
-
-
-@pytest.fixture(scope="module")
-def catalog(warehouse):
-    catalog = CatalogFactory.create({"warehouse": warehouse})
-    catalog.create_database("db", True)
-    return catalog
-
-
-@pytest.fixture(scope="module")
-def registry(spark, warehouse):
-    registry = PaimonTableRegistry(spark, warehouse, {})
-    yield registry
-    spark.sql("drop database if exists db cascade")
-    spark.sql(f"drop database if exists db{HIDDEN_DATABASE_SUFFIX} cascade")
 
 
 def create(catalog, name, schema, primary_keys=(), partition_keys=(), **options):
@@ -54,17 +34,6 @@ def write(table, data, builder=None):
     writer, committer = builder.new_write(), builder.new_commit()
     writer.write_arrow(data)
     committer.commit(writer.prepare_commit())
-    writer.close()
-    committer.close()
-
-
-def stream_write(table, data, identifier=1):
-    """A streaming writer's commit (Flink's way): into the postpone bucket of a bucket = -2
-    table."""
-    builder = table.new_stream_write_builder()
-    writer, committer = builder.new_write(), builder.new_commit()
-    writer.write_arrow(data)
-    committer.commit(writer.prepare_commit(identifier), identifier)
     writer.close()
     committer.close()
 

@@ -23,41 +23,19 @@ dbt-paimon's compaction (ops/postpone.py) writes the same: the pending records m
 write buffer, numbered above the bucket's largest sequence number, so a read before
 ``compact`` equals a read after it.
 """
-import time
-
 import pyarrow as pa
 import pytest
-from pypaimon import CatalogFactory, Schema
+from pypaimon import Schema
 from pypaimon.schema.schema_change import SchemaChange
 
-from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.ops.compact import compact_table
+from tests.integration.write import write_helpers
 
 MOR = "postpone.merge-on-read"
 ROWS = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string()),
                   ("op", pa.string())])
-
-
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("postpone_mor") / "warehouse")
-
-
-@pytest.fixture(scope="module")
-def catalog(warehouse):
-    catalog = CatalogFactory.create({"warehouse": warehouse})
-    catalog.create_database("db", True)
-    return catalog
-
-
-@pytest.fixture(scope="module")
-def registry(spark, warehouse):
-    registry = PaimonTableRegistry(spark, warehouse, {})
-    yield registry
-    spark.sql("drop database if exists db cascade")
-    spark.sql(f"drop database if exists db{HIDDEN_DATABASE_SUFFIX} cascade")
 
 
 def rows(ids, tag, op="+I"):
@@ -67,15 +45,9 @@ def rows(ids, tag, op="+I"):
 
 
 def stream_write(catalog, name, data, identifier):
-    """A streaming writer's commit (Flink's way): into the postpone bucket; ``op`` is the
-    table's ``rowkind.field``, so '-D' rows are deletes."""
-    builder = catalog.get_table(f"db.{name}").new_stream_write_builder()
-    writer, committer = builder.new_write(), builder.new_commit()
-    writer.write_arrow(data)
-    committer.commit(writer.prepare_commit(identifier), identifier)
-    writer.close()
-    committer.close()
-    time.sleep(0.005)  # the next writer's files are created later
+    """A streaming writer's commit into table ``name``; ``op`` is the table's ``rowkind.field``,
+    so '-D' rows are deletes."""
+    write_helpers.stream_write(catalog.get_table(f"db.{name}"), data, identifier, pause=0.005)
 
 
 def set_option(catalog, name, key, value):

@@ -5,7 +5,6 @@ fixed buckets; pypaimon reads what we wrote, and its own fixed-bucket writes lan
 buckets as ours (one row per key after them)."""
 import datetime
 import decimal
-import time
 
 import pyarrow as pa
 import pytest
@@ -18,6 +17,7 @@ from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.ops.compact import compact_table
 from dbt.adapters.paimon.runtime import PaimonConfigError
 from dbt.adapters.paimon.write import write_primary_key_run
+import write_helpers
 from write_helpers import read_back
 
 ROWS = pa.schema([pa.field("id", pa.int64(), nullable=False),
@@ -51,15 +51,8 @@ def rows(ids, dts, tag):
 
 
 def stream_write(catalog, name, data, identifier=1):
-    """A streaming writer's commit (Flink's way): into the postpone bucket."""
-    table = catalog.get_table(f"db.{name}")
-    builder = table.new_stream_write_builder()
-    writer, committer = builder.new_write(), builder.new_commit()
-    writer.write_arrow(data)
-    committer.commit(writer.prepare_commit(identifier), identifier)
-    writer.close()
-    committer.close()
-    time.sleep(0.005)  # the next writer's files are created later
+    """A streaming writer's commit (Flink's way) into table ``name``'s postpone bucket."""
+    write_helpers.stream_write(catalog.get_table(f"db.{name}"), data, identifier, pause=0.005)
 
 
 def fixed_write(catalog, name, data):

@@ -99,3 +99,19 @@ def check_files(location: TableRef) -> None:
             kinds = records.column("_row_kind").to_pylist()
             assert meta.delete_row_count == sum(k in ("-U", "-D") for k in kinds)
             assert meta.level == 0
+
+
+def stream_write(table, data: pa.Table, identifier: int = 1, pause: float = 0.0) -> None:
+    """A streaming writer's commit (Flink's way) of ``data`` into pypaimon ``table``: into the
+    postpone bucket of a bucket = -2 table. ``pause``: a wait afterwards, so that the next
+    writer's files are created later (postpone files are replayed in creation order)."""
+    import time
+
+    builder = table.new_stream_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    writer.write_arrow(data)
+    committer.commit(writer.prepare_commit(identifier), identifier)
+    writer.close()
+    committer.close()
+    if pause:
+        time.sleep(pause)

@@ -9,7 +9,7 @@ import pytest
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.config.blob_vector import stored_types
 from dbt.adapters.paimon.datasource.source import commit_append_files, write_append_files
-from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.runtime import PaimonDataError
 
 OPTIONS = {"row-tracking.enabled": "true", "data-evolution.enabled": "true",
            "blob-field": "picture", "vector-field": "emb", "field.emb.vector-dim": "2"}
@@ -35,7 +35,7 @@ def data_files(folder):
 def test_bad_vectors_fail_before_anything_is_written(tmp_path, vectors, expected):
     table = wh.create_table(str(tmp_path), "db", "t", stored_types(QUERY, OPTIONS),
                             options=OPTIONS)
-    with pytest.raises(PaimonFormatError) as info:
+    with pytest.raises(PaimonDataError) as info:
         write_append_files(table, [rows([[5, 6]]), rows(vectors)])
     assert expected in str(info.value)
     assert data_files(tmp_path) == []

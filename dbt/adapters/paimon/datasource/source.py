@@ -529,10 +529,11 @@ def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: p
     """Each VECTOR column of ``target`` (a fixed-size list) holds in ``batch`` only lists of
     the vector's length, and no NULL: pypaimon 2.1 writes VECTOR values with Arrow's Parquet
     writer, which cannot store a NULL fixed-size list (refused, or written as a file Paimon's
-    readers then fail on). Raised before the batch is written (vectorized)."""
+    readers then fail on). Raised before the batch is written (vectorized), as bad data: the
+model's rows to fix, not a failure to report."""
     import pyarrow.compute as pc
 
-    from dbt.adapters.paimon.format.errors import PaimonFormatError
+    from dbt.adapters.paimon.runtime import PaimonDataError
 
     for field in target:
         if not pa.types.is_fixed_size_list(field.type) or field.name not in batch.schema.names:
@@ -540,7 +541,7 @@ def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: p
         column = batch.column(field.name)
         name = table.identifier.get_full_name()
         if column.null_count:
-            raise PaimonFormatError(
+            raise PaimonDataError(
                 f"{column.null_count} row(s) have a NULL in VECTOR column '{field.name}' of "
                 f"{name}: pypaimon 2.1, whose writer writes VECTOR columns, cannot store a NULL "
                 f"vector. Filter those rows or give them a vector (e.g. coalesce) in the "
@@ -552,7 +553,7 @@ def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: p
         count = pc.sum(wrong.cast(pa.int64())).as_py() or 0
         if count:
             found = sorted(set(pc.filter(lengths, wrong).to_pylist()))[:5]
-            raise PaimonFormatError(
+            raise PaimonDataError(
                 f"{count} row(s) of VECTOR column '{field.name}' of {name} are not "
                 f"{field.type.list_size} long (the column's 'field.{field.name}.vector-dim'); "
                 f"lengths found: {found}. Give every row a vector of that length in the "

@@ -171,3 +171,4 @@ def test_settings_paimon_refuses_with_the_option_fail_before_reading(
         source_rows(spark, warehouse, name)
     message = str(refused.value)
     assert "db.guarded" in message and MOR in message and "scan.mode" in message
+    assert "PaimonConfigError" in message  # a table's setting to fix: dbt shows it as such

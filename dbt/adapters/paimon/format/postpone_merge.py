@@ -39,7 +39,7 @@ from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 from pypaimon.read.scanner.file_scanner import FileScanner
 from pypaimon.utils.file_store_path_factory import canonical_data_file_path
 
-from dbt.adapters.paimon.format.errors import PaimonFormatError
+from dbt.adapters.paimon.runtime import PaimonConfigError
 from dbt.adapters.paimon.format.splits import (POSTPONE_BUCKET, POSTPONE_MERGE_ON_READ,
                                                PartitionFilter, Split, _resolve_snapshot,
                                                is_postpone_table, partition_predicate,
@@ -69,13 +69,13 @@ def merge_on_read(table) -> bool:
         return False
     name = table.identifier.get_full_name()
     if options.get(QUERY_AUTH, "false").strip().lower() == "true":
-        raise PaimonFormatError(
+        raise PaimonConfigError(
             f"Paimon table {name} sets '{POSTPONE_MERGE_ON_READ}' = 'true' and "
             f"'{QUERY_AUTH}' = 'true': Paimon's postpone merge-on-read does not support query "
             f"authorization, so neither does dbt-paimon. Unset '{POSTPONE_MERGE_ON_READ}' (the "
             f"rows still in the postpone bucket are then not read) or '{QUERY_AUTH}'.")
     if mode in REFUSED_SCAN_MODES:
-        raise PaimonFormatError(
+        raise PaimonConfigError(
             f"Paimon table {name} sets '{POSTPONE_MERGE_ON_READ}' = 'true' with "
             f"'{SCAN_MODE}' = '{mode}': Paimon's postpone merge-on-read requires a full "
             f"snapshot scan. Unset '{SCAN_MODE}' (or '{POSTPONE_MERGE_ON_READ}').")

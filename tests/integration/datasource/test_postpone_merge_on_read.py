@@ -29,6 +29,7 @@ from pypaimon import Schema
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.source import TableRef
+from dbt.adapters.paimon.format import postpone_merge
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.ops.compact import compact_table
 from tests.integration.write import write_helpers
@@ -89,7 +90,7 @@ def test_merge_on_read_returns_what_compact_then_yields(spark, warehouse, regist
     stream_write(catalog, name, rows([2, 5], "first"), 2)
     stream_write(catalog, name, pa.concat_tables([
         rows([2], "second"), rows([3], "gone", "-D"), rows([4], "old"), rows([4], "new")]), 3)
-    assert len(splits_mod.postpone_files(location.open())) == 2
+    assert len(postpone_merge.postpone_files(location.open())) == 2
     # option off: as Paimon's batch reads, the pending rows are not read
     assert entry_rows(spark, registry, name) == base
     assert source_rows(spark, warehouse, name) == base
@@ -104,7 +105,7 @@ def test_merge_on_read_returns_what_compact_then_yields(spark, warehouse, regist
         == merged[2:]
 
     compact_table(spark, location)
-    assert splits_mod.postpone_files(location.open()) == []
+    assert postpone_merge.postpone_files(location.open()) == []
     assert entry_rows(spark, registry, name) == merged      # read before == read after
     assert source_rows(spark, warehouse, name) == merged
     set_option(catalog, name, MOR, "false")
@@ -153,7 +154,7 @@ def test_sequence_field_and_partitions_decide_as_paimon(spark, warehouse, regist
     assert sorted(tuple(r) for r in spark.table(f"db.{name}").where("pt = 'b'").collect()) \
         == [want[1]]
     compact_table(spark, location)
-    assert splits_mod.postpone_files(location.open()) == []
+    assert postpone_merge.postpone_files(location.open()) == []
     assert entry_rows(spark, registry, name) == want
 
 

@@ -12,6 +12,7 @@ from pypaimon import CatalogFactory, Schema
 from pypaimon.schema.schema_change import SchemaChange
 
 from dbt.adapters.paimon.datasource.source import TableRef
+from dbt.adapters.paimon.format import postpone_merge
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.ops.compact import compact_table
@@ -116,7 +117,7 @@ def test_compact_moves_streaming_rows_into_real_buckets(spark, catalog, tmp_path
     want = expected(batch, first, second)
     assert pypaimon_rows(catalog, name) == want
     assert ours(location) == want
-    assert splits_mod.postpone_files(location.open()) == []
+    assert postpone_merge.postpone_files(location.open()) == []
     # partition a keeps its 3 buckets, b and c get the default (now 2)
     assert bucket_counts(location) == {"a": {3}, "b": {2}, "c": {2}}
     kinds = [s.commit_kind for s in splits_mod.list_snapshots(location.open())]
@@ -164,7 +165,7 @@ def test_model_runs_write_postpone_tables_into_fixed_buckets(spark, catalog, tmp
     want = expected(batch, run)
     assert pypaimon_rows(catalog, name) == want and ours(location) == want
     assert bucket_counts(location) == {"a": {3}, "b": {2}, "c": {2}}
-    assert len(splits_mod.postpone_files(location.open())) == 2
+    assert len(postpone_merge.postpone_files(location.open())) == 2
     # pypaimon's batch write after ours: same buckets; then the pending rows, moved last, win
     again = rows([4, 51, 60, 61], ["a", "b", "c", "c"], "again")
     fixed_write(catalog, name, again)

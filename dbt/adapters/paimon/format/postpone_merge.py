@@ -103,6 +103,19 @@ def pending_files(table, snapshot, partition_filter: PartitionFilter = None
     return out
 
 
+def postpone_files(table, snapshot_id: Optional[int] = None) -> List[DataFileMeta]:
+    """The live files of a postpone-bucket table's (``bucket`` = -2) postpone bucket at a
+    snapshot (the latest by default), every partition's: rows a writer committed that no
+    compaction has yet moved into a real bucket. ``plan_splits`` leaves them out, as Paimon's
+    batch reads do (but with ``postpone.merge-on-read``: plan_merge_on_read)."""
+    if not is_postpone_table(table):
+        return []
+    snapshot = _resolve_snapshot(table, snapshot_id)
+    if snapshot is None:
+        return []
+    return [meta for files in pending_files(table, snapshot).values() for meta in files]
+
+
 def writer_order(files: Sequence[DataFileMeta]) -> List[DataFileMeta]:
     """The files in the order the compaction (and a merge-on-read) replays them: grouped by
     writer (the file-name prefix up to ``-w-``, Paimon's ``getWriterPrefix``), each writer's

@@ -221,22 +221,6 @@ def is_postpone_table(table) -> bool:
     return table.options.bucket() == POSTPONE_BUCKET and bool(table.primary_keys)
 
 
-def postpone_files(table, snapshot_id: Optional[int] = None) -> List[DataFileMeta]:
-    """The live files of a postpone-bucket table's (``bucket`` = -2) postpone bucket at a
-    snapshot (the latest by default): rows a writer committed that no compaction has yet moved
-    into a real bucket. ``plan_splits`` leaves them out, as Paimon's batch reads do (but with
-    ``postpone.merge-on-read``: format/postpone_merge.py)."""
-    if not is_postpone_table(table):
-        return []
-    snapshot = _resolve_snapshot(table, snapshot_id)
-    if snapshot is None:
-        return []
-    manifests = ManifestListManager(table).read_all(snapshot)
-    scanner = FileScanner(table, lambda: (manifests, snapshot), skip_level0=False)
-    scanner.with_all_buckets()
-    return [entry.file for entry in scanner.plan_files() if entry.bucket == POSTPONE_BUCKET]
-
-
 def data_file_bytes(table, snapshot_id: Optional[int] = None) -> int:
     """The bytes of the live data files of a snapshot (the latest by default): what a read of
     the table opens. Manifests only."""

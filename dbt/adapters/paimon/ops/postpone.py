@@ -50,7 +50,7 @@ from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 from dbt.adapters.paimon.format.postpone_buckets import (TARGET_ROW_NUM, TARGET_SIZE,
                                                           known_bucket_counts)
 # the postpone files and their replay order, shared with reads (postpone.merge-on-read)
-from dbt.adapters.paimon.format.postpone_merge import pending_files, writer_order  # noqa: F401
+from dbt.adapters.paimon.format.postpone_merge import pending_files, writer_order
 from dbt.adapters.paimon.format.splits import POSTPONE_BUCKET, Split, plan_splits
 from dbt.adapters.paimon.runtime import PaimonConfigError
 

@@ -530,7 +530,7 @@ def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: p
     the vector's length, and no NULL: pypaimon 2.1 writes VECTOR values with Arrow's Parquet
     writer, which cannot store a NULL fixed-size list (refused, or written as a file Paimon's
     readers then fail on). Raised before the batch is written (vectorized), as bad data: the
-model's rows to fix, not a failure to report."""
+    model's rows to fix, not a failure to report."""
     import pyarrow.compute as pc
 
     from dbt.adapters.paimon.runtime import PaimonDataError

@@ -24,3 +24,29 @@ def test_a_connect_server_keeps_its_log_configuration_beside_the_users_jvm_optio
     settings = connect_server.server_conf(server, "local[1]", {DRIVER_JAVA_OPTIONS: "-Xss4m"})
     options = settings[DRIVER_JAVA_OPTIONS]
     assert "-Dlog4j2.configurationFile=" in options and options.endswith(" -Xss4m")
+
+
+def test_a_connect_server_maps_the_class_data_archive_once_one_is_built(tmp_path, monkeypatch):
+    """`dbt-paimon server start`'s server and the daemon's (both from server_conf) map the
+    driver's archive when a session start has built it, never dump it, and keep the user's JVM
+    options last."""
+    from dbt.adapters.paimon.environments import jvm_cds
+
+    server = connect_server.server_for(str(tmp_path / "warehouse"), 15998)
+    cache = tmp_path / "cds"
+    monkeypatch.setenv(jvm_cds.DIR_ENV, str(cache))
+
+    def options():
+        return connect_server.server_conf(server, "local[1]",
+                                          {DRIVER_JAVA_OPTIONS: "-Xss4m"})[DRIVER_JAVA_OPTIONS]
+
+    assert "SharedArchiveFile" not in options()  # none built yet: none used, none dumped
+    assert "ArchiveClassesAtExit" not in options()
+    cache.mkdir()
+    archive = cache / f"{jvm_cds.archive_key()}.jsa"
+    archive.write_bytes(jvm_cds.MAGIC + b"\0" * 64)
+    built = options()
+    assert f"-XX:SharedArchiveFile={archive}" in built and "-XX:+VerifySharedSpaces" in built
+    assert built.endswith(" -Xss4m") and "ArchiveClassesAtExit" not in built
+    monkeypatch.setenv(jvm_cds.DIR_ENV, "off")
+    assert "SharedArchiveFile" not in options()

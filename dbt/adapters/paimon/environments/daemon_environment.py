@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
-from dbt.adapters.paimon.environments import (connect_client, jvm_cds, server_watch, spark_logs,
+from dbt.adapters.paimon.environments import (connect_client, server_watch, spark_logs,
                                               state_folder)
 from dbt.adapters.paimon.environments.base import Environment
 from dbt.adapters.paimon.environments.embedded import EmbeddedEnvironment
@@ -27,8 +27,8 @@ SERVER_NAME = "dbt-paimon daemon"
 
 class ConnectDaemonServer(daemon.DaemonServer):
     """What the background daemon runs: a Spark Connect server of the installed pyspark,
-    started by spark-submit with the settings of connect_server (and the driver JVM's
-    class-data archive once one is built), joined at localhost with the daemon's token."""
+    started by spark-submit with the settings of connect_server (the driver JVM's class-data
+    archive among them, once one is built), joined at localhost with the daemon's token."""
 
     def command(self, plan: daemon.DaemonPlan, port: int) -> List[str]:
         from dbt.adapters.paimon.environments import connect_server
@@ -42,10 +42,6 @@ class ConnectDaemonServer(daemon.DaemonServer):
         # its Python workers run this installation (PYSPARK_PYTHON, and the fingerprint checks
         # it): the first command skips connect_client.check_server's probe of a worker's imports
         settings[connect_client.CHECKED_CONF] = connect_client.expected_versions()
-        cds = jvm_cds.archive_options_if_built()
-        if cds:
-            settings["spark.driver.extraJavaOptions"] = \
-                f"{settings.get('spark.driver.extraJavaOptions', '')} {cds}".strip()
         for key, value in settings.items():
             command += ["--conf", f"{key}={value}"]
         return command

@@ -4,7 +4,9 @@ command starts Spark in less time.
 A fresh driver JVM loads and verifies ~20,000 classes of Spark, Hive and their libraries before
 the session exists, a large part of session mode's start. Java 17 can write the classes a run
 loaded to an archive when the JVM exits (``-XX:ArchiveClassesAtExit``) and map that archive at
-the next start (``-XX:SharedArchiveFile``) instead of loading them again.
+the next start (``-XX:SharedArchiveFile``) instead of loading them again. Spark Connect servers
+(`dbt-paimon server start`, the background daemon) map the archive once a session start has
+built it (``archive_options_if_built``), and never write it.
 
 Built once per machine and user: the archive is a per-user cache (``$XDG_CACHE_HOME`` or
 ``~/.cache``, ``dbt-paimon/jvm-cds``; ``DBT_PAIMON_JVM_CDS_DIR`` elsewhere, ``off`` to turn it off),
@@ -114,8 +116,9 @@ def plan() -> Plan:
 
 def archive_options_if_built() -> str:
     """The JVM options that map the archive when one is built, else none: for a long-lived JVM
-    (the background daemon's server), which should not be the one that dumps it at its exit
-    hours later. Same class path as the embedded driver (pyspark's jars), so it maps."""
+    (a Spark Connect server: `dbt-paimon server start`'s, the background daemon's), which should
+    not be the one that dumps it at its exit hours later. Same class path as the embedded driver
+    (pyspark's jars), so it maps."""
     directory = archive_dir()
     if directory is None:
         return ""

@@ -23,6 +23,14 @@ time per kind (from run_results.json), and the SQL statements the second build s
 dbt's connection (the `SQL status` lines of its dbt.log: dbt-paimon's own Spark calls, such as
 the catalog registry's and a write's, are not among them). Goal (issue: real-sized projects): a build within 2.5x of dbt-duckdb.
 Results: benchmarks/results/project_scale.txt (the printed block) and project_scale.png.
+
+    flock /work/bench.lock .venv/bin/python benchmarks/project_scale.py --thread-counts 1,2,4
+
+builds the project with each `--threads` count instead, in dbt-duckdb and dbt-paimon's session
+mode (a fresh copy and two fresh builds per count), and gives each build's wall time, its speedup
+over `--threads 1`, and how busy the machine's cores were (/proc/stat: the share of all cores'
+time spent running anything, so the machine must be quiet): what limits more threads on a
+2-core machine. Results: project_scale_threads.txt and .png.
 """
 from __future__ import annotations
 
@@ -136,6 +144,62 @@ def statements(root: str) -> int:
         return sum(line.count("SQL status:") for line in f)
 
 
+def cpu_times() -> tuple:
+    """(busy, total) jiffies of every core since boot (/proc/stat's first line)."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    idle = values[3] + values[4]  # idle and iowait
+    return sum(values) - idle, sum(values)
+
+
+def busy_build(root: str, target: str, daemon: str, threads: int) -> tuple:
+    """One build's wall seconds and the share of the machine's core time that was busy."""
+    busy0, total0 = cpu_times()
+    wall = build(root, target, daemon, threads)
+    busy1, total1 = cpu_times()
+    return wall, (busy1 - busy0) / max(total1 - total0, 1)
+
+
+def thread_sweep(chains: int, counts: List[int]) -> int:
+    modes = {m: v for m, v in MODES.items()
+             if m in ("dbt-duckdb", "paimon, session") and (v[0] != "duckdb" or has_dbt_duckdb())}
+    nodes = chains * 10 * 3 + 1
+    lines = [results_header("project_scale.py --thread-counts", "local[2]"),
+             f"`dbt build` of {chains * 10} models, {chains * 20} data tests and a {SEED_ROWS:,}-row "
+             f"seed ({nodes} nodes) with each --threads count: a fresh copy and two fresh builds "
+             "(create, then incremental) per count",
+             f"{'mode':<18} {'threads':>7} {'first build':>18} {'second build':>18} "
+             f"{'busy cores':>22}"]
+    print(lines[0], flush=True)
+    seconds: Dict[str, Dict[int, List[float]]] = {}
+    for mode, (target, daemon) in modes.items():
+        for count in counts:
+            root = tempfile.mkdtemp(prefix="bench-scale-")
+            try:
+                write_project(root, chains, target)
+                runs = [busy_build(root, target, daemon, count) for _ in range(2)]
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+            seconds.setdefault(mode, {})[count] = [wall for wall, _ in runs]
+            one = seconds[mode].get(counts[0])
+            speedups = [f"({one[i] / runs[i][0]:.2f}x)" for i in range(2)]
+            lines.append(f"{mode:<18} {count:>7} {runs[0][0]:9.1f} s {speedups[0]:>7} "
+                         f"{runs[1][0]:9.1f} s {speedups[1]:>7} "
+                         f"{runs[0][1]:9.0%} / {runs[1][1]:.0%} of 2")
+            print(lines[-1], flush=True)
+    lines.append(f"speedups against --threads {counts[0]}; busy cores: the share of the "
+                 "machine's core time spent running anything during the first / second build")
+    labels = [f"{m.split(',')[0]}\n{c} thr." for m in seconds for c in seconds[m]]
+    plot = save_bars("project_scale_threads", labels,
+                     [seconds[m][c][1] for m in seconds for c in seconds[m]],
+                     f"second `dbt build` of {nodes} nodes by --threads (wall seconds)",
+                     [FLOOR if m == "dbt-duckdb" else PAIMON for m in seconds for _ in seconds[m]])
+    lines.append(f"plot: {os.path.relpath(plot, os.path.dirname(os.path.dirname(plot)))}")
+    with open(os.path.join(os.path.dirname(plot), "project_scale_threads.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0
+
+
 def stop_daemon(root: str) -> None:
     cli = os.path.join(os.path.dirname(sys.executable), "dbt-paimon")
     subprocess.run([cli, "server", "stop", "--warehouse",
@@ -147,7 +211,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chains", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--thread-counts", default=None,
+                        help="e.g. 1,2,4: the thread sweep instead (module docstring)")
     args = parser.parse_args()
+    if args.thread_counts:
+        return thread_sweep(args.chains, [int(c) for c in args.thread_counts.split(",")])
     modes = {m: v for m, v in MODES.items() if v[0] != "duckdb" or has_dbt_duckdb()}
     nodes = args.chains * 10 * 3 + 1
     lines = [results_header("project_scale.py", "local[2]"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 import uuid
 
 import pyarrow as pa
@@ -129,3 +130,35 @@ def test_in_process_bad_rows_fail_before_any_file(spark, tmp_path):
         write_primary_key_run(spark, df, location, model_name="m", write_path="in_process")
     assert read_back(location).num_rows == 0
     assert bucket_file_bytes(location) == {}
+
+
+def test_sizing_a_query_leaves_the_process_stdout_to_other_threads(spark):
+    """The estimate reads Spark's cost plan as a string: the process's sys.stdout is never
+    swapped while it is taken, so a model sized in one dbt thread neither catches the lines
+    other threads print meanwhile nor prints its plan on the terminal (dbt --threads)."""
+    import io
+    import sys
+    import threading
+
+    from dbt.adapters.paimon.write.plan_size import explain_cost
+
+    stream, swapped, done = io.StringIO(), [], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            if sys.stdout is not stream:
+                swapped.append(sys.stdout)
+            time.sleep(0)
+
+    saved, sys.stdout = sys.stdout, stream
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        plans = [explain_cost(spark.sql(f"select id, id * {n} as v from range(0, 100)"))
+                 for n in range(20)]
+    finally:
+        done.set()
+        watcher.join()
+        sys.stdout = saved
+    assert all("== Optimized Logical Plan ==" in p and "sizeInBytes" in p for p in plans)
+    assert swapped == [] and stream.getvalue() == ""

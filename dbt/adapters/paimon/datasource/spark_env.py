@@ -26,6 +26,17 @@ def default_parallelism(spark) -> int:
     return max(1, int(value))
 
 
+def explain_string(frame, mode: str) -> str:
+    """What ``frame.explain(mode=mode)`` prints, returned instead: pyspark's classic explain
+    only prints, and catching that with contextlib.redirect_stdout swaps the process's
+    sys.stdout, which other threads (dbt's ``--threads``) write to meanwhile: their lines went
+    into the capture and the plan onto the terminal."""
+    if is_connect(frame.sparkSession):
+        return frame._explain_string(mode=mode)
+    jvm = frame.sparkSession.sparkContext._jvm
+    return jvm.PythonSQLUtils.explainString(frame._jdf.queryExecution(), mode)
+
+
 def lacks_data_source(session, file_format: str) -> bool:
     """Whether this Spark (``session()``, asked once per format) has no data source named
     ``file_format`` (Delta, Iceberg and Hudi come as packages of their own): Spark's

@@ -17,13 +17,12 @@ input; a join that multiplies rows can exceed the estimate. Any other scan witho
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, READ_PREFIX
+from dbt.adapters.paimon.datasource.spark_env import explain_string
 
 # (database, table) of a catalog table -> its Paimon data files' bytes, None if not Paimon
 TableBytes = Callable[[str, str], Optional[int]]
@@ -60,11 +59,8 @@ class Estimate:
 
 
 def explain_cost(frame) -> str:
-    """``frame``'s plans with statistics (printed by Spark; Spark Connect serves it too)."""
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        frame.explain(mode="cost")
-    return text.getvalue()
+    """``frame``'s plans with statistics (Spark's ``explain(mode="cost")``)."""
+    return explain_string(frame, "cost")
 
 
 def optimized_plan(explained: str) -> Optional[PlanNode]:

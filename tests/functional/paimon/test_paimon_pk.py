@@ -344,7 +344,9 @@ class TestSharedPartialUpdateTarget:
     def test_writers_assemble_one_table(self, project):
         run_dbt(["seed"])
         for batch in (1, 2, 3):
-            run_batch(batch)
+            # two threads: dbt starts both writers at once (independent nodes); their builds of
+            # the shared table take turns instead of refusing the later commit
+            run_dbt(["run", "--threads", "2", "--vars", f"{{batch: {batch}}}"])
         schema = project.test_schema
         # each writer owns its columns; the late 'stale' order event (order_ts 2 < 3) is ignored
         assert rows(project, f"select id, status, order_ts, paid, pay_ts from {schema}.wide "

@@ -13,9 +13,10 @@ Order of work (nothing is written before every check passed):
 from __future__ import annotations
 
 import dataclasses
+import threading
 import uuid
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import pyarrow as pa
 from pypaimon.schema.data_types import PyarrowFieldParser
@@ -163,6 +164,23 @@ class ModelRun:
     local_rows: Optional[pa.Table] = None
 
 
+# One writer at a time per Paimon table within this process. dbt runs independent nodes at once
+# with --threads, and models that write one table (partial_update models assembling a shared
+# table) are independent nodes; a run numbers its records from the bucket's sequence numbers when
+# it starts writing, so the later of two overlapping runs is refused at commit ("another writer
+# committed"). Within one dbt process the right answer is to wait; writers in other processes
+# still meet the commit's check.
+_table_locks: Dict[Tuple[str, str, str], threading.Lock] = {}
+_table_locks_guard = threading.Lock()
+
+
+def table_write_lock(warehouse: str, database: str, paimon_name: str) -> threading.Lock:
+    """The lock the builds of Paimon table ``database.paimon_name`` (a branch included) of
+    ``warehouse`` hold in this process."""
+    with _table_locks_guard:
+        return _table_locks.setdefault((warehouse, database, paimon_name), threading.Lock())
+
+
 class ModelBuilder:
     def __init__(self, registry: PaimonTableRegistry):
         self.registry = registry
@@ -186,18 +204,22 @@ class ModelBuilder:
         """Build the model, then run the table's automatic maintenance as Paimon's writers do
         after a commit (compaction triggers, snapshot expiry). The commit stands even if the
         maintenance fails: that is reported, not raised. None: ``run.local_rows`` were given
-        and the run needs the query's path (nothing was written)."""
-        result = self._build(run)
-        if result is None or result.snapshot_id is None:
-            return result
-        from dbt.adapters.paimon.ops import after_run
+        and the run needs the query's path (nothing was written). Builds of one table in this
+        process run one at a time (``table_write_lock``)."""
+        lock = table_write_lock(self.registry.warehouse_of(run.database), run.database,
+                                self.registry.paimon_name(run.database, run.table))
+        with lock:
+            result = self._build(run)
+            if result is None or result.snapshot_id is None:
+                return result
+            from dbt.adapters.paimon.ops import after_run
 
-        location = self.registry.location(run.database, run.table)
-        try:
-            done = after_run(self.spark, location)
-        except Exception as exc:  # noqa: BLE001 - reported as a warning by the adapter
-            return dataclasses.replace(result, maintenance_error=exc)
-        return dataclasses.replace(result, maintenance="; ".join(done.messages) or None)
+            location = self.registry.location(run.database, run.table)
+            try:
+                done = after_run(self.spark, location)
+            except Exception as exc:  # noqa: BLE001 - reported as a warning by the adapter
+                return dataclasses.replace(result, maintenance_error=exc)
+            return dataclasses.replace(result, maintenance="; ".join(done.messages) or None)
 
     def _build(self, run: ModelRun) -> Optional[BuildResult]:
         definition, database, table = run.definition, run.database, run.table

@@ -170,15 +170,15 @@ class ModelRun:
 # it starts writing, so the later of two overlapping runs is refused at commit ("another writer
 # committed"). Within one dbt process the right answer is to wait; writers in other processes
 # still meet the commit's check.
-_table_locks: Dict[Tuple[str, str, str], threading.Lock] = {}
+_table_locks: Dict[Tuple[str, str, str], threading.RLock] = {}
 _table_locks_guard = threading.Lock()
 
 
-def table_write_lock(warehouse: str, database: str, paimon_name: str) -> threading.Lock:
+def table_write_lock(warehouse: str, database: str, paimon_name: str) -> threading.RLock:
     """The lock the builds of Paimon table ``database.paimon_name`` (a branch included) of
-    ``warehouse`` hold in this process."""
+    ``warehouse`` hold in this process (re-entrant: a thread never waits for itself)."""
     with _table_locks_guard:
-        return _table_locks.setdefault((warehouse, database, paimon_name), threading.Lock())
+        return _table_locks.setdefault((warehouse, database, paimon_name), threading.RLock())
 
 
 class ModelBuilder:

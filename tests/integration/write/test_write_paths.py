@@ -6,8 +6,11 @@ and that the run reports its path.
 """
 from __future__ import annotations
 
+import io
 import math
 import re
+import sys
+import threading
 import time
 import uuid
 
@@ -19,6 +22,7 @@ from hypothesis import strategies as st
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import write_primary_key_run
 from dbt.adapters.paimon.write.path_choice import choose_path, estimated_bytes
+from dbt.adapters.paimon.write.plan_size import explain_cost
 from tests.integration.table_files import bucket_file_bytes, live_file_metadata
 from write_helpers import make_table, read_back
 
@@ -136,12 +140,6 @@ def test_sizing_a_query_leaves_the_process_stdout_to_other_threads(spark):
     """The estimate reads Spark's cost plan as a string: the process's sys.stdout is never
     swapped while it is taken, so a model sized in one dbt thread neither catches the lines
     other threads print meanwhile nor prints its plan on the terminal (dbt --threads)."""
-    import io
-    import sys
-    import threading
-
-    from dbt.adapters.paimon.write.plan_size import explain_cost
-
     stream, swapped, done = io.StringIO(), [], threading.Event()
 
     def watch():

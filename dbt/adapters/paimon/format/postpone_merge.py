@@ -39,11 +39,11 @@ from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 from pypaimon.read.scanner.file_scanner import FileScanner
 from pypaimon.utils.file_store_path_factory import canonical_data_file_path
 
-from dbt.adapters.paimon.runtime import PaimonConfigError
 from dbt.adapters.paimon.format.splits import (POSTPONE_BUCKET, POSTPONE_MERGE_ON_READ,
                                                PartitionFilter, Split, _resolve_snapshot,
                                                is_postpone_table, partition_predicate,
                                                plan_splits)
+from dbt.adapters.paimon.runtime import PaimonConfigError
 
 SCAN_MODE = "scan.mode"
 QUERY_AUTH = "query-auth.enabled"

@@ -5,14 +5,14 @@ the warehouse's .spark folder, which `dbt --debug` names."""
 from pathlib import Path
 
 from tests.connect.connect_project import write_connect_project
-from tests.functional.console_output import run_dbt_process
+from tests.functional.console_output import run_dbt_executable
 
 
 def test_the_connect_clients_log_goes_to_the_log_file(tmp_path, connect_server_url,
                                                       paimon_warehouse):
     project = write_connect_project(tmp_path / "client_output", "client_output",
                                     connect_server_url, paimon_warehouse, {})
-    result = run_dbt_process(project, "--debug", "show", "--inline", "select 41 + 1 as answer",
+    result = run_dbt_executable(project, "--debug", "show", "--inline", "select 41 + 1 as answer",
                              env={"SPARK_CONNECT_LOG_LEVEL": "info"})
     assert result.returncode == 0, result.stdout
     assert "42" in result.stdout

@@ -19,7 +19,7 @@ from tests.functional.console_output import (CORRUPTED_MODELS, NULL_KEY,
                                              assert_failing_run_reported,
                                              assert_failing_test_reported,
                                              assert_unexpected_error_reported,
-                                             corrupt_data_files, run_dbt_process,
+                                             corrupt_data_files, run_dbt_executable,
                                              write_project)
 
 SCHEMA = "connect_console"
@@ -43,7 +43,7 @@ def failing_run(project, connect_server_url, paimon_warehouse):
     """`dbt run` of the project as written (the other tests build on its tables, or add models
     to the project): (its result, what the server logged meanwhile)."""
     server_before = len(server_log(paimon_warehouse, connect_server_url))
-    result = run_dbt_process(project, "run")
+    result = run_dbt_executable(project, "run")
     return result, server_log(paimon_warehouse, connect_server_url)[server_before:]
 
 
@@ -55,8 +55,8 @@ def test_a_failing_run_prints_dbt_lines_only(failing_run):
 
 
 def test_a_failing_test_and_a_show_print_dbt_lines_only(project, failing_run):
-    assert_failing_test_reported(run_dbt_process(project, "test"))
-    shown = run_dbt_process(project, "show", "--select", "passing", "--limit", "3")
+    assert_failing_test_reported(run_dbt_executable(project, "test"))
+    shown = run_dbt_executable(project, "show", "--select", "passing", "--limit", "3")
     assert shown.returncode == 0, shown.stdout
     assert_dbt_lines_only(shown)
     assert re.search(r"\| +id \| +twice \|", shown.stdout), shown.stdout
@@ -68,10 +68,10 @@ def test_an_unexpected_error_names_its_type_message_and_trace(project, failing_r
     trace (the server's task's traceback too)."""
     for name, text in CORRUPTED_MODELS.items():
         (project / "models" / name).write_text(text)
-    built = run_dbt_process(project, "run", "--select", "corrupted")
+    built = run_dbt_executable(project, "run", "--select", "corrupted")
     assert built.returncode == 0, built.stdout
     corrupt_data_files(paimon_warehouse, SCHEMA, "corrupted")
-    result = run_dbt_process(project, "run", "--select", "reads_corrupted")
+    result = run_dbt_executable(project, "run", "--select", "reads_corrupted")
     assert result.returncode == 1, result.stdout
     assert_dbt_lines_only(result)
     log_file = spark_logs.log_path(str(Path(paimon_warehouse) / SPARK_STATE_DIRNAME))

@@ -1,14 +1,12 @@
 """Several dbt processes at once on one Spark Connect server: the server holds the one metastore
 (an embedded session's Derby admits one process per warehouse)."""
 
-import subprocess
-import sys
+import os
 import time
 from pathlib import Path
 
+from tests import dbt_fork_server
 from tests.connect.connect_project import write_connect_project
-
-DBT = [sys.executable, "-m", "dbt.cli.main"]
 
 
 MODELS = {
@@ -24,17 +22,19 @@ def write_project(root: Path, url: str, warehouse: str) -> Path:
     return write_connect_project(root, "parallel", url, warehouse, MODELS)
 
 
-def start(project: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(DBT + list(args) + ["--project-dir", str(project), "--profiles-dir",
-                                                str(project)],
-                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+def start(project: Path, *args: str):
+    """A dbt process (tests/dbt_fork_server.py) and the file its output goes to."""
+    output = project / f"dbt-{time.monotonic_ns()}.out"
+    return dbt_fork_server.popen(
+        [*args, "--project-dir", str(project), "--profiles-dir", str(project)], project,
+        dict(os.environ), output), output
 
 
-def finish(process: subprocess.Popen) -> str:
-    out, _ = process.communicate(timeout=600)
-    assert process.returncode == 0, out
-    return out
+def finish(started) -> str:
+    process, output = started
+    code = process.wait(timeout=600)
+    assert code == 0, output.read_text()
+    return output.read_text()
 
 
 def test_runs_and_a_show_at_once_then_the_next_command_sees_both(tmp_path, connect_server_url,

@@ -7,15 +7,12 @@ The first run is held at the pause point ``before-commit`` (format/pause_points.
 are written, its commit not started) while the second runs whole."""
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR
+from tests import dbt_fork_server
 from tests.connect.connect_project import write_connect_project
-
-DBT = [sys.executable, "-m", "dbt.cli.main"]
 
 
 SHARED_MODEL = ("{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
@@ -26,16 +23,17 @@ def write_project(root: Path, url: str, warehouse: str) -> Path:
     return write_connect_project(root, "same_table", url, warehouse, {"shared.sql": SHARED_MODEL})
 
 
-def dbt(project: Path, *args: str, env=None) -> subprocess.Popen:
-    return subprocess.Popen(DBT + list(args) + ["--project-dir", str(project), "--profiles-dir",
-                                                str(project)],
-                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env={**os.environ, **(env or {})})
+def dbt(project: Path, *args: str, env=None):
+    """A dbt process (tests/dbt_fork_server.py) and the file its output goes to."""
+    output = project / f"dbt-{time.monotonic_ns()}.out"
+    return dbt_fork_server.popen(
+        [*args, "--project-dir", str(project), "--profiles-dir", str(project)], project,
+        {**os.environ, **(env or {})}, output), output
 
 
-def finish(process: subprocess.Popen) -> tuple:
-    out, _ = process.communicate(timeout=600)
-    return process.returncode, out
+def finish(started) -> tuple:
+    process, output = started
+    return process.wait(timeout=600), output.read_text()
 
 
 def writers(project: Path) -> str:
@@ -56,7 +54,7 @@ def test_the_later_commit_is_refused_and_the_table_stays_whole(tmp_path, connect
                env={PAUSE_AT: "before-commit", PAUSE_DIR: str(pauses)})
     deadline = time.monotonic() + 600
     while not (pauses / "before-commit.reached").exists():
-        assert held.poll() is None, held.communicate()[0]
+        assert held[0].poll() is None, held[1].read_text()
         assert time.monotonic() < deadline, "the held run never reached its commit"
         time.sleep(0.5)
     code, out = finish(dbt(project, "run", "--vars", "{writer: b}"))

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Dict, Mapping, Optional
 
+from tests import dbt_fork_server
+
 # Nothing of Spark, the JVM, py4j, gRPC or a Python worker may reach the terminal.
 FORBIDDEN = ("ERROR Executor", "at org.apache", "Traceback", "@@dbt-paimon", "crashed",
              "WARNING: Using incubator", "Setting default log level", "sc.setLogLevel",
@@ -57,7 +59,17 @@ def write_project(root: Path, name: str, output: str,
 
 def run_dbt_process(project: Path, *args: str,
                     env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
-    """dbt ``args`` in a new process, its stderr merged into its stdout (the terminal)."""
+    """dbt ``args`` in a new process (tests/dbt_fork_server.py), its stderr merged into its
+    stdout (the terminal)."""
+    return dbt_fork_server.run(
+        [*args, "--project-dir", str(project), "--profiles-dir", str(project)], project,
+        {**os.environ, **(env or {})})
+
+
+def run_dbt_executable(project: Path, *args: str,
+                       env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
+    """``run_dbt_process`` as the ``dbt`` executable itself, for the console tests: what a new
+    interpreter prints while it imports reaches the terminal too."""
     return subprocess.run(
         [DBT, *args, "--project-dir", str(project), "--profiles-dir", str(project)],
         cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200,

@@ -2,15 +2,15 @@
 built through dbt's own materializations (`dbt snapshot`, `incremental_strategy='microbatch'`),
 and the tables two Python models built (a `paimon_pk` and a dbt `table` from a DataFrame).
 
-dbt runs in a subprocess (its own embedded Spark session), as a user runs it: this pytest
+dbt runs in a process of its own (its own embedded Spark session), as a user runs it: this pytest
 process has its own Spark session (tests/interop), and one process holds one session."""
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
+
+from tests import dbt_fork_server
 
 PROJECT = """
 name: java_reads
@@ -80,10 +80,9 @@ def model(dbt, session):
 
 def _dbt(project, *args):
     env = dict(os.environ, DBT_PROFILES_DIR=str(project), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
-    proc = subprocess.run([sys.executable, "-m", "dbt.cli.main", *args, "--project-dir",
-                           str(project)], cwd=project, env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    proc = dbt_fork_server.run([*args, "--project-dir", str(project)], project, env,
+                               timeout=900)
+    assert proc.returncode == 0, proc.stdout[-6000:]
 
 
 def test_java_reads_snapshot_and_microbatch_tables(tmp_path, paimon_java):

@@ -3,7 +3,6 @@ that a test can pause and kill."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,7 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration" / "wr
 from write_helpers import files_on_disk, read_back  # noqa: E402
 
 from dbt.adapters.paimon.format.pause_points import PAUSE_AT, PAUSE_DIR  # noqa: E402
+from tests import dbt_fork_server  # noqa: E402
 
+# dbt as a new executable, for a command that must start inside another program (unshare)
 DBT = [sys.executable, "-m", "dbt.cli.main"]
 
 
@@ -77,12 +78,9 @@ class DbtProcess:
             env[PAUSE_DIR] = str(pause_dir)
         self.pause_dir = pause_dir
         self.log = project / f"dbt-{time.monotonic_ns()}.out"
-        with open(self.log, "w") as out:
-            self.process = subprocess.Popen(
-                DBT + list(args) + ["--project-dir", str(project), "--profiles-dir",
-                                    str(project)],
-                cwd=project, env=env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True)
+        self.process = dbt_fork_server.popen(
+            [*args, "--project-dir", str(project), "--profiles-dir", str(project)],
+            project, env, self.log)
 
     def wait_for(self, point: str, timeout: float = 240) -> None:
         marker = self.pause_dir / f"{point}.reached"
@@ -101,11 +99,7 @@ class DbtProcess:
 
     def kill(self) -> None:
         """SIGKILL the whole process tree (dbt, Spark's JVM, its Python workers)."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(timeout=60)
+        dbt_fork_server.kill_group(self.process)
 
     def finish(self, timeout: float = 300) -> int:
         try:

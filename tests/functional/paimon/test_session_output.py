@@ -11,7 +11,7 @@ from tests.functional.console_output import (CORRUPTED_MODELS, assert_dbt_lines_
                                              assert_failing_run_reported,
                                              assert_failing_test_reported,
                                              assert_unexpected_error_reported,
-                                             corrupt_data_files, run_dbt_process,
+                                             corrupt_data_files, run_dbt_executable,
                                              write_project)
 
 bad_sql_model = "select no_such_column from (select 1 as id) t"
@@ -82,7 +82,7 @@ def dbt_project_dir(tmp_path_factory) -> Path:
 def dbt(project: Path, *args: str):
     """A fresh dbt process as a user's: with the background warm-up the suite turns off, whose
     job a short command cancels at its exit."""
-    return run_dbt_process(project, *args, env={"DBT_PAIMON_WARM_UP_WORKERS": "on"})
+    return run_dbt_executable(project, *args, env={"DBT_PAIMON_WARM_UP_WORKERS": "on"})
 
 
 def spark_log(project: Path) -> str:

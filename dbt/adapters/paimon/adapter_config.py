@@ -41,6 +41,8 @@ class PaimonConfig(SparkConfig):
     skip_matched_step: Optional[bool] = None
     skip_not_matched_step: Optional[bool] = None
     # materialized='data_evolution_update' (write/column_update.py): the key matching the
-    # model's rows to the target's rows ('_ROW_ID' or a unique column), the columns it owns
+    # model's rows to the target's rows ('_ROW_ID' or a unique column), the columns it owns,
+    # and what a row matching none does ('error' or 'insert': a new row)
     update_key: Optional[str] = None
     update_columns: Optional[Any] = None
+    when_not_matched: Optional[str] = None

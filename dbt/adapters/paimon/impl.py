@@ -381,9 +381,11 @@ class PaimonAdapter(ReadViews, TableOperations, SparkAdapter):
         registry.expose(relation.schema, relation.identifier)
         snapshot = (f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None
                     else " (no rows)")
+        inserted = f", INSERT {result.inserted} new rows" if result.inserted else ""
         return AdapterResponse(
             _message=f"UPDATE {owned} of {result.rows} rows in {result.ranges} column "
-                     f"file(s){snapshot}", rows_affected=result.rows)
+                     f"file(s){inserted}{snapshot}",
+            rows_affected=result.rows + result.inserted)
 
     # -- seeds (materialize/seed_csv.py) -------------------------------------------------------
     @available

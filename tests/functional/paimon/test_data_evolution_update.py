@@ -1,7 +1,8 @@
 """materialized='data_evolution_update' from a dbt project: a paimon_append model builds a
 data-evolution table, a second model writes two of its columns by key (one commit of column
 files), pypaimon 2.1 reads the table exactly and the model's view shows every column; a model
-whose keys match no row, or naming a column the table lacks, fails without a commit."""
+whose keys match no row, or naming a column the table lacks, fails without a commit, and one with
+`when_not_matched='insert'` adds them as new rows."""
 
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
@@ -26,6 +27,12 @@ UNMATCHED = """
 select cast(id as bigint) as id, cast(score as int) as score
 from values (2, 5), (9, 6) as v(id, score)
 """
+UPSERT = """
+{{ config(materialized='data_evolution_update', target='base', update_key='id',
+          when_not_matched='insert') }}
+select cast(id as bigint) as id, cast(score as int) as score
+from values (2, 5), (9, 6) as v(id, score)
+"""
 MISSING = """
 {{ config(materialized='data_evolution_update', target='base', update_key='id',
           update_columns=['score', 'nope']) }}
@@ -44,7 +51,7 @@ class TestDataEvolutionUpdate:
     @pytest.fixture(scope="class")
     def models(self):
         return {"base.sql": BASE, "scores.sql": SCORES, "unmatched.sql": UNMATCHED,
-                "missing.sql": MISSING}
+                "missing.sql": MISSING, "upsert.sql": UPSERT}
 
     def test_a_model_writes_two_columns_and_leaves_the_others(self, project):
         run_dbt(["run", "-s", "base", "scores"])
@@ -65,3 +72,11 @@ class TestDataEvolutionUpdate:
         _, out = run_dbt_and_capture(["run", "-s", "missing"], expect_pass=False)
         assert "update_columns` names ['nope'], which are not columns" in out
         assert len(commit_kinds(project, "base")) == 2
+
+        # when_not_matched='insert': key 2 updated, key 9 a new row (name and note NULL), in
+        # one commit, as MERGE INTO's WHEN NOT MATCHED THEN INSERT (id, score) VALUES
+        _, out = run_dbt_and_capture(["run", "-s", "upsert"])
+        assert "UPDATE ['score'] of 1 rows in 1 column file(s), INSERT 1 new rows" in out, out
+        assert pypaimon_rows(project) == [(1, "a", 100, "updated a"), (2, "b", 5, "n2"),
+                                          (3, "c", 300, "updated c"), (9, None, 6, None)]
+        assert commit_kinds(project, "base") == ["APPEND"] * 3

@@ -204,6 +204,71 @@ def test_blob_columns_are_refused(catalog, warehouse):
             "id", ["picture"])
 
 
+def test_rows_matching_no_row_become_new_rows_in_the_same_commit_when_asked(
+        catalog, warehouse):
+    """when_not_matched='insert': MERGE INTO ... WHEN NOT MATCHED THEN INSERT (id, score, note,
+    dt) VALUES (...) on a data-evolution table. The matched rows get column files, the others
+    are appended whole (name NULL: the model does not own it) in the same snapshot, with row
+    ids after the table's last; pypaimon and dbt-paimon read the same rows, and a later run
+    matches the new rows by key."""
+    table = create(catalog, "grow", partition_keys=["dt"], **EVOLUTION)
+    write(table, wide(range(0, 4), "a"))
+    before = _snapshot(warehouse, "grow")
+    before_ids = dict(pypaimon_rows(catalog, "grow", with_row_id=True))
+    run = pa.table({"id": pa.array([2, 10, 11], pa.int64()),
+                    "score": pa.array([20, 100, 110], pa.int32()),
+                    "note": ["two", "ten", None], "dt": ["a", "b", "a"]})
+    result = update_columns(open_table(warehouse, "db", "grow"), "m", run, "id",
+                            ["score", "note"], when_not_matched="insert")
+    assert (result.rows, result.inserted, result.snapshot_id) == (1, 2, before + 1)
+    want = expected([("a", range(0, 4))], {2: {"score": 20, "note": "two"}}) + [
+        (10, None, 100, "ten", "b"), (11, None, 110, None, "a")]
+    want = sorted(want, key=repr)
+    assert pypaimon_rows(catalog, "grow") == want
+    assert our_rows(warehouse, "grow") == want
+    ids = dict(pypaimon_rows(catalog, "grow", with_row_id=True))
+    assert {i: ids[i] for i in before_ids} == before_ids  # the old rows keep their ids
+    assert sorted(ids[i] for i in (10, 11)) == [4, 5]     # the new ones follow the last
+    # the new rows are rows of the table like any other: a later run updates one by key
+    update_columns(open_table(warehouse, "db", "grow"), "m2",
+                   pa.table({"id": pa.array([10], pa.int64()), "name": ["ten"]}), "id",
+                   ["name"])
+    assert [r for r in pypaimon_rows(catalog, "grow") if r[0] == 10] == [
+        (10, "ten", 100, "ten", "b")]
+
+
+@pytest.mark.parametrize("key, run, match", [
+    ("_ROW_ID", {"_ROW_ID": [99], "score": [1], "dt": ["a"]}, "needs a key column"),
+    ("id", {"id": [99], "score": [1]}, r"needs the partition columns \['dt'\]"),
+])
+def test_new_rows_need_a_key_column_and_the_partition_columns(catalog, warehouse, key, run,
+                                                                match):
+    write(create(catalog, "g", partition_keys=["dt"], **EVOLUTION), wide(range(3)))
+    before = _snapshot(warehouse, "g")
+    with pytest.raises(PaimonConfigError, match=match):
+        update_columns(open_table(warehouse, "db", "g"), "m",
+                       pa.table({k: pa.array(v, pa.int64() if k != "dt" else pa.string())
+                                 for k, v in run.items()}),
+                       key, ["score"], when_not_matched="insert")
+    assert _snapshot(warehouse, "g") == before
+
+
+def test_a_new_row_holding_null_in_a_not_null_column_is_refused(catalog, warehouse):
+    schema = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string(), False),
+                        pa.field("score", pa.int32())])
+    catalog.create_table("db.strict", Schema.from_pyarrow_schema(schema, options=EVOLUTION),
+                         False)
+    write(catalog.get_table("db.strict"), pa.table({
+        "id": pa.array([1], pa.int64()), "name": ["one"], "score": pa.array([1], pa.int32())},
+        schema=schema))
+    before = _snapshot(warehouse, "strict")
+    with pytest.raises(PaimonDataError, match=r"NOT NULL column\(s\) \['name'\]"):
+        update_columns(open_table(warehouse, "db", "strict"), "m", pa.table({
+            "id": pa.array([1, 2], pa.int64()), "score": pa.array([5, 6], pa.int32())}),
+            "id", ["score"], when_not_matched="insert")
+    assert _snapshot(warehouse, "strict") == before
+
+
 @pytest.mark.parametrize("column, value, conflicts", [
     ("score", pa.array([7], pa.int32()), True), ("name", pa.array(["other"]), False)])
 def test_a_concurrent_update_of_the_same_columns_fails_the_commit(

@@ -12,6 +12,8 @@ def test_a_complete_config_passes():
     check_config("m", {"target": "t", "update_key": "_ROW_ID"})
     check_config("m", {"target": "raw.t", "update_key": "id", "update_columns": ["a"]})
     check_config("m", {"target": "raw.t", "update_key": "id", "update_columns": "a"})
+    check_config("m", {"target": "t", "update_key": "id", "when_not_matched": "insert"})
+    check_config("m", {"target": "t", "update_key": "id", "when_not_matched": "error"})
 
 
 @pytest.mark.parametrize("config, message", [
@@ -19,6 +21,8 @@ def test_a_complete_config_passes():
     ({"target": "t"}, "needs config `update_key`"),
     ({"target": "t", "update_key": "id", "update_columns": 3},
      "config `update_columns` is 3; expected a column name or a list of them"),
+    ({"target": "t", "update_key": "id", "when_not_matched": "ignore"},
+     r"config `when_not_matched` is 'ignore'; expected one of \['error', 'insert'\]"),
 ])
 def test_config_errors_name_the_model(config, message):
     with pytest.raises(PaimonConfigError, match=f"^Model 'm': .*{message}"):

@@ -10,8 +10,11 @@ from dbt.adapters.paimon.runtime import PaimonConfigError
 
 
 def check_config(model: str, config: Mapping[str, Any]) -> None:
-    """PaimonConfigError when `target` or `update_key` is missing, or `update_columns` is
-    neither a column name nor a list of them."""
+    """PaimonConfigError when `target` or `update_key` is missing, `update_columns` is
+    neither a column name nor a list of them, or `when_not_matched` is not one of
+    column_update.WHEN_NOT_MATCHED."""
+    from dbt.adapters.paimon.write.column_update import WHEN_NOT_MATCHED
+
     missing = [c for c in ("target", "update_key") if not config.get(c)]
     if missing:
         raise PaimonConfigError(
@@ -23,6 +26,12 @@ def check_config(model: str, config: Mapping[str, Any]) -> None:
     if columns is not None and not isinstance(columns, (list, tuple, str)):
         raise PaimonConfigError(f"Model '{model}': config `update_columns` is {columns!r}; "
                                 f"expected a column name or a list of them.")
+    when = config.get("when_not_matched", "error")
+    if when not in WHEN_NOT_MATCHED:
+        raise PaimonConfigError(
+            f"Model '{model}': config `when_not_matched` is {when!r}; expected one of "
+            f"{list(WHEN_NOT_MATCHED)} ('error': a row whose key matches no row of the table "
+            f"fails the run; 'insert': it becomes a new row).")
 
 
 def not_a_target(model: str, relation: str) -> PaimonConfigError:
@@ -50,8 +59,12 @@ def update_from_query(registry, model: str, config: Mapping[str, Any], schema: s
     opened = registry.open_table(schema, table)
     df = registry.activate(sql).sql(sql)
     check_typed(model, df)
+    when = config.get("when_not_matched", "error")
     owned = owned_columns(key, df.columns, columns)
-    check_update(opened, model, key, owned, df.columns)
-    rows = df.select(*[f"`{c}`" for c in [key] + owned]).toArrow()
+    check_update(opened, model, key, owned, df.columns, when == "insert")
+    # new rows (when_not_matched='insert') also take the partition columns from the query
+    placed = [c for c in opened.partition_keys if c in df.columns and c not in owned + [key]] \
+        if when == "insert" else []
+    rows = df.select(*[f"`{c}`" for c in [key] + owned + placed]).toArrow()
     with committed():
-        return owned, update_columns(opened, model, rows, key, owned)
+        return owned, update_columns(opened, model, rows, key, owned, when)

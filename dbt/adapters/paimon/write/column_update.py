@@ -24,10 +24,14 @@ rows to row ids (a vectorized Arrow join against the table's key and ``_ROW_ID``
 and the writer use one snapshot (pypaimon's row-id index of the scan the keys were read from),
 so the commit's row-id check covers everything committed since the rows were matched.
 
-Rows whose key matches no row of the table are an error, not appended: the model owns some
+Rows whose key matches no row of the table are an error by default: the model owns some
 columns of rows other writers create, and a row holding only those columns (its other columns
-NULL) is not a row any writer of the table meant. Paimon's MERGE INTO with only a WHEN MATCHED
-clause would drop them silently; refusing them says which keys did not match.
+NULL) is not what most writers of such a table mean. Paimon's MERGE INTO with only a WHEN
+MATCHED clause would drop them silently; refusing them says which keys did not match. With
+``when_not_matched='insert'`` they become new rows instead, as MERGE INTO's ``WHEN NOT MATCHED
+THEN INSERT (key, columns...) VALUES (...)`` makes them: the key, the owned columns and the
+partition columns from the model, every other column NULL, appended as new files in the same
+commit as the column files (the commit gives them their row ids, after the table's last).
 """
 from __future__ import annotations
 
@@ -42,6 +46,8 @@ from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 
 ROW_ID = "_ROW_ID"
 SAMPLES = 5
+# config `when_not_matched`: what a run does with rows whose key matches no row of the table
+WHEN_NOT_MATCHED = ("error", "insert")
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,7 @@ class ColumnUpdateResult:
     rows: int            # rows of the table updated
     ranges: int          # column files written (one per touched row-id range)
     snapshot_id: Optional[int]
+    inserted: int = 0    # new rows (when_not_matched='insert')
 
 
 def owned_columns(key: str, query_columns: Sequence[str],
@@ -60,9 +67,10 @@ def owned_columns(key: str, query_columns: Sequence[str],
 
 
 def check_update(table, model: str, key: str, columns: Sequence[str],
-                 query_columns: Sequence[str]) -> None:
+                 query_columns: Sequence[str], insert: bool = False) -> None:
     """Every reason the update cannot be written, as one PaimonConfigError naming the model,
-    the config and the fix; nothing is read or written."""
+    the config and the fix; nothing is read or written. ``insert``: with
+    ``when_not_matched='insert'``."""
     name = table.identifier.get_full_name()
     options = table.options
     problems = []
@@ -112,9 +120,31 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
         problems.append(f"{special} are BLOB or VECTOR columns of {name}, which live in files "
                         f"of their own; writing them from a model is not built, so leave them "
                         f"out of `update_columns`")
+    if insert:
+        problems += _insert_problems(table, name, key, query_columns)
     if problems:
         raise PaimonConfigError(f"Model '{model}' (materialized='data_evolution_update' on "
                                 f"{name}): " + "; ".join(problems) + ". Nothing was written.")
+
+
+def _insert_problems(table, name: str, key: str, query_columns: Sequence[str]) -> List[str]:
+    """Why rows matching no row cannot become new rows of ``table``."""
+    problems = []
+    if key == ROW_ID:
+        problems.append("config `when_not_matched='insert'` needs a key column as `update_key`: "
+                        "a new row's _ROW_ID is given by the commit, so a model's _ROW_ID "
+                        "that matches no row names no row to insert")
+    unreturned = [c for c in table.partition_keys if c not in query_columns]
+    if unreturned:
+        problems.append(f"config `when_not_matched='insert'` needs the partition columns "
+                        f"{unreturned} of {name} from the model's query: they place each new "
+                        f"row (matched rows keep theirs)")
+    special = _blob_or_vector_columns(table, list(table.field_names))
+    if special:
+        problems.append(f"config `when_not_matched='insert'` on a table with BLOB or VECTOR "
+                        f"columns ({special}) is not built: a new row's NULL there would need "
+                        f"files of their own")
+    return problems
 
 
 def _blob_or_vector_columns(table, columns: Sequence[str]) -> List[str]:
@@ -154,11 +184,13 @@ def _duplicates(data: pa.Table, key: str) -> list:
     return counts.filter(pc.greater(counts["count_all"], 1))[key].to_pylist()
 
 
-def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[str]):
-    """The run's rows as ``_ROW_ID`` plus ``columns`` (and the row-id index of the snapshot
-    they were matched at): each row matched to the one table row
-    its key names. PaimonDataError (nothing written) when the run's keys repeat, a NULL key, a
-    key the table holds more than once, or a key matching no row."""
+def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[str],
+                 insert: bool = False):
+    """The run's rows as ``_ROW_ID`` plus ``columns``, the row-id index of the snapshot they
+    were matched at, and (``insert``) the rows whose key matches no row, as given: each row
+    matched to the one table row its key names. PaimonDataError (nothing written) when the
+    run's keys repeat, a NULL key, a key the table holds more than once, or (unless
+    ``insert``) a key matching no row."""
     name = table.identifier.get_full_name()
     where = f"Model '{model}' (update of {list(columns)} in {name} by {key!r})"
     if pc.any(pc.is_null(rows[key])).as_py():
@@ -181,6 +213,7 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
                 f"table's _ROW_ID in the model) or a column unique in the table. Nothing was "
                 f"written.")
     probe = rows.select([key] + list(columns))
+    unmatched_rows = rows.slice(0, 0)
     if key == ROW_ID:
         probe = probe.set_column(0, ROW_ID, _cast(probe[ROW_ID], pa.int64(), model, ROW_ID))
         found = pc.is_in(probe[ROW_ID], value_set=stored[ROW_ID])
@@ -191,40 +224,77 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
                                                model, key))
         joined = probe.join(stored, keys=key, join_type="left outer")
         unmatched = joined.filter(pc.is_null(joined[ROW_ID]))[key].to_pylist()
+        if insert:
+            keys = _cast(rows[key], stored.schema.field(key).type, model, key)
+            unmatched_rows = rows.filter(pc.invert(pc.is_in(keys, value_set=stored[key])))
+            joined = joined.filter(pc.is_valid(joined[ROW_ID]))
+            unmatched = []
     if unmatched:
         raise PaimonDataError(
             f"{where}: {len(unmatched)} of the model's rows match no row of {name} (keys "
             f"{unmatched[:SAMPLES]}); a column update only changes existing rows, whose other "
             f"columns other writers own. Filter them in the model's query (e.g. an inner join "
-            f"with the table). Nothing was written.")
-    return joined.select([ROW_ID] + list(columns)).sort_by(ROW_ID), files
+            f"with the table), or set config `when_not_matched='insert'` to add them as new "
+            f"rows. Nothing was written.")
+    return joined.select([ROW_ID] + list(columns)).sort_by(ROW_ID), files, unmatched_rows
 
 
-def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequence[str]
-                   ) -> ColumnUpdateResult:
+def new_rows(table, model: str, rows: pa.Table) -> pa.Table:
+    """``rows`` (the key, owned and partition columns of rows matching no row) as whole rows of
+    ``table``: every other column NULL, as MERGE INTO's ``INSERT (columns) VALUES`` leaves
+    the columns it does not name. PaimonDataError when a NOT NULL column would be NULL."""
+    target = _arrow_schema(table)
+    name = table.identifier.get_full_name()
+    missing = [f.name for f in target if f.name not in rows.column_names and not f.nullable]
+    if missing:
+        raise PaimonDataError(
+            f"Model '{model}' (when_not_matched='insert' into {name}): {rows.num_rows} rows "
+            f"match no row, and a new row would hold NULL in the NOT NULL column(s) {missing}, "
+            f"which the model does not return. Return them from the model's query, or filter "
+            f"the new keys out. Nothing was written.")
+    columns = [_cast(rows[f.name], f.type, model, f.name) if f.name in rows.column_names
+               else pa.nulls(rows.num_rows, f.type) for f in target]
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequence[str],
+                   when_not_matched: str = "error") -> ColumnUpdateResult:
     """Write ``columns`` of ``rows`` into the rows of ``table`` their ``key`` names: one column
-    file per touched row-id range (pypaimon's update writer), ONE commit."""
+    file per touched row-id range (pypaimon's update writer), ONE commit. With
+    ``when_not_matched='insert'`` the rows matching none are appended as new rows in the same
+    commit (``rows`` then also carries the table's partition columns)."""
+    from dbt.adapters.paimon.datasource.source import write_append_files
     from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
 
-    check_update(table, model, key, columns, rows.column_names)
-    data, files = matched_rows(table, model, rows, key, columns)
-    if not data.num_rows:
+    insert = when_not_matched == "insert"
+    check_update(table, model, key, columns, rows.column_names, insert)
+    data, files, unmatched = matched_rows(table, model, rows, key, columns, insert)
+    added = new_rows(table, model, unmatched) if unmatched.num_rows else None
+    if not data.num_rows and added is None:
         return ColumnUpdateResult(0, 0, None)
     stored = {f.name: f.type for f in _arrow_schema(table)}
-    data = pa.table([data[ROW_ID]] + [_cast(data[c], stored[c], model, c) for c in columns],
-                    names=[ROW_ID] + list(columns))
-    updater = table.new_batch_write_builder().new_update().new_update_by_row_id(files)
-    messages = updater.update_columns(data, list(columns))
-    # committed by pypaimon's FileStoreCommit as every commit of ours is (format/commit.py):
-    # the messages' check_from_snapshot makes it fail if another writer updated the same
-    # row-id ranges since the update read them; the snapshot records the dbt invocation
+    messages = []
     try:
+        if data.num_rows:
+            data = pa.table([data[ROW_ID]] + [_cast(data[c], stored[c], model, c)
+                                              for c in columns],
+                            names=[ROW_ID] + list(columns))
+            updater = table.new_batch_write_builder().new_update().new_update_by_row_id(files)
+            messages += updater.update_columns(data, list(columns))
+        updates = len(messages)
+        if added is not None:
+            # plain append files (no first_row_id): the commit numbers their rows after the
+            # table's last row id, as Paimon's MERGE INTO inserts on these tables
+            messages += write_append_files(table, [added])
+        # committed by pypaimon's FileStoreCommit as every commit of ours is (format/commit.py):
+        # the column files' check_from_snapshot makes it fail if another writer updated the
+        # same row-id ranges since the update read them; the snapshot records the invocation
         snapshot = commit_append(table, messages, check_sequences=False)
     except BaseException:
         abort_unless_committed(table, messages)
         raise
-    return ColumnUpdateResult(data.num_rows, sum(len(m.new_files) for m in messages),
-                              snapshot)
+    return ColumnUpdateResult(data.num_rows, sum(len(m.new_files) for m in messages[:updates]),
+                              snapshot, 0 if added is None else added.num_rows)
 
 
 def _arrow_schema(table) -> pa.Schema:

@@ -33,6 +33,11 @@ UPSERT = """
 select cast(id as bigint) as id, cast(score as int) as score
 from values (2, 5), (9, 6) as v(id, score)
 """
+BY_ROW_ID = """
+{{ config(materialized='data_evolution_update', target='base', update_key='_ROW_ID',
+          update_columns='score') }}
+select _ROW_ID, score + 1 as score from {{ paimon_row_tracking(ref('base')) }} where id >= 3
+"""
 MISSING = """
 {{ config(materialized='data_evolution_update', target='base', update_key='id',
           update_columns=['score', 'nope']) }}
@@ -51,7 +56,8 @@ class TestDataEvolutionUpdate:
     @pytest.fixture(scope="class")
     def models(self):
         return {"base.sql": BASE, "scores.sql": SCORES, "unmatched.sql": UNMATCHED,
-                "missing.sql": MISSING, "upsert.sql": UPSERT}
+                "missing.sql": MISSING, "upsert.sql": UPSERT,
+                "by_row_id.sql": BY_ROW_ID}
 
     def test_a_model_writes_two_columns_and_leaves_the_others(self, project):
         run_dbt(["run", "-s", "base", "scores"])
@@ -80,3 +86,9 @@ class TestDataEvolutionUpdate:
         assert pypaimon_rows(project) == [(1, "a", 100, "updated a"), (2, "b", 5, "n2"),
                                           (3, "c", 300, "updated c"), (9, None, 6, None)]
         assert commit_kinds(project, "base") == ["APPEND"] * 3
+
+        # keyed by _ROW_ID, read by dbt-paimon itself from the table whose rows now span
+        # column files and an inserted file
+        run_dbt(["run", "-s", "by_row_id"])
+        assert pypaimon_rows(project) == [(1, "a", 100, "updated a"), (2, "b", 5, "n2"),
+                                          (3, "c", 301, "updated c"), (9, None, 7, None)]

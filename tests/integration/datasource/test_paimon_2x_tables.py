@@ -108,15 +108,30 @@ def test_data_evolution_reads_each_field_from_the_newest_file_that_wrote_it(
     # a projection and a filter read the same rows
     assert sorted(map(tuple, spark.table("db.evolved").where("score > 200")
                       .select("id", "score").collect())) == [(3, 301), (4, 401), (7, 700)]
-    # its rows with _ROW_ID (the row operations' read) are refused, not read wrong
+    # its rows with _ROW_ID and _SEQUENCE_NUMBER (`paimon_row_tracking`) as pypaimon reads
+    # them: a range's ids from its first_row_id, its sequence number the newest file's
+    from dbt.adapters.paimon.datasource import row_tracking_source
     from dbt.adapters.paimon.format import splits as splits_mod
     from dbt.adapters.paimon.format.errors import PaimonFormatError
-    from dbt.adapters.paimon.format.row_tracking import read_tracked_split
+    from dbt.adapters.paimon.format.row_tracking import SOURCE_FILE, read_tracked_split
     from dbt.adapters.paimon.catalog.warehouse import open_table
 
+    tracked = ["id", "name", "score", "_ROW_ID", "_SEQUENCE_NUMBER"]
+    builder = catalog.get_table("db.evolved").new_read_builder().with_projection(tracked)
+    want = sorted(tuple(r.values()) for r in builder.new_read().to_arrow(
+        builder.new_scan().plan().splits()).to_pylist())
+    assert [r[:3] for r in want] == rows and [r[3] for r in want] == list(range(10))
+    row_tracking_source.register(spark)
+    read = spark.read.format(row_tracking_source.NAME).option("warehouse", warehouse) \
+        .option("table", "db.evolved").load()
+    assert sorted(map(tuple, read.select(*tracked).collect())) == want
+    # the reads that would rewrite its files (row operations, compaction) are refused, not
+    # read wrong: a row of it lives in no one file
     ours = open_table(warehouse, "db", "evolved")
-    with pytest.raises(PaimonFormatError, match="db.evolved is a data-evolution table"):
-        read_tracked_split(ours, splits_mod.plan_splits(ours)[0], ["id", "_ROW_ID"])
+    split = splits_mod.plan_splits(ours)[0]
+    for columns, assemble in ((["id", "_ROW_ID"], False), (["id", SOURCE_FILE], True)):
+        with pytest.raises(PaimonFormatError, match="db.evolved is a data-evolution table"):
+            read_tracked_split(ours, split, columns, assemble_rows=assemble)
 
 
 def test_data_evolution_without_column_files_is_read_natively(

@@ -82,7 +82,9 @@ def read_tracked_arrow(table, split, target: pa.Schema) -> pa.Table:
     (the Arrow of the declared Spark schema) names the columns and their types."""
     from dbt.adapters.paimon.format.row_tracking import read_tracked_split
 
-    return conform(read_tracked_split(table, split, target.names), target)
+    # whole splits (TrackedReader.split_into_tasks): a data-evolution table's row-id ranges
+    # are read whole, so its rows can be assembled from their files
+    return conform(read_tracked_split(table, split, target.names, assemble_rows=True), target)
 
 
 def read_all_tracked_arrow(table, snapshot_id: Optional[int], schema: StructType) -> pa.Table:

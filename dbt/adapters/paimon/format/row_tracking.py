@@ -104,22 +104,31 @@ def file_tracking_columns(table, meta: DataFileMeta) -> Tuple[pa.Array, pa.Array
     return row_ids, sequence
 
 
-def read_tracked_split(table, split: Split, columns: Sequence[str]) -> pa.Table:
+def read_tracked_split(table, split: Split, columns: Sequence[str],
+                       assemble_rows: bool = False) -> pa.Table:
     """A split's rows with their tracking columns: ``columns`` may name table columns,
     ``_ROW_ID``, ``_SEQUENCE_NUMBER`` and ``SOURCE_FILE``. Files in the split's order, rows in
-    file order."""
+    file order.
+
+    A data-evolution table whose rows are stored across several files is read only with
+    ``assemble_rows`` (the ``paimon_row_tracking`` source; its splits hold whole row-id
+    ranges), and never with ``SOURCE_FILE``: such a row lives in no one file, so the callers
+    that rewrite files (the row operations, a compaction) are refused."""
     from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
 
-    if is_data_evolution(table) and needs_field_merge(split.files):
-        raise PaimonFormatError(
-            f"Paimon table {table.identifier.get_full_name()} is a data-evolution table whose "
-            f"rows are stored across several files (a column updated by row id, a BLOB or a "
-            f"VECTOR column): dbt-paimon reads its rows (select from it), but not yet with "
-            f"_ROW_ID and _SEQUENCE_NUMBER, nor runs row operations on it. Update it with "
-            f"Paimon (Spark's UPDATE/MERGE INTO, pypaimon's update_by_arrow_with_row_id).")
-    data_columns = [c for c in columns if c not in TRACKING_COLUMNS and c != SOURCE_FILE]
     schema = tracked_schema(table, with_source_file=True)
     out_schema = pa.schema([schema.field(c) for c in columns])
+    if is_data_evolution(table) and needs_field_merge(split.files):
+        if not assemble_rows or SOURCE_FILE in columns:
+            raise PaimonFormatError(
+                f"Paimon table {table.identifier.get_full_name()} is a data-evolution table "
+                f"whose rows are stored across several files (a column updated by row id, a "
+                f"BLOB or a VECTOR column): dbt-paimon reads its rows, with _ROW_ID and "
+                f"_SEQUENCE_NUMBER too, but does not rewrite its files (row operations, "
+                f"compaction). Update its columns with a data_evolution_update model, or with "
+                f"Paimon (Spark's UPDATE/MERGE INTO, pypaimon's update_by_arrow_with_row_id).")
+        return _read_assembled(table, split, out_schema)
+    data_columns = [c for c in columns if c not in TRACKING_COLUMNS and c != SOURCE_FILE]
     pieces = []
     deleted = _deleted_positions(table, split, split.files)
     for meta in split.files:
@@ -146,6 +155,27 @@ def read_tracked_split(table, split: Split, columns: Sequence[str]) -> pa.Table:
     return pa.concat_tables(pieces)
 
 
+def _read_assembled(table, split: Split, out_schema: pa.Schema) -> pa.Table:
+    """A data-evolution split's rows, each field (``_ROW_ID`` and ``_SEQUENCE_NUMBER`` too)
+    from the newest file of its row-id range that holds it: pypaimon 2.1's
+    ``DataEvolutionSplitRead``, as Paimon's reader assembles them (a range's ids from its
+    ``first_row_id``, its sequence number that of the newest file)."""
+    from dbt.adapters.paimon.format.data_evolution import iter_data_evolution_split
+
+    pieces = [piece for piece in iter_data_evolution_split(table, split, out_schema.names)
+              if piece.num_rows]
+    if not pieces:
+        return out_schema.empty_table()
+    data = pa.concat_tables(pieces)
+    for column in TRACKING_COLUMNS:
+        if column in data.column_names and data.column(column).null_count:
+            raise PaimonFormatError(
+                f"a row-id range of {table.identifier.get_full_name()} read NULL {column} "
+                f"values, which Paimon's reader never returns; its files cannot be read with "
+                f"their tracking columns")
+    return data.cast(out_schema)
+
+
 # ---------------------------------------------------------------------------- writing
 
 def sequence_range(sequence: pa.ChunkedArray | pa.Array) -> Tuple[int, int]:
@@ -161,6 +191,11 @@ class TrackedRowsWriter:
     into new files of an unbucketed row-tracking table, one writer per partition."""
 
     def __init__(self, table):
+        from dbt.adapters.paimon.format.data_evolution import rewrite_refusal
+
+        refusal = rewrite_refusal(table, "rewriting rows")  # the operations refuse first
+        if refusal:
+            raise PaimonFormatError(refusal)
         self.table = table
         self.columns = list(table.field_names) + list(TRACKING_COLUMNS)
         # as written: NULL _SEQUENCE_NUMBER marks a row this commit changes

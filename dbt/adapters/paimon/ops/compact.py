@@ -96,9 +96,13 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
     ``compaction.size-ratio``, ``compaction.max-size-amplification-percent``). An append
     table: its small files are rewritten into fewer ones as Paimon picks them
     (ops/append_compact.py). ``buckets``: only these (partition values, bucket) pairs."""
+    from dbt.adapters.paimon.format.data_evolution import rewrite_refusal
     from dbt.adapters.paimon.format.splits import is_postpone_table, plan_splits
 
     table = location.open()
+    refusal = rewrite_refusal(table, "compaction")
+    if refusal:
+        raise ValueError(refusal)
     moved = None
     if is_postpone_table(table):
         moved = _move_postpone_rows(location, table, partitions)

@@ -90,8 +90,13 @@ def tracked_rows(spark: SparkSession, location: TableRef,
 def _open_tracked(location: TableRef, what: str):
     from dbt.adapters.paimon.format.splits import current_snapshot_id
 
+    from dbt.adapters.paimon.format.data_evolution import rewrite_refusal
+
     table = location.open()
     require_row_tracking(table, what)
+    refusal = rewrite_refusal(table, what)
+    if refusal:
+        raise ValueError(refusal)
     return table, current_snapshot_id(table)
 
 

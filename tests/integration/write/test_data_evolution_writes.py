@@ -262,10 +262,12 @@ def test_a_new_row_holding_null_in_a_not_null_column_is_refused(catalog, warehou
         "id": pa.array([1], pa.int64()), "name": ["one"], "score": pa.array([1], pa.int32())},
         schema=schema))
     before = _snapshot(warehouse, "strict")
-    with pytest.raises(PaimonDataError, match=r"NOT NULL column\(s\) \['name'\]"):
-        update_columns(open_table(warehouse, "db", "strict"), "m", pa.table({
-            "id": pa.array([1, 2], pa.int64()), "score": pa.array([5, 6], pa.int32())}),
-            "id", ["score"], when_not_matched="insert")
+    for run, owned in (({"score": pa.array([5, 6], pa.int32())}, ["score"]),   # not written
+                       ({"name": pa.array(["uno", None])}, ["name"])):          # NULL
+        with pytest.raises(PaimonDataError, match=r"NOT NULL column\(s\) \['name'\]"):
+            update_columns(open_table(warehouse, "db", "strict"), "m", pa.table({
+                "id": pa.array([1, 2], pa.int64()), **run}), "id", owned,
+                when_not_matched="insert")
     assert _snapshot(warehouse, "strict") == before
 
 

@@ -88,9 +88,8 @@ def tracked_rows(spark: SparkSession, location: TableRef,
 
 
 def _open_tracked(location: TableRef, what: str):
-    from dbt.adapters.paimon.format.splits import current_snapshot_id
-
     from dbt.adapters.paimon.format.data_evolution import rewrite_refusal
+    from dbt.adapters.paimon.format.splits import current_snapshot_id
 
     table = location.open()
     require_row_tracking(table, what)

@@ -245,12 +245,14 @@ def new_rows(table, model: str, rows: pa.Table) -> pa.Table:
     the columns it does not name. PaimonDataError when a NOT NULL column would be NULL."""
     target = _arrow_schema(table)
     name = table.identifier.get_full_name()
-    missing = [f.name for f in target if f.name not in rows.column_names and not f.nullable]
+    missing = [f.name for f in target if not f.nullable and (
+        f.name not in rows.column_names or rows[f.name].null_count)]
     if missing:
         raise PaimonDataError(
             f"Model '{model}' (when_not_matched='insert' into {name}): {rows.num_rows} rows "
             f"match no row, and a new row would hold NULL in the NOT NULL column(s) {missing}, "
-            f"which the model does not return. Return them from the model's query, or filter "
+            f"which the model does not write (it writes its key, `update_columns` and the "
+            f"partition columns). Own them in `update_columns` with non-NULL values, or filter "
             f"the new keys out. Nothing was written.")
     columns = [_cast(rows[f.name], f.type, model, f.name) if f.name in rows.column_names
                else pa.nulls(rows.num_rows, f.type) for f in target]

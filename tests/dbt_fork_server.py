@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -224,6 +225,14 @@ def popen(args: List[str], cwd: Path, env: Dict[str, str], output: Path,
         request["python"] = python
     connection.sendall((json.dumps(request) + "\n").encode())
     return ForkedDbt(connection, request["args"])
+
+
+def start_in_project(project: Path, *args: str, env: Optional[Dict[str, str]] = None):
+    """``dbt <args>`` on ``project`` (its own profiles.yml), this process's environment plus
+    ``env``: the running command and the file its output goes to."""
+    output = project / f"dbt-{time.monotonic_ns()}.out"
+    return popen([*args, "--project-dir", str(project), "--profiles-dir", str(project)],
+                 project, {**os.environ, **(env or {})}, output), output
 
 
 def run(args: List[str], cwd: Path, env: Dict[str, str],

@@ -1,7 +1,6 @@
 """Several dbt processes at once on one Spark Connect server: the server holds the one metastore
 (an embedded session's Derby admits one process per warehouse)."""
 
-import os
 import time
 from pathlib import Path
 
@@ -22,12 +21,7 @@ def write_project(root: Path, url: str, warehouse: str) -> Path:
     return write_connect_project(root, "parallel", url, warehouse, MODELS)
 
 
-def start(project: Path, *args: str):
-    """A dbt process (tests/dbt_fork_server.py) and the file its output goes to."""
-    output = project / f"dbt-{time.monotonic_ns()}.out"
-    return dbt_fork_server.popen(
-        [*args, "--project-dir", str(project), "--profiles-dir", str(project)], project,
-        dict(os.environ), output), output
+start = dbt_fork_server.start_in_project
 
 
 def finish(started) -> str:

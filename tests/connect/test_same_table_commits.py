@@ -6,7 +6,6 @@ readable, with the winner's rows, and the refused run lands when it runs again.
 The first run is held at the pause point ``before-commit`` (format/pause_points.py: its files
 are written, its commit not started) while the second runs whole."""
 
-import os
 import time
 from pathlib import Path
 
@@ -23,12 +22,7 @@ def write_project(root: Path, url: str, warehouse: str) -> Path:
     return write_connect_project(root, "same_table", url, warehouse, {"shared.sql": SHARED_MODEL})
 
 
-def dbt(project: Path, *args: str, env=None):
-    """A dbt process (tests/dbt_fork_server.py) and the file its output goes to."""
-    output = project / f"dbt-{time.monotonic_ns()}.out"
-    return dbt_fork_server.popen(
-        [*args, "--project-dir", str(project), "--profiles-dir", str(project)], project,
-        {**os.environ, **(env or {})}, output), output
+dbt = dbt_fork_server.start_in_project
 
 
 def finish(started) -> tuple:

@@ -26,8 +26,9 @@ Results: benchmarks/results/project_scale.txt (the printed block) and project_sc
 
     flock /work/bench.lock .venv/bin/python benchmarks/project_scale.py --thread-counts 1,2,4
 
-builds the project with each `--threads` count instead, in dbt-duckdb and dbt-paimon's session
-mode (a fresh copy and two fresh builds per count), and gives each build's wall time, its speedup
+builds the project with each `--threads` count instead, in dbt-duckdb and in dbt-paimon's session
+and daemon modes (a fresh copy and two fresh builds per count; the daemon started by the first
+build, stopped after the second), and gives each build's wall time, its speedup
 over `--threads 1`, and how busy the machine's cores were (/proc/stat: the share of all cores'
 time spent running anything, so the machine must be quiet): what limits more threads on a
 2-core machine. Results: project_scale_threads.txt and .png.
@@ -162,7 +163,7 @@ def busy_build(root: str, target: str, daemon: str, threads: int) -> tuple:
 
 def thread_sweep(chains: int, counts: List[int]) -> int:
     modes = {m: v for m, v in MODES.items()
-             if m in ("dbt-duckdb", "paimon, session") and (v[0] != "duckdb" or has_dbt_duckdb())}
+             if m != "parquet, session" and (v[0] != "duckdb" or has_dbt_duckdb())}
     nodes = chains * 10 * 3 + 1
     lines = [results_header("project_scale.py --thread-counts", "local[2]"),
              f"`dbt build` of {chains * 10} models, {chains * 20} data tests and a {SEED_ROWS:,}-row "
@@ -179,6 +180,8 @@ def thread_sweep(chains: int, counts: List[int]) -> int:
                 write_project(root, chains, target)
                 runs = [busy_build(root, target, daemon, count) for _ in range(2)]
             finally:
+                if daemon == "on":
+                    stop_daemon(root)
                 shutil.rmtree(root, ignore_errors=True)
             seconds.setdefault(mode, {})[count] = [wall for wall, _ in runs]
             one = seconds[mode].get(counts[0])
@@ -189,7 +192,7 @@ def thread_sweep(chains: int, counts: List[int]) -> int:
             print(lines[-1], flush=True)
     lines.append(f"speedups against --threads {counts[0]}; busy cores: the share of the "
                  "machine's core time spent running anything during the first / second build")
-    labels = [f"{m.split(',')[0]}\n{c} thr." for m in seconds for c in seconds[m]]
+    labels = [f"{m.replace(', ', chr(10))}\n{c} thr." for m in seconds for c in seconds[m]]
     plot = save_bars("project_scale_threads", labels,
                      [seconds[m][c][1] for m in seconds for c in seconds[m]],
                      f"second `dbt build` of {nodes} nodes by --threads (wall seconds)",

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from pyspark.sql import DataFrameWriter
 from pypaimon.schema.data_types import DataTypeParser, PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
@@ -184,23 +185,106 @@ def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
             == expected, name
 
 
-def test_a_merge_of_values_keeps_the_python_path(spark, warehouse, registry):
-    """partial-update and aggregation tables merge values: their level-0 runs go through the
-    merge runtime."""
+def merged_folders(warehouse, name):
+    """The folders of merged rows the table's snapshots have."""
+    from dbt.adapters.paimon.datasource import native_read
+
+    folder = os.path.join(native_read.reads_root(warehouse), *name.split("."))
+    return sorted(n for n in os.listdir(folder) if n.startswith(native_read.MERGED_PREFIX)) \
+        if os.path.isdir(folder) else []
+
+
+def test_a_merge_of_values_is_made_once_when_a_statement_reads_the_rows(
+        spark, warehouse, registry, monkeypatch):
+    """partial-update and aggregation tables merge values: the first statement that reads a
+    snapshot's rows has Spark write its merged read as Parquet, which every later read of that
+    snapshot (another session's too) scans with Spark's own reader; a DESCRIBE merges nothing.
+    A new snapshot is merged again at its first read; the merges before it are deleted with
+    their file lists."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         ("w", pa.int64())])
-    for name, options in [("partial", {"merge-engine": "partial-update"}),
-                          ("summed", {"merge-engine": "aggregation",
-                                      "fields.v.aggregate-function": "sum"})]:
+    for name, options, merged in [
+            ("partial", {"merge-engine": "partial-update"}, [(1, 2, 4), (2, 7, None)]),
+            ("summed", {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"},
+             [(1, 3, 4), (2, 7, None)])]:
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", **options})
         location = TableRef(warehouse, "db", name, {})
         for run in range(2):
             write_primary_key_run(spark, spark.createDataFrame(
-                [(1, run + 1, 5 - run)], "id long, v long, w long"), location, model_name="t")
+                [(1, run + 1, 5 - run)] + ([(2, 7, None)] if run else []),
+                "id long, v long, w long"), location, model_name="t")
         registry.sync()
+        assert read_way(spark, f"db.{name}") == "python-until-merged", name
+        registry.activate(f"describe extended db.{name}")
+        assert read_way(spark, f"db.{name}") == "python-until-merged", name
+        assert merged_folders(warehouse, f"db.{name}") == []
+        named_by_a_statement(registry, f"db.{name}")
+        assert read_way(spark, f"db.{name}") == "native", name
+        assert "FileScan parquet" in scan_of(spark, f"db.{name}")
+        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}") \
+            == merged, name
+        first = merged_folders(warehouse, f"db.{name}")
+        assert len(first) == 1, first
+        # a later command's session reads the merged rows natively: no merge again
+        other = PaimonTableRegistry(spark, warehouse, {})
+        other.sync()
+        writes = []
+        with monkeypatch.context() as patched:
+            patched.setattr(DataFrameWriter, "parquet", lambda *a, **k: writes.append(a))
+            other.activate(f"select * from db.{name}")
+        assert writes == [] and read_way(spark, f"db.{name}") == "native", name
+        assert merged_folders(warehouse, f"db.{name}") == first
+        assert entry_rows(spark, f"db.{name}") == merged
+
+        # two more snapshots, each read: merged again, the earlier merges deleted with their
+        # file lists once the entry reads through the Python source
+        for value in (10, 20):
+            write_primary_key_run(spark, spark.createDataFrame(
+                [(3, value, None)], "id long, v long, w long"), location, model_name="t")
+            registry.activate("select 1")  # no statement reading the table: not merged yet
+            assert read_way(spark, f"db.{name}") == "python-until-merged", name
+            assert merged_folders(warehouse, f"db.{name}") == []
+            named_by_a_statement(registry, f"db.{name}")
+            assert read_way(spark, f"db.{name}") == "native", name
+            now = merged_folders(warehouse, f"db.{name}")
+            assert len(now) == 1 and now != first, now
+        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}") \
+            == merged + [(3, 20 if name == "partial" else 30, None)], name
+
+
+def test_a_merge_that_cannot_be_kept_or_is_too_large_reads_through_the_python_path(
+        spark, warehouse, registry, monkeypatch):
+    """A merge Spark fails to write leaves nothing behind and the entry reads through the Python
+    source (whose read reports any error of the merge itself); a snapshot of more records than
+    MAX_MERGED_RECORDS is merged at every read, not kept."""
+    from dbt.adapters.paimon.datasource import native_read
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
+    for name, limit in (("unwritable", None), ("large", 11)):
+        wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
+                        options={"bucket": "1", "merge-engine": "aggregation",
+                                 "fields.v.aggregate-function": "sum"})
+        location = TableRef(warehouse, "db", name, {})
+        for run in range(2):
+            write_primary_key_run(spark, spark.createDataFrame(
+                [(i, 1) for i in range(6)], "id long, v long"), location, model_name="t")
+        registry.sync()
+        with monkeypatch.context() as patched:
+            if limit is None:
+                def fail(writer, path):
+                    os.makedirs(path)  # a partly written folder
+                    raise RuntimeError("No space left on device")
+                patched.setattr(DataFrameWriter, "parquet", fail)
+            else:
+                patched.setattr(native_read, "MAX_MERGED_RECORDS", limit)  # the snapshot: 12
+                assert native_read.plan_native(location.open(), merge_values=True)[1:] == (
+                    None, "a snapshot too large to keep merged: merged at every read")
+            named_by_a_statement(registry, f"db.{name}")
         assert read_way(spark, f"db.{name}") == "python", name
-        assert entry_rows(spark, f"db.{name}") == python_rows(spark, warehouse, f"db.{name}")
+        assert entry_rows(spark, f"db.{name}") == [(i, 2) for i in range(6)], name
+        folder = os.path.join(native_read.reads_root(warehouse), "db", name)
+        assert not os.path.isdir(folder) or os.listdir(folder) == [], os.listdir(folder)
 
 
 class CountingSession:
@@ -220,7 +304,7 @@ class CountingSession:
 def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehouse, registry,
                                                                   monkeypatch):
     """A partial-update table is read natively after a full compaction and through the Python
-    source after the next write. Both hidden tables stay (the view's properties say which exist
+    source after the next write (until a statement reads its rows). Both hidden tables stay (the view's properties say which exist
     for which schema), so each turn costs the view and at most a moved location: over Spark
     Connect every statement is a round trip."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
@@ -244,12 +328,12 @@ def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehous
 
     write(1)
     registry.sync()
-    assert read_way(spark, "db.turns") == "python"
+    assert read_way(spark, "db.turns") == "python-until-merged"  # read by no statement yet
     compact_table(spark, location, full=True)
     assert refreshed()[0] == "native"  # its first native snapshot: files_turns is made
     for run in (2, 3):
         write(run)
-        assert refreshed() == ("python", 1)  # the view, over read_turns as it was
+        assert refreshed() == ("python-until-merged", 1)  # the view, over read_turns as it was
         compact_table(spark, location, full=True)
         assert refreshed() == ("native", 2)  # files_turns moved, and the view
     assert "FileScan parquet" in scan_of(spark, "db.turns")

@@ -7,7 +7,7 @@ from dbt.adapters.paimon.catalog.config import CatalogRoute
 from dbt.adapters.paimon.datasource.catalog_entry import (BRANCH_PROPERTY, NATIVE, PYTHON,
                                                           READ_PROPERTY, SCHEMA_ID_PROPERTY,
                                                           SNAPSHOT_PROPERTY, UNCHOSEN,
-                                                          CatalogEntry)
+                                                          UNMERGED, CatalogEntry, reads_rows)
 from dbt.adapters.paimon.datasource.entry_planner import (Refresh, WantedEntry, branch_moves,
                                                           keeps, moved_databases, plan_refresh,
                                                           plan_sync)
@@ -73,8 +73,47 @@ def test_a_refresh_makes_again_the_entries_behind_and_chooses_for_named_tables()
                ("db", "unnamed_unchosen"): view(read=UNCHOSEN)}
     sql = "select * from db.unchosen join db.behind"
     assert plan_refresh(exposed, latest, entries, sql) == [
-        Refresh("db", "behind", True), Refresh("db", "unchosen", True)]
+        Refresh("db", "behind", True, True), Refresh("db", "unchosen", True, True)]
     assert plan_refresh(exposed, latest, entries, None) == [Refresh("db", "behind", False)]
+
+
+def test_a_merge_of_values_is_made_for_a_statement_that_reads_the_named_table():
+    """An UNMERGED entry is made again (merged) for a statement that names the table and reads
+    rows; dbt's DESCRIBE of every relation it builds, a view's definition or a statement naming
+    another table leave it as it is."""
+    exposed = {("db", "totals"): "2.1", ("db", "other"): "2.1"}
+    entries = {key: view(read=UNMERGED) for key in exposed}
+    for sql in ("select * from db.totals", "/* dbt */ with t as (select * from db.totals) "
+                "select 1", "create table x using parquet as select * from db.totals",
+                "insert into db.x select * from db.totals"):
+        assert plan_refresh(exposed, exposed, entries, sql) == [
+            Refresh("db", "totals", True, True)], sql
+    for sql in ("describe extended db.totals", "show tblproperties db.totals",
+                "create or replace view db.v as select * from db.totals",
+                "alter table db.totals set tblproperties ('a' = 'b')", "select 1", None):
+        assert plan_refresh(exposed, exposed, entries, sql) == [], sql
+
+
+def test_an_unmerged_entry_is_kept_until_a_merge_is_asked():
+    unmerged = view(1, read=UNMERGED)
+    assert keeps(unmerged, WANTED, lambda: True)      # a choice of rows asked: none needed
+    merging = WantedEntry("db", "orders", "/wh", 1, "4.1", "", choose=True, merge=True)
+    assert not keeps(unmerged, merging, lambda: True)
+    assert keeps(view(1, read=NATIVE), merging, lambda: True)
+
+
+@pytest.mark.parametrize("sql, reads", [
+    ("select 1", True), ("  (select a from t)", True), ("-- dbt\nselect 1", True),
+    ("with a as (select 1) select * from a", True), ("insert overwrite t select 1", True),
+    ("merge into t using s on t.id = s.id when matched then delete", True),
+    ("create or replace table t using parquet as (select 1)", True),
+    ("describe extended t", False), ("show table extended in db like 't'", False),
+    ("create view v as select * from t", False),
+    ("create or replace temporary view v as select * from t", False),
+    ("create table t (id int) using parquet", False), ("drop table t", False),
+    ("explain select * from t", False)])
+def test_which_statements_read_rows(sql, reads):
+    assert reads_rows(sql) is reads
 
 
 def test_the_entries_read_on_another_branch_than_now_move():

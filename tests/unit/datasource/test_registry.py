@@ -212,9 +212,10 @@ def test_an_entry_reads_one_schema_snapshot_and_branch_with_its_choice_made_if_a
 
 
 def test_how_a_planned_snapshot_is_read():
-    from dbt.adapters.paimon.datasource.native_read import CHOICE_DEFERRED
+    from dbt.adapters.paimon.datasource.native_read import CHOICE_DEFERRED, MERGE_DEFERRED
 
     assert catalog_entry.read_of(None, CHOICE_DEFERRED) == UNCHOSEN
+    assert catalog_entry.read_of(None, MERGE_DEFERRED) == catalog_entry.UNMERGED
     assert catalog_entry.read_of(None, "a partial-update merge") == PYTHON
     assert catalog_entry.read_of(native_plan(), "") == NATIVE
     assert catalog_entry.read_of(native_plan(deleted=True), "") == NATIVE_WITH_DELETES
@@ -222,6 +223,7 @@ def test_how_a_planned_snapshot_is_read():
 
 def test_an_unchosen_entry_has_a_python_entry_s_tables():
     assert catalog_entry.shape(UNCHOSEN) == PYTHON
+    assert catalog_entry.shape(catalog_entry.UNMERGED) == PYTHON
     assert catalog_entry.shape(NATIVE) == NATIVE
     assert catalog_entry.projection_count({}) == 0
     assert catalog_entry.projection_count({"paimon.projected-rows": "3:abc"}) == 3
@@ -526,12 +528,16 @@ def test_refresh_makes_again_the_entries_behind_and_chooses_for_named_tables(
                          for key in [("db", "unchosen"), ("db", "unnamed_unchosen")]}
     again = []
     monkeypatch.setattr(registry, "_expose_again",
-                        lambda db, table, entry, choose=True: again.append((table, choose)))
+                        lambda db, table, entry, choose=True, merge=False:
+                        again.append((table, choose, merge)))
     registry.refresh_stale("select * from db.unchosen join db.behind")
-    assert sorted(again) == [("behind", True), ("unchosen", True)]
+    assert sorted(again) == [("behind", True, True), ("unchosen", True, True)]
+    again.clear()
+    registry.refresh_stale("describe extended db.behind")
+    assert again == [("behind", True, False)]
     again.clear()
     registry.refresh_stale(None)
-    assert again == [("behind", False)]
+    assert again == [("behind", False, False)]
 
 
 def test_a_table_gone_since_its_entry_is_no_longer_refreshed(registry, monkeypatch):
@@ -548,7 +554,7 @@ def test_a_table_gone_since_its_entry_is_no_longer_refreshed(registry, monkeypat
 def test_an_entry_another_process_changed_is_made_from_scratch(registry, monkeypatch):
     calls = []
 
-    def expose(database, table, entry=None, choose=True, fresh=False):
+    def expose(database, table, entry=None, choose=True, fresh=False, merge=False):
         calls.append(fresh)
         if not fresh:
             raise RuntimeError("[TABLE_OR_VIEW_NOT_FOUND]")

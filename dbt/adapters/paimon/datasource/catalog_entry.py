@@ -16,11 +16,14 @@ from dbt.adapters.paimon.datasource.entry_names import PROVIDER_PREFIX
 SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
 BRANCH_PROPERTY = "paimon.branch"
-READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, PYTHON or UNCHOSEN
+READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, PYTHON, UNCHOSEN or UNMERGED
 NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
 # read through the Python source until a statement names the table: its snapshot needs a choice
 # of rows (native_read.CHOICE_DEFERRED), made then; the entry is a PYTHON one until then
 UNCHOSEN = "python-until-read"
+# read through the Python source until a statement reads the table's rows: its snapshot needs a
+# merge of values (native_read.MERGE_DEFERRED), made once then into Parquet files Spark reads
+UNMERGED = "python-until-merged"
 # the view's record of which hidden tables exist: read_<t>'s schema id, files_<t>'s schema id
 # and file format ("3:parquet"), and whether deletes_<t> does
 PYTHON_ROWS_PROPERTY = "paimon.python-rows"
@@ -66,12 +69,15 @@ class CatalogEntry:
     def branch(self) -> str:
         return self.properties.get(BRANCH_PROPERTY, "")
 
-    def reads(self, schema_id: int, snapshot: str, branch: str, choose: bool) -> bool:
+    def reads(self, schema_id: int, snapshot: str, branch: str, choose: bool,
+              merge: bool = False) -> bool:
         """Whether this entry is the view of that schema, snapshot and branch (``choose``: with
-        its choice of rows made, if the snapshot needs one)."""
+        its choice of rows made, if the snapshot needs one; ``merge``: with its merge of values
+        made, if it needs one)."""
         return self.kind == "VIEW" and self.schema_id == schema_id \
             and self.snapshot == snapshot and self.branch == branch \
-            and not (choose and self.read == UNCHOSEN)
+            and not (choose and self.read == UNCHOSEN) \
+            and not (merge and self.read == UNMERGED)
 
 
 def catalog_entries(rows: list) -> Dict[str, CatalogEntry]:
@@ -119,16 +125,39 @@ def projection_count(properties: Dict[str, str]) -> int:
 
 
 def shape(read: str) -> str:
-    """The entry's tables and view: an UNCHOSEN entry's are a PYTHON one's."""
-    return PYTHON if read == UNCHOSEN else read
+    """The entry's tables and view: an UNCHOSEN or UNMERGED entry's are a PYTHON one's."""
+    return PYTHON if read in (UNCHOSEN, UNMERGED) else read
 
 
 def read_of(plan: Optional["native_read.NativeSnapshot"], why: str) -> str:
     """How an entry reads a snapshot native_read.plan_native planned (``why``: why not
     natively)."""
     if plan is None:
-        return UNCHOSEN if why == native_read.CHOICE_DEFERRED else PYTHON
+        return {native_read.CHOICE_DEFERRED: UNCHOSEN,
+                native_read.MERGE_DEFERRED: UNMERGED}.get(why, PYTHON)
     return NATIVE_WITH_DELETES if plan.deleted else NATIVE
+
+
+# the first keywords of a statement that reads rows: a query, a write from a query; a CREATE
+# reads rows when it makes a table from a query (not a view: its definition reads nothing)
+_ROW_READING = re.compile(r"(select|with|insert|merge|update|delete|values|from|table|cache)\b",
+                          re.IGNORECASE)
+_CREATE_VIEW = re.compile(r"create\s+(or\s+replace\s+)?(global\s+)?(temporary\s+|temp\s+)?view\b",
+                          re.IGNORECASE)
+_FROM_A_QUERY = re.compile(r"\bas\s*\(*\s*(select|with|from|values|table)\b", re.IGNORECASE)
+
+
+def reads_rows(sql: Optional[str]) -> bool:
+    """Whether ``sql`` reads table rows, judged by its first keyword after comments and
+    parentheses: a merge of values is made for such a statement only (dbt describes every
+    relation it builds or documents, and a view's definition reads nothing)."""
+    if sql is None:
+        return False
+    text = re.sub(r"/\*.*?\*/|--[^\n]*", " ", sql, flags=re.DOTALL).lstrip(" \t\r\n(")
+    if _ROW_READING.match(text):
+        return True
+    return text[:6].lower() == "create" and not _CREATE_VIEW.match(text) \
+        and _FROM_A_QUERY.search(text) is not None
 
 
 def names_table(sql: Optional[str], table: str) -> bool:

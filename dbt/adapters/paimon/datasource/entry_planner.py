@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, List, Mapping, Optional, Tuple
 
-from dbt.adapters.paimon.datasource.catalog_entry import UNCHOSEN, CatalogEntry, names_table
+from dbt.adapters.paimon.datasource.catalog_entry import (UNCHOSEN, UNMERGED, CatalogEntry,
+                                                          names_table, reads_rows)
 from dbt.adapters.paimon.catalog import listing
 
 Key = Tuple[str, str]  # (database, table)
@@ -37,7 +38,7 @@ def plan_sync(paimon_tables: Iterable[str], entries: Mapping[str, CatalogEntry])
 class WantedEntry:
     """What an entry of ``database.table`` must read: the Paimon schema, the snapshot stamp
     ('' when not tracked), the branch ('' for main), and whether with its choice of rows made
-    (``choose``)."""
+    (``choose``) and its merge of values (``merge``)."""
 
     database: str
     table: str
@@ -46,6 +47,7 @@ class WantedEntry:
     snapshot: str
     branch: str
     choose: bool
+    merge: bool = False
 
 
 def keeps(entry: Optional[CatalogEntry], wanted: WantedEntry, files_present) -> bool:
@@ -58,32 +60,38 @@ def keeps(entry: Optional[CatalogEntry], wanted: WantedEntry, files_present) -> 
         raise ValueError(
             f"{wanted.database}.{wanted.table} is both a Paimon table in {wanted.warehouse} "
             f"and a Spark {entry.provider or entry.kind} table; drop one of them.")
-    return entry.reads(wanted.schema_id, wanted.snapshot, wanted.branch, wanted.choose) \
-        and files_present()
+    return entry.reads(wanted.schema_id, wanted.snapshot, wanted.branch, wanted.choose,
+                       wanted.merge) and files_present()
 
 
 @dataclass(frozen=True)
 class Refresh:
-    """An entry to make again before a statement; ``choose``: with its choice of rows."""
+    """An entry to make again before a statement; ``choose``: with its choice of rows;
+    ``merge``: with its merge of values."""
 
     database: str
     table: str
     choose: bool
+    merge: bool = False
 
 
 def plan_refresh(exposed: Mapping[Key, str], latest: Mapping[Key, str],
                  entries: Mapping[Key, CatalogEntry], sql: Optional[str]) -> List[Refresh]:
     """The entries behind their table (``exposed``: the snapshot each reads, ``latest``: each
-    table's latest, given only for the tables refreshed this way), and the UNCHOSEN entries of
-    tables the statement ``sql`` names (its choice of rows is made for those only)."""
+    table's latest, given only for the tables refreshed this way), the UNCHOSEN entries of
+    tables the statement ``sql`` names (its choice of rows is made for those only) and the
+    UNMERGED entries of tables it names and reads rows of (a DESCRIBE merges nothing)."""
     plan = []
+    reading = reads_rows(sql)
     for key, snapshot in exposed.items():
         if key not in latest:
             continue
         entry = entries.get(key)
         named = names_table(sql, key[1])
-        if latest[key] != snapshot or (named and entry is not None and entry.read == UNCHOSEN):
-            plan.append(Refresh(key[0], key[1], named))
+        read = entry.read if entry is not None else None
+        if latest[key] != snapshot or (named and read == UNCHOSEN) \
+                or (named and reading and read == UNMERGED):
+            plan.append(Refresh(key[0], key[1], named, named and reading))
     return plan
 
 

@@ -25,12 +25,21 @@ Parquet file beside the log, joined by broadcast on Spark's per-row ``_metadata.
 tested at ``_metadata.row_index`` (the row's position in its file, which is what a deletion
 vector holds). A file none of whose rows is kept is not read.
 
+A merge of values (partial-update and aggregation tables: a merged row is made of several
+records) is made once per snapshot, when a statement first reads the table's rows (a query, a
+write from a query; not a DESCRIBE nor a view's definition): Spark writes the merged read of
+the Python source (the merge runtime, in its tasks) as Parquet files in a ``merged-`` folder
+beside the snapshot's file list, which then names those files. Every later read of the
+snapshot, in any process, is Spark's Parquet reader over them. Up to MAX_MERGED_RECORDS
+records (the folder is a copy of the snapshot's rows); larger snapshots are merged at every
+read.
+
 A snapshot is read natively only when the result is certain to equal the merged read
 (``source.read_merged_split``); otherwise the table keeps the Python data source:
 - every split is raw-convertible (``source.is_raw_convertible``: for a deletion-vector
   primary-key table, its files above level 0), or the table's merge keeps records whole
   (deduplicate, with or without ``sequence.field``, and first-row; partial-update and
-  aggregation splits keep the merge runtime);
+  aggregation splits are merged once, above);
 - all files have one format Spark reads (Parquet or ORC; rows to leave out: Parquet only, the
   format whose row positions Spark exposes);
 - every column's type is one Spark reads exactly as the Python path converts it (no
@@ -75,6 +84,14 @@ SINK_LOG_VERSION = "v1"
 MAX_CHOICE_RECORDS = 20_000_000
 # plan_native's reason when it was not to read keys for a choice of rows
 CHOICE_DEFERRED = "a choice of rows, made when a statement reads the table"
+# ... when it was not to merge values: the merge is made once, when a statement reads rows
+MERGE_DEFERRED = "a merge of values, made once when a statement reads the table's rows"
+# ... when it was to merge them: the caller runs the merge (registry.py) into merged_folder()
+VALUES_TO_MERGE = "a merge of values to make into Parquet files"
+# the most records of a snapshot whose merge of values is kept as Parquet files (a copy of the
+# table's rows on the warehouse's disk, per snapshot); a larger one is merged at every read
+MAX_MERGED_RECORDS = 20_000_000
+MERGED_PREFIX = "merged-"
 # folders of older snapshots a table keeps besides its current one: a query that listed the
 # previous one a moment ago still finds it
 KEEP_PREVIOUS = 1
@@ -103,11 +120,15 @@ class NativeSnapshot:
     projected: Tuple[Projection, ...] = ()
 
 
-def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
+def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True,
+                merge_values: bool = False
                 ) -> Tuple[Optional[int], Optional[NativeSnapshot], str]:
     """(the snapshot's id, its native plan or None, why not when None): the latest snapshot,
     or ``snapshot_id``. Without ``choose``, a snapshot whose splits need a choice of rows
-    (reading their keys) is not planned: the reason is then CHOICE_DEFERRED."""
+    (reading their keys) is not planned: the reason is then CHOICE_DEFERRED. A snapshot whose
+    splits need a merge of values is never planned here: the reason is VALUES_TO_MERGE with
+    ``merge_values`` (the caller merges it into Parquet files: ``merged_snapshot``),
+    MERGE_DEFERRED without, or why it is merged at every read."""
     from dbt.adapters.paimon.datasource.source import arrow_schema_of, is_raw_convertible
     from dbt.adapters.paimon.format.splits import plan_splits
 
@@ -145,7 +166,7 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
             probe = _with_files(split, read)
             if not is_raw_convertible(probe):
                 if not _merge_keeps_records(table):
-                    return snapshot_id, None, "a split needs a merge of values"
+                    return snapshot_id, None, _merge_of_values(splits, merge_values)
                 if sum(f.row_count for f in read) > MAX_CHOICE_RECORDS:
                     return snapshot_id, None, "a split too large to choose rows in this process"
                 merges.append(probe)
@@ -199,6 +220,46 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True
         {name: rows for name, rows in deleted.items() if name in kept},
         tuple(Projection(columns, tuple(listed))
               for columns, listed in sorted(projected.items(), key=repr))), ""
+
+
+def _merge_of_values(splits, merge_values: bool) -> str:
+    records = sum(f.row_count for split in splits
+                  for f in (split.batch_read_files() if split.primary_key_table else split.files))
+    if records > MAX_MERGED_RECORDS:
+        return "a snapshot too large to keep merged: merged at every read"
+    return VALUES_TO_MERGE if merge_values else MERGE_DEFERRED
+
+
+def merged_folder(reads_root: str, database: str, table: str, stamp: str,
+                  schema_id: int) -> str:
+    """Where a snapshot's merged rows are kept: Parquet files Spark wrote from the merged read
+    (the Python source's rows), beside the snapshot's file list, pruned with it."""
+    return file_list_folder(reads_root, database, table, stamp, schema_id, MERGED_PREFIX)
+
+
+def merged_staging(reads_root: str, database: str, table: str) -> str:
+    return os.path.join(reads_root, database, table, f".staging-{uuid.uuid4().hex}")
+
+
+def keep_merged(staging: str, folder: str) -> None:
+    """Put a complete merge in place (several processes may race: the first wins)."""
+    try:
+        os.rename(staging, folder)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def merged_snapshot(snapshot_id: int, folder: str) -> Optional[NativeSnapshot]:
+    """The snapshot read from its merged rows' Parquet files (None if the folder holds none)."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".parquet"))
+    except FileNotFoundError:
+        return None
+    if not names:
+        return None
+    files = tuple((os.path.join(folder, n), os.path.getsize(os.path.join(folder, n)))
+                  for n in names)
+    return NativeSnapshot(snapshot_id, "parquet", files)
 
 
 def _listed(meta) -> Tuple[str, int]:
@@ -317,16 +378,19 @@ def forget_file_lists(reads_root: str, database: str, table: str) -> None:
 
 def prune_file_lists(reads_root: str, database: str, table: str, keep: Optional[str]) -> None:
     """Delete the table's entry file-list folders but ``keep`` and the newest previous ones
-    (all when ``keep`` is None: the table is read through the Python path)."""
+    (all when ``keep`` is None: the table is read through the Python path), and so the
+    folders of merged rows: those of the snapshots kept."""
     parent = os.path.join(reads_root, database, table)
     try:
-        names = [n for n in os.listdir(parent) if n.startswith("snapshot-")]
+        names = os.listdir(parent)
     except FileNotFoundError:
         return
-    kept = {os.path.basename(keep)} if keep else set()
-    older = sorted((n for n in names if n not in kept), key=_snapshot_of, reverse=True)
-    for name in older[KEEP_PREVIOUS if keep else 0:]:
-        shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    for prefix in ("snapshot-", MERGED_PREFIX):
+        ours = [n for n in names if n.startswith(prefix)]
+        kept = {prefix + os.path.basename(keep)[len("snapshot-"):]} if keep else set()
+        older = sorted((n for n in ours if n not in kept), key=_snapshot_of, reverse=True)
+        for name in older[KEEP_PREVIOUS if keep else 0:]:
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
 
 
 def reads_root(warehouse_folder: str) -> str:
@@ -341,7 +405,8 @@ def _latest(table) -> Optional[int]:
 
 
 def _snapshot_of(name: str) -> Tuple[int, int]:
-    """(snapshot id, stamp) of a folder name ``snapshot-<id>.<mtime>-schema-<id>``."""
+    """(snapshot id, stamp) of a folder name ``snapshot-<id>.<mtime>-schema-<id>`` (or
+    ``merged-...``)."""
     parts = name.split("-")
     numbers = parts[1].split(".") if len(parts) > 1 else []
     if not numbers or not all(n.isdigit() for n in numbers):

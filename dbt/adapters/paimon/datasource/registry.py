@@ -17,8 +17,10 @@ The entry a query names is a view, ``analytics.orders``, over hidden tables in
 ``analytics__paimon`` that read the table's latest snapshot one of two ways (native_read.py):
 when no split needs a merge of values, Spark's own Parquet/ORC reader over the snapshot's exact
 data files (``files_orders``: ``USING parquet LOCATION <file list>``, joined with
-``deletes_orders``, the rows to leave out, if any); otherwise the ``paimon`` Python data source
-(``read_orders``: ``USING paimon.analytics.orders``). The view's properties record the Paimon
+``deletes_orders``, the rows to leave out, if any), or, for a partial-update or aggregation
+table whose splits need a merge of values, the same reader over that snapshot's merged rows,
+which the first statement reading the table's rows makes once (``_merged_rows``); otherwise the
+``paimon`` Python data source (``read_orders``: ``USING paimon.analytics.orders``). The view's properties record the Paimon
 schema id, the snapshot it reads, which way, and which hidden tables exist for which schema:
 they stay when the table turns to the other way, so that a snapshot costs a moved location and
 at most a new view. A view also keeps SQL writes out: Spark
@@ -37,6 +39,8 @@ module gathers what they decide from and runs their answers on the session.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import threading
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
@@ -61,7 +65,8 @@ from dbt.adapters.paimon.datasource.entry_statements import (EntryRead, entry_ch
                                                              forget_statements, write_target)
 from dbt.adapters.paimon.datasource.session_sources import (REGISTERED_CONF_PREFIX,  # noqa: F401
                                                             SessionSources)
-from dbt.adapters.paimon.datasource.source import PaimonDataSource, arrow_schema_of, table_source_class
+from dbt.adapters.paimon.datasource.source import (PARALLELISM_OPTION, PaimonDataSource,
+                                                   arrow_schema_of, table_source_class)
 from dbt.adapters.paimon.datasource.spark_env import default_parallelism, is_connect
 from dbt.adapters.paimon.datasource.table_resolver import TableResolver
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_schema
@@ -156,18 +161,19 @@ class PaimonTableRegistry:
             for step in plan_refresh(self._exposed, latest, self._entries, sql):
                 self._expose_again(step.database, step.table,
                                    self._entries.get((step.database, step.table)),
-                                   choose=step.choose)
+                                   choose=step.choose, merge=step.merge)
 
-    def _expose_again(self, database: str, table: str, entry, choose: bool = True) -> bool:
+    def _expose_again(self, database: str, table: str, entry, choose: bool = True,
+                      merge: bool = False) -> bool:
         """Make a table's catalog entry again from its current snapshot (from scratch if another
         process changed the entry); False if the table is gone."""
         try:
             try:
-                self.expose(database, table, entry, choose)
+                self.expose(database, table, entry, choose, merge=merge)
             except TableNotFoundError:
                 raise
             except Exception:  # noqa: BLE001 - another process changed the entry
-                self.expose(database, table, choose=choose, fresh=True)
+                self.expose(database, table, choose=choose, fresh=True, merge=merge)
             return True
         except TableNotFoundError:
             self._exposed.pop((database, table), None)
@@ -302,15 +308,17 @@ class PaimonTableRegistry:
             self._listed[database] = rows
 
     def expose(self, database: str, table: str, entry: Optional[CatalogEntry] = None,
-               choose: bool = True, fresh: bool = False) -> bool:
+               choose: bool = True, fresh: bool = False, merge: bool = False) -> bool:
         """Register the table's provider and create or bring up to date its catalog entry;
         whether the entry changed. Without ``choose`` a snapshot that needs a choice of rows
-        gets an UNCHOSEN entry (refresh_stale makes the choice when a statement names it)."""
+        gets an UNCHOSEN entry (refresh_stale makes the choice when a statement names it);
+        without ``merge`` one that needs a merge of values an UNMERGED entry (refresh_stale
+        makes the merge when a statement reads the table's rows)."""
         with self._sync_lock:
-            return self._expose(database, table, entry, choose, fresh)
+            return self._expose(database, table, entry, choose, fresh, merge)
 
     def _expose(self, database: str, table: str, entry: Optional[CatalogEntry],
-                choose: bool, fresh: bool = False) -> bool:
+                choose: bool, fresh: bool = False, merge: bool = False) -> bool:
         check_name("database", database)
         check_name("table", table)
         source = self.paimon_name(database, table)  # (a branch exists only with its table)
@@ -325,7 +333,8 @@ class PaimonTableRegistry:
         snapshot = self._latest_snapshot(database, source)
         if entry is None:
             entry = self._catalog_entry(database, table)
-        wanted = WantedEntry(database, table, warehouse, schema_id, snapshot, branch, choose)
+        wanted = WantedEntry(database, table, warehouse, schema_id, snapshot, branch, choose,
+                             merge)
         if keeps(entry, wanted, lambda: self._files_present(database, source, entry)):
             self._exposed[(database, table)] = snapshot
             self._entries[(database, table)] = entry
@@ -335,8 +344,11 @@ class PaimonTableRegistry:
         schema_id = paimon_table.table_schema.id  # the schema the entry describes
         plan, why = None, ""
         if self._reads_root_of(database) is not None:
-            latest, plan, why = native_read.plan_native(paimon_table, choose=choose)
+            latest, plan, why = native_read.plan_native(paimon_table, choose=choose,
+                                                        merge_values=merge)
             snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
+            if why == native_read.VALUES_TO_MERGE:
+                plan, why = self._merged_rows(database, source, latest, schema_id, snapshot)
         target = EntryRead(database, table, source, schema_id, snapshot, read_of(plan, why), plan)
         properties = self._make_entry(target, entry, paimon_table, fresh)
         self._exposed[(database, table)] = snapshot
@@ -374,6 +386,30 @@ class PaimonTableRegistry:
         if self._reads_root_of(database) is not None:
             native_read.prune_file_lists(self._reads_root_of(database), database, source, folder)
         return properties
+
+    def _merged_rows(self, database: str, source: str, snapshot_id: int, schema_id: int,
+                     stamp: str) -> Tuple[Optional[native_read.NativeSnapshot], str]:
+        """Merge the snapshot's values once: Spark writes the Python source's merged read of it
+        (the merge runtime, in Spark's tasks) as Parquet files beside its file list, which
+        every later read of the snapshot reads with Spark's own reader; merged by another
+        process already, those files are used. Best effort: if the merge cannot be kept, the
+        entry reads through the Python source, whose read reports any error of the merge."""
+        reads_root = self._reads_root_of(database)
+        folder = native_read.merged_folder(reads_root, database, source, stamp, schema_id)
+        if not os.path.isdir(folder):
+            staging = native_read.merged_staging(reads_root, database, source)
+            options = self.table_location(database, source).source_options()
+            options.update({"snapshot_id": str(snapshot_id),
+                            PARALLELISM_OPTION: str(self._parallelism())})
+            try:
+                self.spark.read.format("paimon").options(**options).load() \
+                    .write.parquet(staging)
+            except Exception as exc:  # noqa: BLE001 - the Python source's read says why
+                shutil.rmtree(staging, ignore_errors=True)
+                return None, f"the merge of values could not be kept: {str(exc)[:200]}"
+            native_read.keep_merged(staging, folder)
+        plan = native_read.merged_snapshot(snapshot_id, folder)
+        return plan, "" if plan is not None else "no data"
 
     def sql_write_target(self, database: str, table: str) -> Optional[str]:
         """The table an SQL ``INSERT`` into the Paimon table ``database.table`` writes to: a

@@ -63,6 +63,7 @@ import json
 import os
 import pathlib
 import shutil
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
@@ -92,6 +93,9 @@ VALUES_TO_MERGE = "a merge of values to make into Parquet files"
 # table's rows on the warehouse's disk, per snapshot); a larger one is merged at every read
 MAX_MERGED_RECORDS = 20_000_000
 MERGED_PREFIX = "merged-"
+# a staging folder older than this is a killed process's: a merge of MAX_MERGED_RECORDS takes
+# minutes, not hours
+STALE_STAGING_SECONDS = 6 * 3600
 # folders of older snapshots a table keeps besides its current one: a query that listed the
 # previous one a moment ago still finds it
 KEEP_PREVIOUS = 1
@@ -391,6 +395,17 @@ def prune_file_lists(reads_root: str, database: str, table: str, keep: Optional[
         older = sorted((n for n in ours if n not in kept), key=_snapshot_of, reverse=True)
         for name in older[KEEP_PREVIOUS if keep else 0:]:
             shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    # a process killed while writing a file list or a merge leaves its staging folder
+    now = time.time()
+    for name in names:
+        path = os.path.join(parent, name)
+        try:
+            stale = name.startswith(".staging-") and \
+                now - os.path.getmtime(path) > STALE_STAGING_SECONDS
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def reads_root(warehouse_folder: str) -> str:

@@ -20,8 +20,9 @@ data files (``files_orders``: ``USING parquet LOCATION <file list>``, joined wit
 ``deletes_orders``, the rows to leave out, if any), or, for a partial-update or aggregation
 table whose splits need a merge of values, the same reader over that snapshot's merged rows,
 which the first statement reading the table's rows makes once (``_merged_rows``); otherwise the
-``paimon`` Python data source (``read_orders``: ``USING paimon.analytics.orders``). The view's properties record the Paimon
-schema id, the snapshot it reads, which way, and which hidden tables exist for which schema:
+``paimon`` Python data source (``read_orders``: ``USING paimon.analytics.orders``). The view's
+properties record the Paimon schema id, the snapshot it reads, which way, and which hidden
+tables exist for which schema:
 they stay when the table turns to the other way, so that a snapshot costs a moved location and
 at most a new view. A view also keeps SQL writes out: Spark
 refuses ``INSERT INTO`` a view, where a Parquet table would take the rows into a folder no

@@ -93,6 +93,7 @@ VALUES_TO_MERGE = "a merge of values to make into Parquet files"
 # table's rows on the warehouse's disk, per snapshot); a larger one is merged at every read
 MAX_MERGED_RECORDS = 20_000_000
 MERGED_PREFIX = "merged-"
+STAGING_PREFIX = ".staging-"
 # a staging folder older than this is a killed process's: a merge of MAX_MERGED_RECORDS takes
 # minutes, not hours
 STALE_STAGING_SECONDS = 6 * 3600
@@ -241,12 +242,14 @@ def merged_folder(reads_root: str, database: str, table: str, stamp: str,
     return file_list_folder(reads_root, database, table, stamp, schema_id, MERGED_PREFIX)
 
 
-def merged_staging(reads_root: str, database: str, table: str) -> str:
-    return os.path.join(reads_root, database, table, f".staging-{uuid.uuid4().hex}")
+def staging_folder(reads_root: str, database: str, table: str) -> str:
+    """A folder of this process's to write a file list or a merge in, before put_in_place."""
+    return os.path.join(reads_root, database, table, f"{STAGING_PREFIX}{uuid.uuid4().hex}")
 
 
-def keep_merged(staging: str, folder: str) -> None:
-    """Put a complete merge in place (several processes may race: the first wins)."""
+def put_in_place(staging: str, folder: str) -> None:
+    """Put a complete file list or merge in place (several processes may race: each writes
+    its own staging folder and renames it into place; the first wins)."""
     try:
         os.rename(staging, folder)
     except OSError:
@@ -281,7 +284,7 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
     if _complete(folder, plan):
         return folder
     os.makedirs(parent, exist_ok=True)
-    staging = os.path.join(parent, f".staging-{uuid.uuid4().hex}")
+    staging = staging_folder(reads_root, database, table)
     _write_sink_log(staging, plan.files)
     for number, projection in enumerate(plan.projected, start=1):
         _write_sink_log(projection_folder(staging, number), projection.files)
@@ -291,10 +294,7 @@ def write_file_list(reads_root: str, database: str, table: str, plan: NativeSnap
                        os.path.join(staging, DELETES_DIR, "part-0.parquet"))
     if os.path.isdir(folder) and not _complete(folder, plan):
         shutil.rmtree(folder, ignore_errors=True)  # another layout's (no bitmaps): replaced
-    try:
-        os.rename(staging, folder)
-    except OSError:  # another process put the same folder in place first
-        shutil.rmtree(staging, ignore_errors=True)
+    put_in_place(staging, folder)
     return folder
 
 
@@ -400,7 +400,7 @@ def prune_file_lists(reads_root: str, database: str, table: str, keep: Optional[
     for name in names:
         path = os.path.join(parent, name)
         try:
-            stale = name.startswith(".staging-") and \
+            stale = name.startswith(STAGING_PREFIX) and \
                 now - os.path.getmtime(path) > STALE_STAGING_SECONDS
         except OSError:
             continue

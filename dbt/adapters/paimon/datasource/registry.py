@@ -398,7 +398,7 @@ class PaimonTableRegistry:
         reads_root = self._reads_root_of(database)
         folder = native_read.merged_folder(reads_root, database, source, stamp, schema_id)
         if not os.path.isdir(folder):
-            staging = native_read.merged_staging(reads_root, database, source)
+            staging = native_read.staging_folder(reads_root, database, source)
             options = self.table_location(database, source).source_options()
             options.update({"snapshot_id": str(snapshot_id),
                             PARALLELISM_OPTION: str(self._parallelism())})
@@ -408,7 +408,7 @@ class PaimonTableRegistry:
             except Exception as exc:  # noqa: BLE001 - the Python source's read says why
                 shutil.rmtree(staging, ignore_errors=True)
                 return None, f"the merge of values could not be kept: {str(exc)[:200]}"
-            native_read.keep_merged(staging, folder)
+            native_read.put_in_place(staging, folder)
         plan = native_read.merged_snapshot(snapshot_id, folder)
         return plan, "" if plan is not None else "no data"
 

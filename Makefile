@@ -94,11 +94,13 @@ TEST_JVM_OPTS ?= -XX:TieredStopAtLevel=1
 # 19.1 min under it in `make test`, against 11.3 without), so the others run without it;
 # `make coverage` measures test-unit, test-integration and test-functional.
 COVERAGE_PROCESSES := test-unit
-PYTEST = mkdir -p $(TEST_TMP) && SPARK_SUBMIT_OPTS="$(TEST_JVM_OPTS)" $(PY) \
+PYTEST = mkdir -p $(TEST_TMP) && rm -f $(TEST_TMP)/$@.processes.jsonl && \
+	SPARK_SUBMIT_OPTS="$(TEST_JVM_OPTS)" DBT_PAIMON_TEST_LEDGER=$(TEST_TMP)/$@.processes.jsonl $(PY) \
 	$(if $(filter $@,$(COVERAGE_PROCESSES)),-m coverage run --data-file=$(TEST_TMP)/$@.coverage) \
 	-m pytest --basetemp=$(TEST_TMP)/$@ --junitxml=$(TEST_TMP)/$@.xml
 
-# The summary: each process's time and share, the wall time, the 25 slowest tests, the line
+# The summary: each process's time and share, the wall time, the 25 slowest tests, the dbt
+# processes the tests started (each pytest process's ledger: tests/process_ledger.py), the line
 # coverage of COVERAGE_PROCESSES combined, and a warning for a process 20% over its recorded time
 # (docs/development.md), a run over 45 min, coverage below its recorded figure or a missing
 # coverage data file.

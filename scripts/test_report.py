@@ -10,8 +10,9 @@ left no coverage data.
 
 Reads ``<target>.xml`` (pytest --junitxml) of each process and ``<target>.coverage`` (coverage
 run --data-file) of each measured one, which it combines into ``coverage`` and
-``coverage.json`` in the same folder with ``python -m coverage`` (run by this interpreter);
-standard library only.
+``coverage.json`` in the same folder with ``python -m coverage`` (run by this interpreter), and
+``<target>.processes.jsonl`` of each process (tests/process_ledger.py: the dbt processes its
+tests started); standard library only.
 """
 from __future__ import annotations
 
@@ -115,6 +116,48 @@ def report(lanes: List[Lane], recorded: Dict[str, Tuple[float, int]],
     return "\n".join(lines)
 
 
+def read_ledger(path: Path) -> List[dict]:
+    """A process's ledger lines (tests/process_ledger.py); a torn last line is left out."""
+    entries = []
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return entries
+    for line in lines:
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue
+    return entries
+
+
+def ledger_report(ledgers: Dict[str, List[dict]], lanes: List[Lane]) -> str:
+    """The dbt processes each pytest process's tests started, their wall time against the
+    process's own, and the 10 tests that spend the most in them."""
+    own = {lane.target: lane.seconds for lane in lanes}
+    lines = ["", "== the dbt processes the tests started (tests/process_ledger.py) ==",
+             f"{'process':<18} {'count':>6} {'min':>6} {'of its time':>12}"]
+    by_test: Dict[Tuple[str, str], List[float]] = {}
+    for target, entries in sorted(ledgers.items(), key=lambda item: -len(item[1])):
+        seconds = [float(e.get("seconds", 0)) for e in entries if e.get("kind") == "dbt"]
+        if not seconds:
+            continue
+        share = sum(seconds) / own[target] if own.get(target) else None
+        lines.append(f"{target:<18} {len(seconds):>6} {sum(seconds) / 60:>6.1f} "
+                     f"{(f'{share:.0%}' if share is not None else '-'):>12}")
+        for entry in entries:
+            if entry.get("kind") == "dbt":
+                by_test.setdefault((target, entry.get("test", "")), []).append(
+                    float(entry.get("seconds", 0)))
+    if not by_test:
+        return ""
+    lines.append("the 10 tests spending the most in dbt processes:")
+    ranked = sorted(by_test.items(), key=lambda item: -sum(item[1]))[:10]
+    lines += [f"{sum(times):>8.1f}s {len(times):>4} processes  {target}: {test}"
+              for (target, test), times in ranked]
+    return "\n".join(lines)
+
+
 def recorded_coverage(doc: Path = DEVELOPMENT_DOC) -> Optional[float]:
     """The line coverage (%) docs/development.md records, if it records one."""
     try:
@@ -214,6 +257,11 @@ def main(argv: List[str]) -> int:
         return 0
     wall = time.time() - started if started else None
     print(report(lanes, recorded_minutes(), wall))
+    ledgers = {lane.target: read_ledger(folder / f"{lane.target}.processes.jsonl")
+               for lane in lanes}
+    said = ledger_report(ledgers, lanes)
+    if said:
+        print(said)
     if measured:
         print(coverage_report(*measure_coverage(folder, measured), recorded_coverage(), folder))
     return 0

@@ -135,6 +135,7 @@ class ForkedDbt:
 
     def __init__(self, connection: socket.socket, args: List[str]):
         self.args = args
+        self._started = time.monotonic()
         self.returncode: Optional[int] = None
         self._connection = connection
         self._reader = connection.makefile("r")
@@ -165,6 +166,10 @@ class ForkedDbt:
         self.returncode = int(line.split()[1])
         self._reader.close()
         self._connection.close()
+        from tests import process_ledger  # (the client's import: the server runs as a script)
+
+        process_ledger.record("dbt", time.monotonic() - self._started,
+                              next((a for a in self.args if not a.startswith("-")), ""))
 
 
 class _Server:

@@ -7,13 +7,19 @@ branch's entries, whose hidden tables name the branch's data source; the tempora
 time travel, system tables and `paimon_changes`, which a Connect server's shared session keeps
 between commands) must serve every later command.
 
-The walk-through (the model makes automatic tags): run, tag, run, branch from the tag, a whole
-run on the branch, then on main `show` and `docs generate`, rollback to the tag's snapshot
-(named by the tag in session mode, by its id over Connect, by its commit time through the
-daemon), run, undo that run's invocation, run on the branch again, publish it (main becomes the
-branch, the branch is deleted), build (the model and its data tests). The table operations (tag,
-branch, rollback, undo, publish) act on files and start no Spark in any mode: no session, no
-daemon, no server connection. Over Connect and through
+The model is a partial-update table (its rows are those of the latest batch, every value being
+set) that makes automatic tags. Reading it before a compaction merges its snapshot once, into
+Parquet files beside the snapshot's file list that every later command reads natively
+(docs/reads.md): `show` and the data tests read such merges in every mode, made by this command
+or an earlier one, after rollbacks that reuse snapshot ids.
+
+The walk-through: run, tag, run, branch from the tag, a whole run on the branch, then on main
+`show` and `docs generate`, rollback to the tag's snapshot (named by the tag in session mode, by
+its id over Connect, by its commit time through the daemon), build the model (its data tests
+check its rows), undo that build's invocation, run on the branch again, publish it (main
+becomes the branch, the branch is deleted), build (the model and its data tests). The table
+operations (tag, branch, rollback, undo, publish) act on files and start no Spark in any mode:
+no session, no daemon, no server connection. Over Connect and through
 the daemon, `show` also reads the table at the tag and at the tag's snapshot id by time travel
 and the automatic tags through the `tags` system table, and the project has a model reading
 `paimon_changes` (compiled by `docs generate`, built by `build`): their temporary views live on
@@ -49,6 +55,7 @@ from pathlib import Path
 
 import pytest
 
+from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.environments import connect_server
 from dbt.adapters.paimon.server import daemon
@@ -58,6 +65,7 @@ from dbt.adapters.paimon.server.processes import alive
 from reliability_helpers import DbtProcess, read_rows, run_dbt
 
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
+                     merge_engine='partial-update',
                      table_options={'tag.automatic-creation': 'batch'}) }}
 select cast(id as bigint) as id, cast(id * {{ var('batch', 0) }} as bigint) as v from range(0, 5)
 """
@@ -70,6 +78,11 @@ models:
     columns:
       - name: id
         data_tests: [not_null, unique]
+"""
+# a singular data test: the table's rows are the batch's (sum(batch(n)) = 10 * n), not those of
+# an earlier snapshot's merge (snapshot ids are reused after a rollback)
+CURRENT_ROWS = """select total from (select sum(v) as total from {{ ref('m') }})
+where total is null or total != 10 * {{ var('batch', 0) }}
 """
 SHOW_SESSION = "select sum(v) as now_total from {{ ref('m') }}"
 SHOW = """select
@@ -135,6 +148,8 @@ class Walk:
             _profile(mode, self.warehouse, self.root, self.port))
         (self.root / "models" / "m.sql").write_text(MODEL)
         (self.root / "models" / "m.yml").write_text(TESTS)
+        (self.root / "tests").mkdir()
+        (self.root / "tests" / "current_rows.sql").write_text(CURRENT_ROWS)
         self.connect_session = mode != "session"  # the views of one command outlive it
         if self.connect_session:
             (self.root / "models" / "c.sql").write_text(CHANGES)
@@ -156,6 +171,15 @@ class Walk:
 
     def rows(self, table="m"):
         return values(read_rows(TableRef(self.warehouse, "lc", table, {})))
+
+    def merged_at_latest(self) -> bool:
+        """Whether the table's latest snapshot has its merge of values beside its file list
+        (a ``merged-<id>.<mtime>-schema-<id>`` folder of the warehouse's reads folder)."""
+        table = Path(self.warehouse) / "lc.db" / "m"
+        latest = (table / "snapshot" / "LATEST").read_text().strip()
+        folder = Path(native_read.reads_root(self.warehouse)) / "lc" / "m"
+        return any(path.name.startswith(f"{native_read.MERGED_PREFIX}{latest}.")
+                   for path in folder.glob(f"{native_read.MERGED_PREFIX}*"))
 
     def tag(self, name):
         """The snapshot tag ``name`` holds (a tag file is the snapshot's JSON)."""
@@ -335,6 +359,7 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     # the table now; over Connect also at the tag, at its snapshot id, one batch-write-<date> tag
     expected = (sum(batch(2)), sum(batch(1)), sum(batch(1)), 1) if views else (sum(batch(2)),)
     assert re.search(r"\|\s*" + r"\s*\|\s*".join(map(str, expected)) + r"\s*\|", shown), shown
+    assert walk.merged_at_latest(), "show's read of the uncompacted table merged nothing"
     dbt("docs", "generate")
 
     # rollback to the tag's snapshot, named a different way in each mode
@@ -346,10 +371,12 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     if java_reads:
         assert java(("read", "lc.m")) == [batch(1)]
 
-    # the first Spark command after the rollback (and, through the daemon, the garbled record)
-    faults.check_next(*timed(dbt, "run", "-s", "m", "--vars", "{batch: 4}"),
+    # the first Spark command after the rollback (and, through the daemon, the garbled record):
+    # the model's new snapshot takes the id of the one `show` merged; its data tests read it
+    faults.check_next(*timed(dbt, "build", "-s", "m", "--vars", "{batch: 4}"),
                       "the garbled daemon.json")
     assert walk.rows() == batch(4)
+    assert walk.merged_at_latest(), "the data tests' read of the table merged nothing"
     with open(walk.root / "target" / "run_results.json") as handle:
         invocation = json.load(handle)["metadata"]["invocation_id"]
     operation("rollback_invocation", invocation_id=invocation)
@@ -361,8 +388,9 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     operation("publish_branch", branch="audit")
     assert walk.rows() == batch(5)
     built = dbt("build", "--vars", "{batch: 6}")
-    assert f"PASS={4 if views else 3}" in built, built
+    assert f"PASS={5 if views else 4}" in built, built
     assert walk.rows() == batch(6)
+    assert walk.merged_at_latest(), "the data tests' read of the table merged nothing"
     if views:  # the changes model's first run reads every current row as an insert
         changes = read_rows(TableRef(walk.warehouse, "lc", "c", {}))
         assert changes == [{"n": 5, "total": sum(batch(6))}]

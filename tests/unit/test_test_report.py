@@ -97,3 +97,33 @@ def test_a_run_without_coverage_data_still_prints_its_summary(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "work: 1.0 min in 1 processes" in out
     assert out.count("left no coverage data") == 2 and "\ntotal " not in out
+
+
+def test_the_ledger_sums_each_process_dbt_commands_and_ranks_the_tests(tmp_path, monkeypatch):
+    from tests import process_ledger
+
+    ledger = tmp_path / "test-reliability.processes.jsonl"
+    monkeypatch.setenv(process_ledger.LEDGER, str(ledger))
+    for test, seconds in (("t.py::a", 30.0), ("t.py::b", 12.0), ("t.py::a", 18.0)):
+        monkeypatch.setenv("PYTEST_CURRENT_TEST", f"{test} (call)")
+        process_ledger.record("dbt", seconds, "run")
+    with open(ledger, "a") as out:
+        out.write('{"kind": "dbt", "seco')  # a line torn by a killed process: left out
+    lanes = [test_report.read_lane(junit(tmp_path / "test-reliability.xml", 120,
+                                         [("a", 60.0), ("b", 60.0)]))]
+    entries = test_report.read_ledger(ledger)
+    assert [e["test"] for e in entries] == ["t.py::a", "t.py::b", "t.py::a"]
+    text = test_report.ledger_report({"test-reliability": entries}, lanes)
+    assert re.search(r"test-reliability\s+3\s+1\.0\s+50%", text), text
+    assert text.index("48.0s    2 processes  test-reliability: t.py::a") \
+        < text.index("12.0s    1 processes  test-reliability: t.py::b"), text
+    assert test_report.ledger_report({"test-unit": []}, lanes) == ""
+
+
+def test_without_a_ledger_file_nothing_is_recorded(tmp_path, monkeypatch):
+    from tests import process_ledger
+
+    monkeypatch.delenv(process_ledger.LEDGER, raising=False)
+    monkeypatch.chdir(tmp_path)
+    process_ledger.record("dbt", 1.0, "run")
+    assert list(tmp_path.iterdir()) == []

@@ -2,6 +2,7 @@
 Read-only and full file systems themselves: tests/reliability/test_state_folder_faults.py."""
 import errno
 import os
+import threading
 from collections import namedtuple
 
 import pytest
@@ -16,6 +17,27 @@ def test_a_writable_folder_with_room_passes_and_keeps_no_probe(tmp_path):
     folder = tmp_path / "state" / ".spark"
     check_usable(str(folder))
     assert folder.is_dir() and list(folder.iterdir()) == []
+
+
+def test_commands_checking_one_folder_at_once_all_pass(tmp_path):
+    """The daemon's first commands start together on a new folder: each check writes and
+    removes a probe of its own, never another's."""
+    folder = tmp_path / ".spark"
+    errors = []
+
+    def check():
+        try:
+            for _ in range(50):
+                check_usable(str(folder))
+        except StateDirError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=check) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and list(folder.iterdir()) == []
 
 
 def test_a_folder_that_cannot_be_made_names_itself_and_the_fix(tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import tempfile
 
 from dbt_common.exceptions import DbtRuntimeError
 
@@ -31,15 +32,16 @@ def check_usable(state_dir: str, min_free: int = MIN_FREE_BYTES) -> None:
     ``min_free`` bytes free. The probe file is removed again."""
     try:
         os.makedirs(state_dir, exist_ok=True)
-        probe = os.path.join(state_dir, _PROBE_NAME)
+        # a probe of this check's own: commands starting at once on one folder (the daemon's
+        # first commands) must not delete each other's probe between its write and removal
+        descriptor, probe = tempfile.mkstemp(prefix=_PROBE_NAME, dir=state_dir)
         try:
-            with open(probe, "wb") as handle:
+            with os.fdopen(descriptor, "wb") as handle:
                 handle.write(b"\0" * 4096)
                 handle.flush()
                 os.fsync(handle.fileno())
         finally:
-            if os.path.exists(probe):
-                os.remove(probe)
+            os.remove(probe)
     except OSError as exc:
         if exc.errno in _FULL:
             raise _full(state_dir, 0, min_free) from None

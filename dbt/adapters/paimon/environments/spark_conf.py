@@ -50,6 +50,12 @@ def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
         # byte limit keeps wide rows from making huge batches.
         "spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
         "spark.sql.execution.arrow.maxBytesPerBatch": str(64 * 1024 * 1024),
+        # Spark Connect keeps a session's plans by their request (relation and plan id), and
+        # a pyspark client numbers its plans from 0 in every process: the dbt commands sharing
+        # one server session send identical requests for different data (the same query after
+        # a commit, a merge of a snapshot id that a rollback reused) and got the plan an
+        # earlier command had resolved, with its file lists. Off; no effect outside Connect.
+        "spark.connect.session.planCache.enabled": "false",
     }
 
 
@@ -69,7 +75,8 @@ def with_profile_conf(defaults: Dict[str, str], profile: Dict[str, str]) -> Dict
 
 
 # Settings a Spark Connect session gets from the client: the server's own defaults may differ
-# (a server not started by `dbt-paimon server start`), and these change results.
+# (a server not started by `dbt-paimon server start`), and these change results (the plan
+# cache, which results a repeated request gets).
 CONNECT_SESSION_CONF_KEYS = (
     "spark.sql.ansi.enabled",
     "spark.sql.session.timeZone",
@@ -77,6 +84,7 @@ CONNECT_SESSION_CONF_KEYS = (
     "spark.sql.execution.arrow.pyspark.enabled",
     "spark.sql.execution.arrow.maxRecordsPerBatch",
     "spark.sql.execution.arrow.maxBytesPerBatch",
+    "spark.connect.session.planCache.enabled",
 )
 
 

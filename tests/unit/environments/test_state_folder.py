@@ -2,8 +2,8 @@
 Read-only and full file systems themselves: tests/reliability/test_state_folder_faults.py."""
 import errno
 import os
-import threading
 from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -23,21 +23,14 @@ def test_commands_checking_one_folder_at_once_all_pass(tmp_path):
     """The daemon's first commands start together on a new folder: each check writes and
     removes a probe of its own, never another's."""
     folder = tmp_path / ".spark"
-    errors = []
 
-    def check():
-        try:
-            for _ in range(50):
-                check_usable(str(folder))
-        except StateDirError as error:
-            errors.append(error)
+    def check(_):
+        for _ in range(50):
+            check_usable(str(folder))
 
-    threads = [threading.Thread(target=check) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == [] and list(folder.iterdir()) == []
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(check, range(4)))  # a StateDirError of any check is raised here
+    assert list(folder.iterdir()) == []
 
 
 def test_a_folder_that_cannot_be_made_names_itself_and_the_fix(tmp_path):

@@ -53,8 +53,9 @@ def default_spark_conf(master: str, state_dir: str) -> Dict[str, str]:
         # Spark Connect keeps a session's plans by their request (relation and plan id), and
         # a pyspark client numbers its plans from 0 in every process: the dbt commands sharing
         # one server session send identical requests for different data (the same query after
-        # a commit, a merge of a snapshot id that a rollback reused) and got the plan an
-        # earlier command had resolved, with its file lists. Off; no effect outside Connect.
+        # a commit, a merge of a snapshot id that a rollback reused), which the cache would
+        # answer with the plan, file lists included, an earlier command resolved. Off; no
+        # effect outside Connect.
         "spark.connect.session.planCache.enabled": "false",
     }
 

@@ -1,11 +1,16 @@
 """The table lifecycle as a scheduler runs it: every dbt command a fresh process, each one after
-a lifecycle operation, in each of the three places Spark runs: in the dbt process (session
-mode, no daemon: CI's and a scheduler's mode), in one Spark Connect server that
-`dbt-paimon server start` runs for the whole walk-through (`method: connect`), and in the
-default profile's background daemon. Whatever an operation leaves in Spark's catalog (a
-branch's entries, whose hidden tables name the branch's data source; the temporary views of
-time travel, system tables and `paimon_changes`, which a Connect server's shared session keeps
-between commands) must serve every later command.
+a lifecycle operation, in the dbt process's own Spark (session mode, no daemon: CI's and a
+scheduler's mode) and in the default profile's background daemon, a Spark Connect server.
+Whatever an operation leaves in Spark's catalog (a branch's entries, whose hidden tables name
+the branch's data source; the temporary views of time travel, system tables and
+`paimon_changes`, which a Connect server's shared session keeps between commands) must serve
+every later command.
+
+Over a Connect server of `dbt-paimon server start` (`method: connect`) a command runs the code
+it runs through the daemon, once it has the daemon's URL
+(tests/unit/environments/test_daemon_environment.py): the walk-through through the daemon
+covers it, and tests/connect/test_lifecycle_commands_state_machine.py runs lifecycle commands,
+each a fresh dbt process, in random orders on such a server.
 
 The model is a partial-update table (its rows are those of the latest batch, every value being
 set) that makes automatic tags. Reading it before a compaction merges its snapshot once, into
@@ -14,13 +19,12 @@ Parquet files beside the snapshot's file list that every later command reads nat
 or an earlier one, after rollbacks that reuse snapshot ids.
 
 The walk-through: run, tag, run, branch from the tag, a whole run on the branch, then on main
-`show` and `docs generate`, rollback to the tag's snapshot (named by the tag in session mode, by
-its id over Connect, by its commit time through the daemon), build the model (its data tests
+`show` and `docs generate`, rollback to the tag's snapshot (named by its id in session mode,
+by its commit time through the daemon; by the tag in tests/functional/operations), build the model (its data tests
 check its rows), undo that build's invocation, run on the branch again, publish it (main
 becomes the branch, the branch is deleted), build (the model and its data tests). The table
 operations (tag, branch, rollback, undo, publish) act on files and start no Spark in any mode:
-no session, no daemon, no server connection. Over Connect and through
-the daemon, `show` also reads the table at the tag and at the tag's snapshot id by time travel
+no session, no daemon, no server connection. Through the daemon, `show` also reads the table at the tag and at the tag's snapshot id by time travel
 and the automatic tags through the `tags` system table, and the project has a model reading
 `paimon_changes` (compiled by `docs generate`, built by `build`): their temporary views live on
 in the server's shared session for the later commands. In session mode they end with their
@@ -39,8 +43,7 @@ command passes within a bound; the second warehouse's daemon serves its next com
 
 Every state's rows are read by dbt-paimon's own reader (pypaimon, no Spark) in every mode;
 Paimon 1.0 Java reads main, the tag and the branch in session mode only: a JVM start per read
-batch costs more than a Connect or daemon command, and the files it reads are the same in
-every mode."""
+batch costs more than a daemon command, and the files it reads are the same in every mode."""
 from __future__ import annotations
 
 import importlib.util
@@ -48,7 +51,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -57,7 +59,6 @@ import pytest
 
 from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.source import TableRef
-from dbt.adapters.paimon.environments import connect_server
 from dbt.adapters.paimon.server import daemon
 from dbt.adapters.paimon.server.daemon_process import INFO_NAME
 from dbt.adapters.paimon.server.processes import alive
@@ -91,7 +92,7 @@ SHOW = """select
   (select sum(v) from {{ paimon_snapshot(ref('m'), SNAPSHOT) }}) as id_total,
   (select count(*) from {{ paimon_system(ref('m'), 'tags') }}
    where tag_name like 'batch-write-%') as automatic_tags"""
-MODES = ("session", "connect", "daemon")
+MODES = ("session", "daemon")
 
 
 def _interop_conftest():
@@ -111,20 +112,12 @@ def paimon_java():
     return interop.PaimonJava(jar, interop._compile(cache, jar), interop.quiet_log_config(cache))
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _profile(mode: str, warehouse: str, root: Path, port: int) -> str:
+def _profile(mode: str, warehouse: str, root: Path) -> str:
     """session: its own Spark state folder and a driver setting (only a fresh Spark applies
-    it, as CI's profiles do); connect: the server; daemon: the default profile with only
-    runtime settings, the daemon's case."""
+    it, as CI's profiles do); daemon: the default profile with only runtime settings, the
+    daemon's case."""
     head = ("lifecycle:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
             f"      schema: lc\n      threads: 1\n      warehouse: {warehouse}\n")
-    if mode == "connect":
-        return head + f"      method: connect\n      host: 'sc://127.0.0.1:{port}'\n"
     body = (head + "      spark_master: 'local[2]'\n"
             "      spark_conf:\n        spark.sql.shuffle.partitions: '2'\n")
     if mode == "session":
@@ -141,11 +134,10 @@ class Walk:
         self.warehouse = str(folder / "warehouse")
         self.root = folder / "project"
         (self.root / "models").mkdir(parents=True)
-        self.port = _free_port() if mode == "connect" else 0
         (self.root / "dbt_project.yml").write_text(
             "name: lifecycle\nversion: '1.0'\nprofile: lifecycle\nconfig-version: 2\n")
         (self.root / "profiles.yml").write_text(
-            _profile(mode, self.warehouse, self.root, self.port))
+            _profile(mode, self.warehouse, self.root))
         (self.root / "models" / "m.sql").write_text(MODEL)
         (self.root / "models" / "m.yml").write_text(TESTS)
         (self.root / "tests").mkdir()
@@ -196,15 +188,10 @@ def stop_daemon(state: str) -> None:
 @pytest.fixture(params=MODES)
 def walk(request, process_tmp):
     made = Walk(request.param, process_tmp / "main")
-    if made.mode == "connect":
-        connect_server.start(made.warehouse, made.port, master="local[2]",
-                             conf={"spark.sql.shuffle.partitions": "2"})
     try:
         yield made
     finally:
-        if made.mode == "connect":
-            connect_server.stop(made.warehouse, made.port)
-        elif made.mode == "daemon":
+        if made.mode == "daemon":
             stop_daemon(made.state)
 
 
@@ -363,7 +350,7 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
     dbt("docs", "generate")
 
     # rollback to the tag's snapshot, named a different way in each mode
-    how = {"session": {"tag": "t1"}, "connect": {"snapshot_id": tagged["id"]},
+    how = {"session": {"snapshot_id": tagged["id"]},
            "daemon": {"timestamp": tagged["timeMillis"]}}[walk.mode]
     faults.garble_record()
     operation("rollback", model="m", **how)

@@ -77,8 +77,6 @@ TESTED_ELSEWHERE = {
                                    "tests/unit/environments/test_connect_profile.py",
     "environments/connect_server": "a real Connect server: tests/connect/test_server_command.py, "
                                    "tests/connect/test_exit_after_server_gone.py",
-    "environments/daemon_environment": "the daemon's client side: tests/unit/server/test_daemon.py, "
-                                       "tests/reliability/test_daemon_dbt.py",
     "environments/embedded": "session mode: tests/unit/environments/test_metastore_wait.py, "
                              "tests/functional/paimon/test_session_output.py",
     "environments/locations": "where a warehouse and its state folder are: "

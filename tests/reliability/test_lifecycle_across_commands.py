@@ -20,12 +20,12 @@ or an earlier one, after rollbacks that reuse snapshot ids.
 
 The walk-through: run, tag, run, branch from the tag, a whole run on the branch, then on main
 `show` and `docs generate`, rollback to the tag's snapshot (named by its id in session mode,
-by its commit time through the daemon; by the tag in tests/functional/operations), build the model (its data tests
-check its rows), undo that build's invocation, run on the branch again, publish it (main
-becomes the branch, the branch is deleted), build (the model and its data tests). The table
-operations (tag, branch, rollback, undo, publish) act on files and start no Spark in any mode:
-no session, no daemon, no server connection. Through the daemon, `show` also reads the table at the tag and at the tag's snapshot id by time travel
-and the automatic tags through the `tags` system table, and the project has a model reading
+by its commit time through the daemon; by the tag in tests/functional/operations), build the
+model (its data tests check its rows), undo that build's invocation, run on the branch again,
+publish it (main becomes the branch, the branch is deleted), build (the model and its data
+tests). The table operations (tag, branch, rollback, undo, publish) act on files and start no
+Spark in any mode: no session, no daemon, no server connection. Through the daemon, `show` also
+reads the table at the tag and at the tag's snapshot id by time travel and the automatic tags through the `tags` system table, and the project has a model reading
 `paimon_changes` (compiled by `docs generate`, built by `build`): their temporary views live on
 in the server's shared session for the later commands. In session mode they end with their
 process, and they would cost the slowest mode a Python worker's start in two commands.

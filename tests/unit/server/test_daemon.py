@@ -109,8 +109,8 @@ def test_idle_stop_waits_for_the_commands_using_it(plan):
     time.sleep(1.5)  # idle time is over, but this process holds the clients lock
     assert alive(server) and os.path.exists(plan.path(INFO_NAME))
     daemon.release()  # the command exits
-    wait_until(lambda: not alive(server))
-    assert not os.path.exists(plan.path(INFO_NAME))
+    # the watchdog stops the server, then removes daemon.json (daemon_process.py)
+    wait_until(lambda: not alive(server) and not os.path.exists(plan.path(INFO_NAME)))
     with open(plan.path(LOG_NAME)) as handle:
         assert "idle: stopping" in handle.read()
 

@@ -10,9 +10,9 @@ command: the property is that no sequence of operations leaves an entry a later 
 use, and that every command reads what the model says. A plain Python model holds main's rows,
 each tag's and the branch's; after every step the table is read from disk by dbt-paimon's own
 Spark-free reader. tests/reliability/test_lifecycle_across_commands.py walks one fixed order in
-session mode and through the daemon (whose commands run this mode's code); tests/integration/ops/test_lifecycle_state_machine.py
-checks the operations' own semantics (expiry, fast-forward, refusals) in-process, without
-dbt."""
+session mode and through the daemon (whose commands run this mode's code);
+tests/integration/ops/test_lifecycle_state_machine.py checks the operations' own semantics
+(expiry, fast-forward, refusals) in-process, without dbt."""
 import itertools
 import json
 import re

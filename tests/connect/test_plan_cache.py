@@ -25,11 +25,9 @@ MODEL = ("{{ config(materialized='paimon_pk', primary_key='id') }}\n"
 PROBE = """
 import sys
 from dbt.adapters.paimon.environments import connect, connect_client
-from dbt.adapters.paimon.environments.spark_conf import (CONNECT_SESSION_CONF_KEYS,
-                                                         default_spark_conf)
-conf = {key: value for key, value in default_spark_conf("", "").items()
-        if key in CONNECT_SESSION_CONF_KEYS}
-spark, _ = connect.join_shared_session(connect_client.parse_connect_url(sys.argv[1]), conf)
+from dbt.adapters.paimon.environments.spark_conf import connect_session_conf
+spark, _ = connect.join_shared_session(connect_client.parse_connect_url(sys.argv[1]),
+                                       connect_session_conf())
 print("total", spark.sql(sys.argv[2]).collect()[0][0])
 connect.close_without_release(spark)
 """

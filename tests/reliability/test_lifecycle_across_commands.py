@@ -28,8 +28,8 @@ Spark in any mode: no session, no daemon, no server connection. Through the daem
 reads the table at the tag and at the tag's snapshot id by time travel and the automatic tags
 through the `tags` system table, and the project has a model reading `paimon_changes` (compiled
 by `docs generate`, built by `build`): their temporary views live on in the server's shared
-session for the later commands. In session mode they end with their
-process, and they would cost the slowest mode a Python worker's start in two commands.
+session for the later commands. In session mode they end with their process, and they would
+cost the slowest mode a Python worker's start in two commands.
 
 Through the daemon the walk-through also meets the faults a daemon meets between commands (a
 daemon restart in the middle of it also shows that a new server serves the entries an earlier

@@ -10,7 +10,7 @@ would run the daemon mode's code again."""
 
 from dbt.adapters.paimon import environments
 from dbt.adapters.paimon.credentials import PaimonCredentials
-from dbt.adapters.paimon.environments import connect, daemon_environment
+from dbt.adapters.paimon.environments import connect, connect_client, daemon_environment
 from dbt.adapters.paimon.server import daemon
 
 PROFILE = {"schema": "analytics", "spark_conf": {"spark.sql.shuffle.partitions": "3"},
@@ -25,7 +25,7 @@ def credentials(profile, project):
 
 def test_a_daemon_command_opens_the_connect_environment_of_its_url(monkeypatch, tmp_path):
     warehouse = str(tmp_path / "warehouse")
-    url = connect.connect_client.parse_connect_url("sc://127.0.0.1:15123/;token=t")
+    url = connect_client.parse_connect_url("sc://127.0.0.1:15123/;token=t")
     monkeypatch.setenv("DBT_PAIMON_DAEMON", "on")
     through_daemon = environments.create(credentials({**PROFILE, "warehouse": warehouse},
                                                      tmp_path))
@@ -43,7 +43,7 @@ def test_a_daemon_command_opens_the_connect_environment_of_its_url(monkeypatch, 
     assert type(used) is connect.ConnectEnvironment
     assert (used.url, used.warehouse, used.catalog_options) == (
         explicit.url, explicit.warehouse, explicit.catalog_options)
-    assert used.spark_conf == {**through_daemon.embedded.spark_conf}
+    assert used.spark_conf == through_daemon.embedded.spark_conf
     assert used.spark_conf["spark.sql.shuffle.partitions"] == explicit.spark_conf[
         "spark.sql.shuffle.partitions"]
     assert used.watch is not None  # the daemon's processes, not the port alone

@@ -15,8 +15,7 @@ from pyspark.sql import SparkSession
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.environments import connect_client, server_watch
 from dbt.adapters.paimon.environments.base import Environment, quiet_query_loggers
-from dbt.adapters.paimon.environments.spark_conf import (CONNECT_SESSION_CONF_KEYS,
-                                                         default_spark_conf)
+from dbt.adapters.paimon.environments.spark_conf import connect_session_conf
 
 # pyspark marks a process that made a Connect session as Connect-only through these variables,
 # and child processes inherit them: an in-process Spark, or a session-mode dbt started from this
@@ -53,8 +52,7 @@ class ConnectEnvironment(Environment):
     def _open(self) -> PaimonTableRegistry:
         """Raises connect_client.ConnectSetupError with the fix when the server cannot serve us."""
         connect_client.check_reachable(self.url, self.warehouse)
-        session_conf = {key: value for key, value in default_spark_conf("", "").items()
-                        if key in CONNECT_SESSION_CONF_KEYS}
+        session_conf = connect_session_conf()
         session_conf.update(self.spark_conf)
         watch = self.watch
         if watch is None and server_watch.is_loopback(self.url.host):

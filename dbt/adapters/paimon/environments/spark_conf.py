@@ -89,6 +89,13 @@ CONNECT_SESSION_CONF_KEYS = (
 )
 
 
+def connect_session_conf() -> Dict[str, str]:
+    """dbt-paimon's values of CONNECT_SESSION_CONF_KEYS: what a client sets on the session it
+    joins."""
+    return {key: value for key, value in default_spark_conf("", "").items()
+            if key in CONNECT_SESSION_CONF_KEYS}
+
+
 def set_worker_python(conf: Dict[str, str]) -> None:
     """The interpreter of Spark's Python workers: ``spark.pyspark.python`` from the profile (on a
     cluster, a Python with dbt-paimon installed at that path on every worker and the driver),

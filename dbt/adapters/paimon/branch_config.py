@@ -63,7 +63,7 @@ def table_branches(nodes: Iterable) -> Dict[Tuple[str, str], Optional[str]]:
         if str(getattr(node, "resource_type", "")) not in WRITING_NODES:
             continue
         config = getattr(node, "config", None)
-        value = _config_value(config, BRANCH_CONFIG)
+        value = config_value(config, BRANCH_CONFIG)
         if value is None:
             continue
         what = f"{node.resource_type} '{node.name}'"
@@ -75,7 +75,7 @@ def table_branches(nodes: Iterable) -> Dict[Tuple[str, str], Optional[str]]:
         except ValueError as exc:
             problems.append(f"{what}: config {BRANCH_CONFIG} {value!r}: {exc}")
             continue
-        key = _written_table(node, config)
+        key = written_table(node, config)
         if key in placed and placed[key][0] != branch:
             other_branch, other = placed[key]
             problems.append(
@@ -88,7 +88,8 @@ def table_branches(nodes: Iterable) -> Dict[Tuple[str, str], Optional[str]]:
     return {key: branch for key, (branch, _) in placed.items()}
 
 
-def _config_value(config, key: str):
+def config_value(config, key: str):
+    """A node config's ``key`` (dbt's NodeConfig or a plain mapping), None when unset."""
     if config is None:
         return None
     getter = getattr(config, "get", None)
@@ -97,9 +98,10 @@ def _config_value(config, key: str):
     return getattr(config, key, None)
 
 
-def _written_table(node, config) -> Tuple[str, str]:
+def written_table(node, config) -> Tuple[str, str]:
+    """(schema, table) in lower case of the table a node writes: its own, or its ``target``."""
     schema, table = str(node.schema).lower(), str(node.alias).lower()
-    target = _config_value(config, "target")
+    target = config_value(config, "target")
     if target:
         target_schema, _, target_table = str(target).lower().rpartition(".")
         schema, table = target_schema or schema, target_table

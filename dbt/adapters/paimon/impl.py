@@ -126,8 +126,8 @@ class PaimonAdapter(ReadViews, TableOperations, SparkAdapter):
 
     def set_macro_resolver(self, macro_resolver) -> None:
         """dbt hands the adapter its manifest here, before it compiles the run's graph: branches,
-        catalog routes, the project's relations and seeds before their sources'
-        readers (manifest_hooks.py)."""
+        catalog routes, the project's relations, seeds before their sources' readers, and the
+        readers of a shared partial_update table after its writers (manifest_hooks.py)."""
         super().set_macro_resolver(macro_resolver)
         manifest_hooks.apply(macro_resolver, self.connections, self.get_catalog_integration,
                              self._catalog_route)

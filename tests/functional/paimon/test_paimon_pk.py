@@ -359,6 +359,46 @@ class TestSharedPartialUpdateTarget:
         assert "paimon_drop_table" in output
 
 
+
+# Writer `late` is three levels deep, its table's other writer `early` one: with one thread dbt
+# runs a node by its depth, so a data test of `early` alone would run before `late` adds `b`.
+EARLY_WRITER = """
+{{ config(materialized='partial_update', target='assembled', primary_key='id') }}
+select 1 as id, 'x' as a
+"""
+LATE_WRITER = """
+{{ config(materialized='partial_update', target='assembled', primary_key='id') }}
+select id, 'y' as b from {{ ref('late_input') }}
+"""
+READS_BOTH_WRITERS = """
+select * from {{ ref('early') }} where b is null
+"""
+
+
+class TestReadersRunAfterEveryWriter:
+    """A data test of one writer's view reading another writer's column runs after both
+    (manifest_hooks.order_readers_after_shared_writers): without it, this build fails with
+    UNRESOLVED_COLUMN `b`, as the sample project's wide-table test did with --threads 4."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"early.sql": EARLY_WRITER, "late.sql": LATE_WRITER,
+                "late_source.sql": "select 1 as id",
+                "late_input.sql": "select * from {{ ref('late_source') }}"}
+
+    @pytest.fixture(scope="class")
+    def tests(self):
+        return {"reads_both_writers.sql": READS_BOTH_WRITERS}
+
+    def test_the_test_runs_after_both_writers(self, project):
+        results = run_dbt(["build", "--threads", "1"])
+        order = [r.node.name for r in results]
+        assert order.index("reads_both_writers") > max(order.index("early"),
+                                                       order.index("late")), order
+        assert rows(project, f"select id, a, b from {project.test_schema}.assembled") == \
+            [(1, "x", "y")]
+
+
 TRAVEL_SOURCE = """
 {{ config(materialized='paimon_pk', primary_key='k') }}
 select 1 as k, '{{ var("v", "first") }}' as v

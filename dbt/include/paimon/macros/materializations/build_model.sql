@@ -23,12 +23,15 @@
   {%- do write(adapter.paimon_table_ddl(prepared.target_relation) ~ ";\n"
                ~ "-- the model's rows, written as one Paimon commit:\n" ~ sql) -%}
 
-  {#-- a model writing a shared table is a view of it, so ref() and tests see the whole table --#}
+  {#-- a model writing a shared table is a view of it, so ref() and tests see the whole table:
+       with schema evolution, as the columns other writers add later are part of it too (a
+       plain view keeps the columns the table had when it was made) --#}
   {%- set model_relation = prepared.target_relation -%}
   {%- if prepared.definition.target -%}
     {%- set model_relation = this.incorporate(type='view') -%}
     {%- call statement('paimon_target_view') -%}
-      create or replace view {{ model_relation }} as select * from {{ prepared.target_relation }}
+      create or replace view {{ model_relation }} with schema evolution
+      as select * from {{ prepared.target_relation }}
     {%- endcall -%}
   {%- endif -%}
 

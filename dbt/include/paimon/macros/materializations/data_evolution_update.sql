@@ -21,9 +21,11 @@
   {%- do write("-- the model's rows, whose columns were written into " ~ target_relation
                ~ " as one Paimon commit:\n" ~ compiled_code) -%}
 
+  {#-- a view of the whole table, following its columns as they change (build_model.sql) --#}
   {%- set model_relation = this.incorporate(type='view') -%}
   {%- call statement('paimon_target_view') -%}
-    create or replace view {{ model_relation }} as select * from {{ target_relation }}
+    create or replace view {{ model_relation }} with schema evolution
+    as select * from {{ target_relation }}
   {%- endcall -%}
   {% do persist_docs(model_relation, model) %}
   {{ run_hooks(post_hooks) }}

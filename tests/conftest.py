@@ -13,6 +13,16 @@ os.environ["DBT_PAIMON_DAEMON"] = "off"
 # (~3 s per fresh session) slows the other one. The tests of the warm-up and of what a command
 # prints with it (tests/functional/paimon/test_session_output.py) turn it on.
 os.environ["DBT_PAIMON_WARM_UP_WORKERS"] = "off"
+# Nor dbt's JSON artifacts (manifest.json, semantic_manifest.json, run_results.json...:
+# DBT_WRITE_JSON, dbt's --no-write-json), which the adapter never reads: writing them is dbt-core's
+# work, ~0.23 s of each in-process command and ~0.8 s of a fresh one (the manifest, and the
+# semantic layer's converters imported anew) on the 2-core machine, over a thousand commands.
+# dbt still writes partial_parse.msgpack (dbt.tests.util.get_manifest reads it), catalog.json and
+# the run's files under target/. The modules whose tests read an artifact (run_results.json's
+# invocation ids, --state, `dbt retry`, docs) turn it back on with the dbt_artifacts fixture;
+# among them the sample project's `dbt build` (tests/interop/test_sample_project_on_catalogs.py),
+# whose run_results.json holds the adapter response of every kind of node the project has.
+os.environ["DBT_WRITE_JSON"] = "false"
 
 # The JVM options of a test process's own Spark (its session, or the Connect server of
 # `--profile connect`), which lives as long as the process: 10-20 minutes of small jobs, where the
@@ -157,6 +167,17 @@ def spark():
     session.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     session.dataSource.register(PaimonDataSource)
     return session
+
+
+@pytest.fixture(scope="module")
+def dbt_artifacts():
+    """dbt writes its JSON artifacts again (DBT_WRITE_JSON above) for the rest of the module
+    whose tests read them (``pytestmark = pytest.mark.usefixtures("dbt_artifacts")``):
+    module-scoped, so that pytest sets it up before the class-scoped fixtures that run dbt
+    (dbt-tests-adapter's ``project`` and its suites' autouse ``setup``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DBT_WRITE_JSON", "true")
+        yield
 
 
 @pytest.fixture(autouse=True)

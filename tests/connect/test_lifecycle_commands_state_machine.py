@@ -23,11 +23,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule, run_state_machine_as_test)
+import pytest
 
 from dbt.adapters.paimon.datasource.source import TableRef
 from tests.connect.connect_project import write_connect_project
 from tests.functional.console_output import run_dbt_process
 from tests.integration.write.write_helpers import read_back
+
+# rollback_invocation takes a run's invocation id from run_results.json
+pytestmark = pytest.mark.usefixtures("dbt_artifacts")
 
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1) }}
 select cast(id as bigint) as id, cast(id * {{ var('batch', 0) }} as bigint) as v

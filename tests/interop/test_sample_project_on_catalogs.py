@@ -17,6 +17,9 @@ from tests.integration.write.write_helpers import read_back, sorted_rows
 from tests.interop.conftest import catalog_spec, jdbc_driver_jar
 from tests.interop.test_hive_catalog_java import java_hive_client_classpath
 
+# the tables the build made are read from manifest.json
+pytestmark = pytest.mark.usefixtures("dbt_artifacts")
+
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_project"
 PROJECT_FILES = ("dbt_project.yml", "profiles.yml", "models", "seeds", "snapshots", "tests")
 

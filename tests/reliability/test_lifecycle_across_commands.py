@@ -66,6 +66,9 @@ from dbt.adapters.paimon.server.processes import alive
 
 from reliability_helpers import DbtProcess, read_rows, run_dbt
 
+# the walk takes each run's invocation id from run_results.json
+pytestmark = pytest.mark.usefixtures("dbt_artifacts")
+
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
                      merge_engine='partial-update',
                      table_options={'tag.automatic-creation': 'batch'}) }}

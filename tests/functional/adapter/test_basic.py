@@ -7,6 +7,7 @@ Snapshots are left out: dbt-spark's snapshot needs a merge-capable format (delta
 not the parquet tables these plain materializations build.
 """
 
+import pytest
 from dbt.tests.adapter.basic.test_adapter_methods import BaseAdapterMethod
 from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations
 from dbt.tests.adapter.basic.test_empty import BaseEmpty
@@ -31,6 +32,8 @@ class TestSingularTestsEphemeralPaimon(BaseSingularTestsEphemeral):
     pass
 
 
+# BaseEmpty checks that dbt wrote run_results.json
+@pytest.mark.usefixtures("dbt_artifacts")
 class TestEmptyPaimon(BaseEmpty):
     pass
 

@@ -5,6 +5,9 @@ from dbt.tests.adapter.basic.expected_catalog import base_expected_catalog, no_s
 from dbt.tests.adapter.basic.test_docs_generate import BaseDocsGenerate
 from dbt.tests.util import AnyString
 
+# dbt-tests-adapter's docs suite reads manifest.json
+pytestmark = pytest.mark.usefixtures("dbt_artifacts")
+
 
 class Number:
     """A catalog stat value that reads as a number satisfying ``test`` (dbt's catalog may hand

@@ -10,6 +10,9 @@ from dbt.tests.util import run_dbt
 
 from tests.functional.paimon_tables import open_table, snapshots
 
+# `dbt source freshness` results are read from sources.json
+pytestmark = pytest.mark.usefixtures("dbt_artifacts")
+
 ORDERS = """
 {{ config(materialized='paimon_pk', primary_key='id', buckets=2,
           persist_docs={'relation': true, 'columns': true}) }}

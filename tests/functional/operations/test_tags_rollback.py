@@ -69,6 +69,8 @@ def total(project, table):
     return project.run_sql(f"select sum(v) from {project.test_schema}.{table}", fetch="one")[0]
 
 
+# rollback_invocation takes the run's invocation id from run_results.json
+@pytest.mark.usefixtures("dbt_artifacts")
 class TestTagsAndRollback:
     @pytest.fixture(scope="class")
     def models(self):

@@ -12,6 +12,9 @@ from dbt.tests.util import run_dbt
 
 from tests.functional.paimon_tables import location, open_table
 
+# `dbt clone` and `--defer` read the other state's manifest.json
+pytestmark = pytest.mark.usefixtures("dbt_artifacts")
+
 ORDERS = """
 {{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}
 select cast(id as bigint) as id, cast(id * {{ var('batch', 1) }} as bigint) as v

@@ -168,6 +168,8 @@ def partition_files(project, table, snapshot_id=None) -> dict:
     return found
 
 
+# `dbt retry` reads run_results.json
+@pytest.mark.usefixtures("dbt_artifacts")
 class TestMicrobatchAtPartitionGrain:
     """Paimon's INSERT OVERWRITE of a partition (FileStoreCommitImpl.overwrite with a partition
     filter: the partition's files deleted, the new ones added, one OVERWRITE snapshot) is what

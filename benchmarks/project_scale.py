@@ -32,6 +32,14 @@ build, stopped after the second), and gives each build's wall time, its speedup
 over `--threads 1`, and how busy the machine's cores were (/proc/stat: the share of all cores'
 time spent running anything, so the machine must be quiet): what limits more threads on a
 2-core machine. Results: project_scale_threads.txt and .png.
+
+    flock /work/bench.lock .venv/bin/python benchmarks/project_scale.py --thread-counts 1,2,4 \
+        --sample-project
+
+sweeps the sample project (sample_project/: seeds, Paimon materializations of every kind,
+partial_update models assembling one table, a snapshot, data and unit tests) the same way, in
+dbt-paimon's session and daemon modes (dbt-duckdb cannot build its Paimon materializations).
+Results: project_scale_sample_threads.txt and .png.
 """
 from __future__ import annotations
 
@@ -161,15 +169,37 @@ def busy_build(root: str, target: str, daemon: str, threads: int) -> tuple:
     return wall, (busy1 - busy0) / max(total1 - total0, 1)
 
 
-def thread_sweep(chains: int, counts: List[int]) -> int:
-    modes = {m: v for m, v in MODES.items()
-             if m != "parquet, session" and (v[0] != "duckdb" or has_dbt_duckdb())}
+SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                      "sample_project")
+SAMPLE_FILES = ("dbt_project.yml", "profiles.yml", "models", "seeds", "snapshots", "tests")
+
+
+def copy_sample_project(root: str) -> None:
+    for name in SAMPLE_FILES:
+        source = os.path.join(SAMPLE, name)
+        if os.path.isdir(source):
+            shutil.copytree(source, os.path.join(root, name))
+        else:
+            shutil.copy(source, os.path.join(root, name))
+
+
+def sample_nodes(root: str) -> int:
+    """The nodes the last build ran (run_results.json)."""
+    with open(os.path.join(root, "target", "run_results.json")) as f:
+        return len(json.load(f)["results"])
+
+
+def thread_sweep(chains: int, counts: List[int], sample: bool = False) -> int:
+    if sample:
+        modes = {m: ("dev", v[1]) for m, v in MODES.items() if m.startswith("paimon")}
+        title = "project_scale.py --thread-counts --sample-project"
+    else:
+        modes = {m: v for m, v in MODES.items()
+                 if m != "parquet, session" and (v[0] != "duckdb" or has_dbt_duckdb())}
+        title = "project_scale.py --thread-counts"
     nodes = chains * 10 * 3 + 1
-    lines = [results_header("project_scale.py --thread-counts", "local[2]"),
-             f"`dbt build` of {chains * 10} models, {chains * 20} data tests and a {SEED_ROWS:,}-row "
-             f"seed ({nodes} nodes) with each --threads count: a fresh copy and two fresh builds "
-             "(create, then incremental) per count",
-             f"{'mode':<18} {'threads':>7} {'first build':>18} {'second build':>18} "
+    lines = [results_header(title, "local[2]"),
+             "", f"{'mode':<18} {'threads':>7} {'first build':>18} {'second build':>18} "
              f"{'busy cores':>22}"]
     print(lines[0], flush=True)
     seconds: Dict[str, Dict[int, List[float]]] = {}
@@ -177,8 +207,13 @@ def thread_sweep(chains: int, counts: List[int]) -> int:
         for count in counts:
             root = tempfile.mkdtemp(prefix="bench-scale-")
             try:
-                write_project(root, chains, target)
+                if sample:
+                    copy_sample_project(root)
+                else:
+                    write_project(root, chains, target)
                 runs = [busy_build(root, target, daemon, count) for _ in range(2)]
+                if sample:
+                    nodes = sample_nodes(root)
             finally:
                 if daemon == "on":
                     stop_daemon(root)
@@ -190,15 +225,21 @@ def thread_sweep(chains: int, counts: List[int]) -> int:
                          f"{runs[1][0]:9.1f} s {speedups[1]:>7} "
                          f"{runs[0][1]:9.0%} / {runs[1][1]:.0%} of 2")
             print(lines[-1], flush=True)
+    lines[1] = (f"`dbt build` of the sample project ({nodes} nodes)" if sample else
+                f"`dbt build` of {chains * 10} models, {chains * 20} data tests and a "
+                f"{SEED_ROWS:,}-row seed ({nodes} nodes)") + \
+        " with each --threads count: a fresh copy and two fresh builds (create, then " \
+        "incremental) per count"
     lines.append(f"speedups against --threads {counts[0]}; busy cores: the share of the "
                  "machine's core time spent running anything during the first / second build")
     labels = [f"{m.replace(', ', chr(10))}\n{c} thr." for m in seconds for c in seconds[m]]
-    plot = save_bars("project_scale_threads", labels,
+    name = "project_scale_sample_threads" if sample else "project_scale_threads"
+    plot = save_bars(name, labels,
                      [seconds[m][c][1] for m in seconds for c in seconds[m]],
                      f"second `dbt build` of {nodes} nodes by --threads (wall seconds)",
                      [FLOOR if m == "dbt-duckdb" else PAIMON for m in seconds for _ in seconds[m]])
     lines.append(f"plot: {os.path.relpath(plot, os.path.dirname(os.path.dirname(plot)))}")
-    with open(os.path.join(os.path.dirname(plot), "project_scale_threads.txt"), "w") as f:
+    with open(os.path.join(os.path.dirname(plot), f"{name}.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     return 0
 
@@ -216,9 +257,12 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--thread-counts", default=None,
                         help="e.g. 1,2,4: the thread sweep instead (module docstring)")
+    parser.add_argument("--sample-project", action="store_true",
+                        help="with --thread-counts: sweep the sample project instead")
     args = parser.parse_args()
     if args.thread_counts:
-        return thread_sweep(args.chains, [int(c) for c in args.thread_counts.split(",")])
+        return thread_sweep(args.chains, [int(c) for c in args.thread_counts.split(",")],
+                            sample=args.sample_project)
     modes = {m: v for m, v in MODES.items() if v[0] != "duckdb" or has_dbt_duckdb()}
     nodes = args.chains * 10 * 3 + 1
     lines = [results_header("project_scale.py", "local[2]"),

@@ -1,6 +1,7 @@
 """What the adapter takes from dbt's manifest before the run's graph is compiled
 (``PaimonAdapter.set_macro_resolver``): the branch and catalog of each table, the relations the
-project builds, and seeds ordered before the nodes reading their tables through source()."""
+project builds, seeds ordered before the nodes reading their tables through source(), and the
+writers of a shared partial_update table before the nodes reading it."""
 
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def order_readers_after_shared_writers(manifest) -> None:
         depends_on = getattr(getattr(node, "depends_on", None), "nodes", None)
         if not depends_on:
             continue
-        for table in {group_of[d] for d in depends_on if d in group_of}:
+        for table in sorted({group_of[d] for d in depends_on if d in group_of}):
             if node.unique_id in groups[table]:
                 continue  # a writer: the writers' builds take turns (docs/configs.md)
             for writer in groups[table]:

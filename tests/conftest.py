@@ -15,7 +15,7 @@ os.environ["DBT_PAIMON_DAEMON"] = "off"
 os.environ["DBT_PAIMON_WARM_UP_WORKERS"] = "off"
 # Nor dbt's JSON artifacts (manifest.json, semantic_manifest.json, run_results.json...:
 # DBT_WRITE_JSON, dbt's --no-write-json), which the adapter never reads: writing them is dbt-core's
-# work, ~0.23 s of each in-process command and ~0.8 s of a fresh one (the manifest, and the
+# work, ~0.22 s of each in-process command and ~0.8 s of a fresh one (the manifest, and the
 # semantic layer's converters imported anew) on the 2-core machine, over a thousand commands.
 # dbt still writes partial_parse.msgpack (dbt.tests.util.get_manifest reads it), catalog.json and
 # the run's files under target/. The modules whose tests read an artifact (run_results.json's

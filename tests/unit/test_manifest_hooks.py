@@ -62,8 +62,8 @@ def _writer(unique_id, target, depends_on=()):
 
 def test_a_reader_of_one_writer_runs_after_every_writer_of_the_shared_table():
     """The sample project's orders_wide: a data test of order_facts reads ship_status, a
-    column order_shipments adds; with --threads 4 through the daemon it ran before that writer
-    and failed with UNRESOLVED_COLUMN."""
+    column order_shipments adds; run before that writer (more than one thread), it fails with
+    UNRESOLVED_COLUMN."""
     facts = _writer("model.p.order_facts", "orders_wide", ["model.p.stg_orders"])
     payments = _writer("model.p.order_payments", "orders_wide")
     shipments = _writer("model.p.order_shipments", "analytics.ORDERS_WIDE")

@@ -359,9 +359,9 @@ class TestSharedPartialUpdateTarget:
         assert "paimon_drop_table" in output
 
 
-
-# Writer `late` is three levels deep, its table's other writer `early` one: with one thread dbt
-# runs a node by its depth, so a data test of `early` alone would run before `late` adds `b`.
+# Writer `late` comes third in its chain (late_source, late_input, late), its table's other
+# writer `early` first: one thread runs nodes by their depth in the graph, so a data test naming
+# `early` alone would run before `late` adds `b`.
 EARLY_WRITER = """
 {{ config(materialized='partial_update', target='assembled', primary_key='id') }}
 select 1 as id, 'x' as a
@@ -377,8 +377,10 @@ select * from {{ ref('early') }} where b is null
 
 class TestReadersRunAfterEveryWriter:
     """A data test of one writer's view reading another writer's column runs after both
-    (manifest_hooks.order_readers_after_shared_writers): without it, this build fails with
-    UNRESOLVED_COLUMN `b`, as the sample project's wide-table test did with --threads 4."""
+    (manifest_hooks.order_readers_after_shared_writers), and the view made by the first writer
+    shows the column the second one adds (a view WITH SCHEMA EVOLUTION, build_model.sql).
+    Without either, this build fails with UNRESOLVED_COLUMN `b`. The sample project's
+    wide-table test is such a reader."""
 
     @pytest.fixture(scope="class")
     def models(self):

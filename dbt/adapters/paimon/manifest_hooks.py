@@ -5,7 +5,7 @@ writers of a shared partial_update table before the nodes reading it."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from dbt.adapters.paimon import error_messages
 from dbt.adapters.paimon.branch_config import config_value, table_branches, written_table
@@ -57,7 +57,7 @@ def order_sources_after_seeds(manifest) -> None:
     if not seeds:
         return
     for node in nodes.values():
-        depends_on = getattr(getattr(node, "depends_on", None), "nodes", None)
+        depends_on = _parents(node)
         if not depends_on:
             continue
         for source_id in [d for d in depends_on if d.startswith("source.")]:
@@ -90,7 +90,7 @@ def order_readers_after_shared_writers(manifest) -> None:
     if not group_of:
         return
     for node in nodes.values():
-        depends_on = getattr(getattr(node, "depends_on", None), "nodes", None)
+        depends_on = _parents(node)
         if not depends_on:
             continue
         for table in sorted({group_of[d] for d in depends_on if d in group_of}):
@@ -114,5 +114,10 @@ def _depends_on(nodes, start: str, ancestor: str) -> bool:
         if current in seen or current not in nodes:
             continue
         seen.add(current)
-        stack.extend(getattr(getattr(nodes[current], "depends_on", None), "nodes", None) or [])
+        stack.extend(_parents(nodes[current]) or [])
     return False
+
+
+def _parents(node) -> Optional[List[str]]:
+    """The node's ``depends_on.nodes``: the list itself, which the hooks above extend."""
+    return getattr(getattr(node, "depends_on", None), "nodes", None)

@@ -255,13 +255,21 @@ def test_a_merge_of_values_is_made_once_when_a_statement_reads_the_rows(
 
 def test_a_merge_that_cannot_be_kept_or_is_too_large_reads_through_the_python_path(
         spark, warehouse, registry, monkeypatch):
-    """A merge Spark fails to write leaves nothing behind and the entry reads through the Python
-    source (whose read reports any error of the merge itself); a snapshot of more records than
-    MAX_MERGED_RECORDS is merged at every read, not kept."""
-    from dbt.adapters.paimon.datasource import native_read
+    """A merge that fails to be written, by Spark (a snapshot of more than merge_here's
+    MAX_RECORDS records) or by this process, leaves nothing behind and the entry reads through
+    the Python source (whose read reports any error of the merge itself); a snapshot of more
+    records than MAX_MERGED_RECORDS is merged at every read, not kept."""
+    from dbt.adapters.paimon.datasource import merge_here, native_read
+
+    def fail(_, path, **options):  # Spark's DataFrameWriter.parquet, pyarrow's write_table
+        folder = os.path.dirname(path) if path.endswith(".parquet") else path
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "part-0.parquet"), "wb") as out:
+            out.write(b"PAR1")  # a partly written file
+        raise RuntimeError("No space left on device")
 
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
-    for name, limit in (("unwritable", None), ("large", 11)):
+    for name, limit in (("unwritable", None), ("unwritable_here", None), ("large", 11)):
         wh.create_table(warehouse, "db", name, schema, primary_keys=["id"],
                         options={"bucket": "1", "merge-engine": "aggregation",
                                  "fields.v.aggregate-function": "sum"})
@@ -271,11 +279,11 @@ def test_a_merge_that_cannot_be_kept_or_is_too_large_reads_through_the_python_pa
                 [(i, 1) for i in range(6)], "id long, v long"), location, model_name="t")
         registry.sync()
         with monkeypatch.context() as patched:
-            if limit is None:
-                def fail(writer, path):
-                    os.makedirs(path)  # a partly written folder
-                    raise RuntimeError("No space left on device")
+            if name == "unwritable":  # by Spark
+                patched.setattr(merge_here, "MAX_RECORDS", 0)
                 patched.setattr(DataFrameWriter, "parquet", fail)
+            elif name == "unwritable_here":
+                patched.setattr(merge_here.pq, "write_table", fail)
             else:
                 patched.setattr(native_read, "MAX_MERGED_RECORDS", limit)  # the snapshot: 12
                 assert native_read.plan_native(location.open(), merge_values=True)[1:] == (

@@ -4,8 +4,8 @@ merged read), for random tables of every mode -- the four merge engines (compact
 sorted run; with deletion vectors: each run compacted above level 0; or uncompacted: every run's
 files at level 0, a deduplicate table with or without a sequence field in either order, with
 ignore-delete or not, read as a choice of stored rows; a partial-update or aggregation table
-read from the Parquet files Spark wrote of its merged read, the entry made as for a statement
-reading its rows) and append tables (with deletion
+read from the Parquet files written of its merged read, by the dbt process or by Spark's tasks in
+turn, the entry made as for a statement reading its rows) and append tables (with deletion
 vectors: rows deleted) -- partitioned or not, in Parquet or ORC files, holding
 every column type our writer takes (decimals of random precision and scale, timestamps of
 millisecond and microsecond precision with and without time zone, dates, binary, arrays, maps,
@@ -27,6 +27,7 @@ import collections
 import datetime as dt
 import decimal
 import itertools
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -35,6 +36,7 @@ from hypothesis import strategies as st
 from pypaimon.schema.data_types import PyarrowFieldParser
 from pypaimon.schema.schema_change import SchemaChange
 
+from dbt.adapters.paimon.datasource import merge_here, native_read
 from dbt.adapters.paimon.datasource.registry import (HIDDEN_DATABASE_SUFFIX, NATIVE,
                                                      NATIVE_WITH_DELETES, PYTHON, READ_PROPERTY,
                                                      PaimonTableRegistry)
@@ -327,13 +329,18 @@ def _drop(case, column):
         if key.startswith(f"fields.{column}.")]
 
 
+def merges_values(case) -> bool:
+    """Whether the case's read needs a merge of values (kept as Parquet files)."""
+    return case["uncompacted"] and case["mode"] not in ("deduplicate", "first-row")
+
+
 def expected_read(case, location, rows: int) -> set:
     """The `paimon.read` values native_read.plan_native promises for the case."""
     if rows == 0:
         return {NATIVE, NATIVE_WITH_DELETES, PYTHON}  # "no data" may leave no file at all
-    if case["uncompacted"] and case["mode"] not in ("deduplicate", "first-row"):
-        # the merge of values, made once: Parquet files Spark wrote of the Python path's
-        # merged read, whatever the files' format and column types (those Spark reads)
+    if merges_values(case):
+        # the merge of values, made once: Parquet files of the Python path's merged read,
+        # whatever the files' format and column types (those Spark reads)
         return {NATIVE}
     types = [t[1] for _, t in case["columns"]]
     if case["partition"]:
@@ -416,6 +423,9 @@ def agree_registry(spark, agree_warehouse):
 
 
 _names = itertools.count()
+# who makes a case's merge of values, in turn: the dbt process (merge_here.py, a snapshot of at
+# most merge_here.MAX_RECORDS records, every case's) or Spark's tasks (a larger snapshot's)
+_MERGED_BY = itertools.cycle(("this process", "Spark's tasks"))
 
 
 # no shrinking: each step writes and reads a table through Spark (minutes for one failure);
@@ -434,7 +444,13 @@ def test_native_and_python_reads_return_the_same_rows(spark, agree_warehouse, ag
     case = data.draw(table_cases(mode, layout), label="case")
     name = f"t{next(_names)}"
     location = build(spark, agree_warehouse, name, case)
-    agree_registry.expose(DATABASE, name, merge=True)
+    merged_by = next(_MERGED_BY) if merges_values(case) else None
+    limit = merge_here.MAX_RECORDS
+    merge_here.MAX_RECORDS = -1 if merged_by == "Spark's tasks" else limit
+    try:
+        agree_registry.expose(DATABASE, name, merge=True)
+    finally:
+        merge_here.MAX_RECORDS = limit
     entry = spark.table(f"{DATABASE}.{name}")
     python = spark.read.format("paimon").option("warehouse", agree_warehouse) \
         .option("table", f"{DATABASE}.{name}").load()
@@ -447,9 +463,14 @@ def test_native_and_python_reads_return_the_same_rows(spark, agree_warehouse, ag
                              f"{expected - got}; rows only the entry read: {got - expected}")
     dv = " + deletion vectors" if "deletion-vectors.enabled" in case["options"] else ""
     partition = f"partitioned by {case['partition']}" if case["partition"] else "unpartitioned"
+    by = f", merged by {merged_by}" if merged_by else ""
     event(f"{mode}{dv}, {case['format']}, {partition}, evolution {case['evolution']}: "
-          f"read {way}")
+          f"read {way}{by}")
     assert way in expected_read(case, location, sum(expected.values()))
+    if merged_by and sum(expected.values()):
+        files = {path.name for path in Path(native_read.reads_root(agree_warehouse)).glob(
+            f"{DATABASE}/{name}/{native_read.MERGED_PREFIX}*/*.parquet")}
+        assert files and (merge_here.FILE_NAME in files) == (merged_by == "this process"), files
 
 
 @pytest.mark.xfail(strict=True, raises=Exception, reason=(

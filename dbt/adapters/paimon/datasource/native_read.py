@@ -27,9 +27,10 @@ vector holds). A file none of whose rows is kept is not read.
 
 A merge of values (partial-update and aggregation tables: a merged row is made of several
 records) is made once per snapshot, when a statement first reads the table's rows (a query, a
-write from a query; not a DESCRIBE nor a view's definition): Spark writes the merged read of
-the Python source (the merge runtime, in its tasks) as Parquet files in a ``merged-`` folder
-beside the snapshot's file list, which then names those files. Every later read of the
+write from a query; not a DESCRIBE nor a view's definition): the merged read of the Python
+source (the merge runtime) is written as Parquet files in a ``merged-`` folder beside the
+snapshot's file list, which then names those files: by this process for a small snapshot
+(merge_here.py), by Spark's tasks otherwise. Every later read of the
 snapshot, in any process, is Spark's Parquet reader over them. Up to MAX_MERGED_RECORDS
 records (the folder is a copy of the snapshot's rows); larger snapshots are merged at every
 read.
@@ -237,8 +238,8 @@ def _merge_of_values(splits, merge_values: bool) -> str:
 
 def merged_folder(reads_root: str, database: str, table: str, stamp: str,
                   schema_id: int) -> str:
-    """Where a snapshot's merged rows are kept: Parquet files Spark wrote from the merged read
-    (the Python source's rows), beside the snapshot's file list, pruned with it."""
+    """Where a snapshot's merged rows are kept: Parquet files of the merged read (the Python
+    source's rows), beside the snapshot's file list, pruned with it."""
     return file_list_folder(reads_root, database, table, stamp, schema_id, MERGED_PREFIX)
 
 

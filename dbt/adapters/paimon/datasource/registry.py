@@ -64,6 +64,7 @@ from dbt.adapters.paimon.datasource.entry_planner import (WantedEntry, branch_mo
                                                           plan_sync)
 from dbt.adapters.paimon.datasource.entry_statements import (EntryRead, entry_change,
                                                              forget_statements, write_target)
+from dbt.adapters.paimon.datasource.merge_here import merge_here
 from dbt.adapters.paimon.datasource.session_sources import (REGISTERED_CONF_PREFIX,  # noqa: F401
                                                             SessionSources)
 from dbt.adapters.paimon.datasource.source import (PARALLELISM_OPTION, PaimonDataSource,
@@ -390,21 +391,24 @@ class PaimonTableRegistry:
 
     def _merged_rows(self, database: str, source: str, snapshot_id: int, schema_id: int,
                      stamp: str) -> Tuple[Optional[native_read.NativeSnapshot], str]:
-        """Merge the snapshot's values once: Spark writes the Python source's merged read of it
-        (the merge runtime, in Spark's tasks) as Parquet files beside its file list, which
-        every later read of the snapshot reads with Spark's own reader; merged by another
-        process already, those files are used. Best effort: if the merge cannot be kept, the
-        entry reads through the Python source, whose read reports any error of the merge."""
+        """Merge the snapshot's values once into Parquet files beside its file list, which
+        every later read of the snapshot reads with Spark's own reader: a small snapshot in this
+        process (merge_here.py), a larger one by Spark, writing the Python source's merged read
+        (the merge runtime, in Spark's tasks); merged by another process already, those files
+        are used. Best effort: if the merge cannot be kept, the entry reads through the Python
+        source, whose read reports any error of the merge."""
         reads_root = self._reads_root_of(database)
         folder = native_read.merged_folder(reads_root, database, source, stamp, schema_id)
         if not os.path.isdir(folder):
             staging = native_read.staging_folder(reads_root, database, source)
-            options = self.table_location(database, source).source_options()
+            location = self.table_location(database, source)
+            options = location.source_options()
             options.update({"snapshot_id": str(snapshot_id),
                             PARALLELISM_OPTION: str(self._parallelism())})
             try:
-                self.spark.read.format("paimon").options(**options).load() \
-                    .write.parquet(staging)
+                if not merge_here(location, snapshot_id, staging):
+                    self.spark.read.format("paimon").options(**options).load() \
+                        .write.parquet(staging)
             except Exception as exc:  # noqa: BLE001 - the Python source's read says why
                 shutil.rmtree(staging, ignore_errors=True)
                 return None, f"the merge of values could not be kept: {str(exc)[:200]}"

@@ -13,7 +13,6 @@ the session's cores.
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -31,12 +30,10 @@ MAX_RECORDS = 500_000
 FILE_NAME = "merged-here.parquet"
 
 
-def merge_here(location: TableRef, snapshot_id: int, folder: str,
-               max_records: Optional[int] = None) -> bool:
+def merge_here(location: TableRef, snapshot_id: int, folder: str) -> bool:
     """Write the merged rows of the snapshot into ``folder`` (created) as one Parquet file, as
-    Spark writes the Python source's read, if the snapshot holds at most ``max_records``
-    (default MAX_RECORDS) records; False, and nothing written, otherwise."""
-    limit = MAX_RECORDS if max_records is None else max_records
+    Spark writes the Python source's read, if the snapshot holds at most MAX_RECORDS records;
+    False, and nothing written, otherwise."""
     table = location.open()
     reader = PaimonReader(location, spark_schema(arrow_schema_of(table)), snapshot_id,
                           parallelism=1)
@@ -44,7 +41,7 @@ def merge_here(location: TableRef, snapshot_id: int, folder: str,
     if any(isinstance(p, PostponeMergePartition) for p in partitions):
         return False  # (a postpone merge-on-read is never kept: native_read.plan_native)
     records = sum(f.row_count for p in partitions if p.split is not None for f in p.split.files)
-    if records > limit:
+    if records > MAX_RECORDS:
         return False
     target = arrow_schema_for_spark(reader.schema)
     batches = [batch for p in partitions for batch in reader.read(p)]

@@ -1,7 +1,7 @@
 """merge_here: a small partial-update snapshot's merged rows written by this process as the
-Parquet file Spark's reader reads, and nothing written for a snapshot over the bound (Spark's
-tasks merge it). The merged rows' agreement with the Python source's read, for every column
-type and both ways of merging, is tests/integration/datasource/test_read_paths_agree.py's."""
+Parquet file Spark's reader reads, and nothing written for a snapshot over either bound
+(Spark's tasks merge it). The merged rows' agreement with the Python source's read, for every
+column type and both ways of merging, is tests/integration/datasource/test_read_paths_agree.py's."""
 import os
 
 import pyarrow as pa
@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.datasource import merge_here
 from dbt.adapters.paimon.datasource.source import TableRef
+from dbt.adapters.paimon.format.splits import plan_splits
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("amount", pa.int64()),
                     ("status", pa.string())])
@@ -50,11 +51,14 @@ def test_a_small_snapshot_is_merged_into_one_parquet_file(tmp_path):
     assert rows == [{"id": i, "amount": 10 * (i + 1), "status": "abcd"[i]} for i in range(4)]
 
 
-def test_a_snapshot_over_the_bound_is_left_to_spark(tmp_path, monkeypatch):
+def test_a_snapshot_over_either_bound_is_left_to_spark(tmp_path, monkeypatch):
     location, latest = partial_update_table(tmp_path)
+    size = sum(f.file_size for split in plan_splits(location.open()) for f in split.files)
     folder = str(tmp_path / "merged")
-    monkeypatch.setattr(merge_here, "MAX_RECORDS", 7)  # the snapshot holds 8 records
-    assert not merge_here.merge_here(location, latest, folder)
-    assert not os.path.exists(folder)
-    monkeypatch.setattr(merge_here, "MAX_RECORDS", 8)
+    for records, file_bytes in ((7, size), (8, size - 1)):  # the snapshot: 8 records
+        monkeypatch.setattr(merge_here, "MAX_RECORDS", records)
+        monkeypatch.setattr(merge_here, "MAX_FILE_BYTES", file_bytes)
+        assert not merge_here.merge_here(location, latest, folder)
+        assert not os.path.exists(folder)
+    monkeypatch.setattr(merge_here, "MAX_FILE_BYTES", size)  # both bounds inclusive
     assert merge_here.merge_here(location, latest, folder)

@@ -11,19 +11,14 @@ from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.datasource import merge_here
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.splits import plan_splits
+from tests.unit.format.paimon_format_helpers import pypaimon_write
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("amount", pa.int64()),
                     ("status", pa.string())])
 
 
 def commit(location, data: pa.Table) -> int:
-    table = location.open()
-    builder = table.new_batch_write_builder()
-    write, done = builder.new_write(), builder.new_commit()
-    write.write_arrow(data)
-    done.commit(write.prepare_commit())
-    write.close()
-    done.close()
+    pypaimon_write(location.open(), data)
     return location.open().snapshot_manager().get_latest_snapshot().id
 
 

@@ -402,11 +402,10 @@ class PaimonTableRegistry:
         if not os.path.isdir(folder):
             staging = native_read.staging_folder(reads_root, database, source)
             location = self.table_location(database, source)
-            options = location.source_options()
-            options.update({"snapshot_id": str(snapshot_id),
-                            PARALLELISM_OPTION: str(self._parallelism())})
             try:
                 if not merge_here(location, snapshot_id, staging):
+                    options = {**location.source_options(), "snapshot_id": str(snapshot_id),
+                               PARALLELISM_OPTION: str(self._parallelism())}
                     self.spark.read.format("paimon").options(**options).load() \
                         .write.parquet(staging)
             except Exception as exc:  # noqa: BLE001 - the Python source's read says why

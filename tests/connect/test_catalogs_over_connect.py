@@ -19,7 +19,7 @@ from tests.integration.write.write_helpers import read_back, sorted_rows
 
 MODELS = {
     "orders.sql": "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
-                  "select id, cast(id * {{ var('factor', 10) }} as int) as amount "
+                  "select id, cast(id * {{ env_var('FACTOR', '10') }} as int) as amount "
                   "from range(5)",
     "events.sql": "{{ config(materialized='paimon_append') }}\n"
                   "select id, 'e' as kind from range(3)",
@@ -50,8 +50,10 @@ def free_port() -> int:
 
 
 def build_twice(root: Path, warehouse: str, schema: str, catalog: dict) -> None:
-    for factor in (10, 100):  # the second run merges into, and appends to, the first's tables
-        run = run_dbt_process(root, "run", "--vars", f"{{factor: {factor}}}")
+    # the second run merges into, and appends to, the first's tables; the factor is an
+    # environment variable, not a dbt var: a changed var makes dbt parse the whole project again
+    for factor in (10, 100):
+        run = run_dbt_process(root, "run", env={"FACTOR": str(factor)})
         assert run.returncode == 0, run.stdout
     options = parse_catalog(catalog).pypaimon_options()
     totals = read_back(TableRef(warehouse, schema, "totals", options))
@@ -113,7 +115,7 @@ def test_catalogs_yml_catalogs_over_connect(server, tmp_path):
                             "schema='marts') }}\nselect id, 'e' as kind from range(3)",
               "orders.sql": "{{ config(materialized='paimon_pk', primary_key='id', buckets=2, "
                             "catalog_name='marts', schema='marts') }}\n"
-                            "select id, cast(id * {{ var('factor', 10) }} as int) as amount "
+                            "select id, cast(id * {{ env_var('FACTOR', '10') }} as int) as amount "
                             "from range(5)"}
     root = write_project(tmp_path / "routed", "routed", profile(server, {"type": "filesystem"}),
                          models)
@@ -124,7 +126,7 @@ def test_catalogs_yml_catalogs_over_connect(server, tmp_path):
         f"          warehouse: '{tmp_path / 'marts_warehouse'}'\n"
         "          lock.enabled: true\n")
     for factor in (10, 100):
-        run = run_dbt_process(root, "run", "--vars", f"{{factor: {factor}}}")
+        run = run_dbt_process(root, "run", env={"FACTOR": str(factor)})
         assert run.returncode == 0, run.stdout
     totals = read_back(TableRef(server.warehouse, "routed", "totals", {}))
     assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 1000, "events": 6}]

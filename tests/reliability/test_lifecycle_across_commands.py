@@ -72,7 +72,8 @@ pytestmark = pytest.mark.usefixtures("dbt_artifacts")
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
                      merge_engine='partial-update',
                      table_options={'tag.automatic-creation': 'batch'}) }}
-select cast(id as bigint) as id, cast(id * {{ var('batch', 0) }} as bigint) as v from range(0, 5)
+select cast(id as bigint) as id, cast(id * {{ env_var('WALK_BATCH', '0') }} as bigint) as v
+from range(0, 5)
 """
 CHANGES = """{{ config(materialized='table') }}
 select count(*) as n, sum(v) as total from {{ paimon_changes(ref('m')) }}
@@ -87,7 +88,7 @@ models:
 # a singular data test: the table's rows are the batch's (sum(batch(n)) = 10 * n), not those of
 # an earlier snapshot's merge (snapshot ids are reused after a rollback)
 CURRENT_ROWS = """select total from (select sum(v) as total from {{ ref('m') }})
-where total is null or total != 10 * {{ var('batch', 0) }}
+where total is null or total != 10 * {{ env_var('WALK_BATCH', '0') }}
 """
 SHOW_SESSION = "select sum(v) as now_total from {{ ref('m') }}"
 SHOW = """select
@@ -155,8 +156,13 @@ class Walk:
     def state(self) -> str:
         return str(Path(self.warehouse) / ".spark")
 
-    def dbt(self, *args) -> str:
-        return run_dbt(self.root, *args, env=self.env)
+    def dbt(self, *args, batch: int = 0) -> str:
+        """``batch``: the rows' multiplier, an environment variable rather than a dbt var.
+        dbt parses the whole project again after a change of `--vars` (4 CPU-s of a fresh
+        process), only the files that read it after a change of an environment variable; how
+        a command parses is not this test's subject. The branch runs' `paimon_branch` var still
+        makes them and the commands after them parse the whole project."""
+        return run_dbt(self.root, *args, env={**self.env, "WALK_BATCH": str(batch)})
 
     def operation(self, name, **arguments) -> str:
         """A table operation: it acts on the table's files and starts no Spark (no session,
@@ -227,8 +233,8 @@ class DaemonFaults:
 
     def start_second_warehouse(self):
         if self.on:
-            self.beside = DbtProcess(self.other.root, "run", "-s", "m", "--vars", "{batch: 7}",
-                                     env=self.other.env)
+            self.beside = DbtProcess(self.other.root, "run", "-s", "m",
+                                     env={**self.other.env, "WALK_BATCH": "7"})
 
     def second_warehouse_started(self, output: str):
         """Each warehouse's first command started a daemon of its own."""
@@ -279,7 +285,7 @@ class DaemonFaults:
         """The second warehouse's daemon served its next command, the same server throughout."""
         if not self.on:
             return
-        self.other.dbt("run", "-s", "m", "--vars", "{batch: 8}")
+        self.other.dbt("run", "-s", "m", batch=8)
         assert daemon_info(self.other.state)["server_pid"] == self.second["server_pid"]
         assert self.other.rows() == batch(8)
 
@@ -329,12 +335,12 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
                 for out in outputs]
 
     faults.start_second_warehouse()
-    faults.second_warehouse_started(dbt("run", "-s", "m", "--vars", "{batch: 1}"))
+    faults.second_warehouse_started(dbt("run", "-s", "m", batch=1))
     operation("create_tag", model="m", tag="t1")
     tagged = walk.tag("t1")
-    dbt("run", "-s", "m", "--vars", "{batch: 2}")
+    dbt("run", "-s", "m", batch=2)
     operation("create_branch", model="m", branch="audit", tag="t1")
-    dbt("run", "-s", "m", "--vars", "{batch: 3, paimon_branch: audit}")
+    dbt("run", "-s", "m", "--vars", "{paimon_branch: audit}", batch=3)
     assert walk.rows() == batch(2) and walk.rows("m$branch_audit") == batch(3)
     if java_reads:
         assert java(("read", "lc.m"), ("readtag", "lc.m", "t1"),
@@ -364,7 +370,7 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
 
     # the first Spark command after the rollback (and, through the daemon, the garbled record):
     # the model's new snapshot takes the id of the one `show` merged; its data tests read it
-    faults.check_next(*timed(dbt, "build", "-s", "m", "--vars", "{batch: 4}"),
+    faults.check_next(*timed(dbt, "build", "-s", "m", batch=4),
                       "the garbled daemon.json")
     assert walk.rows() == batch(4)
     assert walk.merged_at_latest(), "the data tests' read of the table merged nothing"
@@ -375,10 +381,10 @@ def test_each_lifecycle_operation_leaves_a_warehouse_every_later_command_uses(
 
     # write-audit-publish: the branch's entries are the last the catalog holds when the
     # publish deletes the branch
-    dbt("run", "-s", "m", "--vars", "{batch: 5, paimon_branch: audit}")
+    dbt("run", "-s", "m", "--vars", "{paimon_branch: audit}", batch=5)
     operation("publish_branch", branch="audit")
     assert walk.rows() == batch(5)
-    built = dbt("build", "--vars", "{batch: 6}")
+    built = dbt("build", batch=6)
     assert f"PASS={5 if views else 4}" in built, built
     assert walk.rows() == batch(6)
     assert walk.merged_at_latest(), "the data tests' read of the table merged nothing"

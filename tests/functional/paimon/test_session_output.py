@@ -12,7 +12,7 @@ from tests.functional.console_output import (CORRUPTED_MODELS, assert_dbt_lines_
                                              assert_failing_test_reported,
                                              assert_unexpected_error_reported,
                                              corrupt_data_files, run_dbt_executable,
-                                             write_project)
+                                             run_dbt_process, write_project)
 
 bad_sql_model = "select no_such_column from (select 1 as id) t"
 good_sql_model = "select id, id * 2 as twice from range(1000)"
@@ -79,10 +79,17 @@ def dbt_project_dir(tmp_path_factory) -> Path:
                          "  spark.sql.shuffle.partitions: '2'\n  spark.driver.memory: '512m'")
 
 
-def dbt(project: Path, *args: str):
+USERS_WARM_UP = {"DBT_PAIMON_WARM_UP_WORKERS": "on"}
+
+
+def dbt(project: Path, *args: str, executable: bool = False):
     """A fresh dbt process as a user's: with the background warm-up the suite turns off, whose
-    job a short command cancels at its exit."""
-    return run_dbt_executable(project, *args, env={"DBT_PAIMON_WARM_UP_WORKERS": "on"})
+    job a short command cancels at its exit. ``executable``: the `dbt` executable itself, whose
+    new interpreter's imports could print something too; one command of this module is run so,
+    the others forked from the test process's dbt server (tests/dbt_fork_server.py), 3.5 CPU-s
+    less each."""
+    run = run_dbt_executable if executable else run_dbt_process
+    return run(project, *args, env=USERS_WARM_UP)
 
 
 def spark_log(project: Path) -> str:
@@ -108,7 +115,7 @@ def test_a_failing_test_and_a_show_print_dbt_lines_only(dbt_project_dir, failing
     starts = spark_log(dbt_project_dir).count("dbt-paimon: Spark starts")
     assert_failing_test_reported(dbt(dbt_project_dir, "test"))
     # a command that ends at once, while the background warm-up still runs
-    shown = dbt(dbt_project_dir, "show", "--inline", "select 41 + 1 as answer")
+    shown = dbt(dbt_project_dir, "show", "--inline", "select 41 + 1 as answer", executable=True)
     assert shown.returncode == 0, shown.stdout
     assert_dbt_lines_only(shown)
     assert "| answer |" in shown.stdout and "42" in shown.stdout

@@ -36,7 +36,8 @@ CONNECT_TESTS := $(PK_OVER_CONNECT) tests/functional/paimon/test_paimon_append.p
 	tests/functional/adapter/test_docs_generate.py \
 	tests/functional/paimon/test_cross_schema_build.py tests/functional/adapter/test_seed_files.py \
 	tests/functional/paimon/test_job_labels.py tests/functional/paimon/test_merge_deletes.py \
-	tests/functional/paimon/test_clone.py::TestClonePaimonModels
+	tests/functional/paimon/test_clone.py::TestClonePaimonModels \
+	tests/functional/paimon/test_variant_columns.py::TestShreddedVariantWrites
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

@@ -14,11 +14,12 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "dbt" / "adapters" / "paimon"
 # a use of the session's kind: spark_env.is_connect, or the classic session's JVM gateway
-SESSION_KIND = re.compile(r"\bis_connect\(self\.spark\)|\bis_connect\((?:spark|_registry\.spark)\)"
-                          r"|\._jvm\b|\bsparkContext\b|\._jsparkSession\b|\._jsc\b")
+SESSION_KIND = re.compile(r"(?<!def )\bis_connect\(|\._jvm\b|\bsparkContext\b|\._jsparkSession\b"
+                          r"|\._jsc\b")
 ASKS_THE_SESSION_KIND = {
     "datasource/registry.py",        # the thread's active session
     "datasource/session_sources.py",  # data-source registration: once per shared session
+    "datasource/spark_arrow.py",     # a DataFrame's Arrow before pyspark's cast (NULL variants)
     "datasource/spark_env.py",       # is_connect itself; task slots
     "environments/base.py",          # Python workers warmed in-process only
     "environments/embedded.py",      # the in-process session itself

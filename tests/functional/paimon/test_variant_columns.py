@@ -1,13 +1,22 @@
 """VARIANT columns written by models (Spark 4's `parse_json`): a primary-key model keeps the
 variant each key's latest run wrote, on both write paths; the table's schema says VARIANT, Spark
 reads it back as VARIANT (`variant_get`), and pypaimon 2.1 reads exactly the value and metadata
-bytes Spark encodes for the same JSON (Paimon stores a variant as that pair)."""
+bytes Spark encodes for the same JSON (Paimon stores a variant as that pair). With the table
+option `variant.shreddingSchema` every data file stores the listed fields shredded, on both
+primary-key write paths and in an append table, and Spark and pypaimon read the same variants
+back."""
 
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from dbt.tests.util import run_dbt
+from pypaimon.data.generic_variant import GenericVariant
 
 from dbt.adapters.paimon import environments
-from tests.functional.paimon_tables import open_table
+from tests.functional.paimon_tables import open_table, snapshots
 
 MODEL = """{{{{ config(materialized='paimon_pk', primary_key='id', buckets=2,
                     write_path='{path}') }}}}
@@ -63,3 +72,84 @@ class TestVariantColumns:
         rows = project.run_sql(
             f"select id, to_json(v) from {project.test_schema}.events order by id", fetch="all")
         assert [tuple(r) for r in rows] == [(0, '[1,{"x":null}]'), (1, '[1,{"x":null}]')]
+
+
+# `variant.shreddingSchema` (Paimon 1.4): the listed fields of a VARIANT column are stored in
+# typed Parquet columns (`typed_value`) beside the rest of the variant (`value`), which pypaimon
+# 2.1's writer does for every Parquet data file dbt-paimon writes through it
+SHREDDING = json.dumps({"type": "ROW", "fields": [
+    {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
+        {"id": 0, "name": "a", "type": "BIGINT"}, {"id": 1, "name": "tag", "type": "STRING"}]}}]})
+SHREDDED_PK = """{{ config(materialized='paimon_pk', primary_key='id', buckets=2,
+                          write_path='PATH', table_options={'variant.shreddingSchema': 'SCHEMA'}) }}
+select cast(id as bigint) as id,
+       case when id = 2 then null
+            when id = 3 and {{ var('mismatch', false) }} then parse_json('{"a": "three"}')
+            else parse_json(concat('{"a":', cast(id * {{ var('k', 1) }} as string),
+                                   ',"tag":"t","more":[1,{"x":null}]}')) end as v
+from range(0, 4)
+"""
+SHREDDED_APPEND = """{{ config(materialized='paimon_append',
+                          table_options={'variant.shreddingSchema': 'SCHEMA'}) }}
+select cast(id as bigint) as id, parse_json(concat('{"a":', cast(id as string), '}')) as v
+from range(2)
+"""
+
+
+def shredded_values(k: int) -> list:
+    """The rows' variants as Python values; ``more`` is no shredded field: it stays in the
+    variant's remaining bytes."""
+    return [None if i == 2 else {"a": i * k, "tag": "t", "more": [1, {"x": None}]}
+            for i in range(4)]
+
+
+def data_file_types(project, table):
+    """The Parquet type of column ``v`` in each of the table's data files."""
+    folder = str(open_table(project, table).table_path).removeprefix("file:")
+    return [pq.read_schema(os.path.join(root, name)).field("v").type
+            for root, _, names in os.walk(folder) for name in names
+            if name.startswith("data-") and name.endswith(".parquet")]
+
+
+class TestShreddedVariantWrites:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {f"{path}.sql": SHREDDED_PK.replace("PATH", path).replace("SCHEMA", SHREDDING)
+                for path in ("in_process", "distributed")} | \
+            {"shredded_events.sql": SHREDDED_APPEND.replace("SCHEMA", SHREDDING)}
+
+    def test_shredded_variant_columns_written_on_every_path(self, project):
+        run_dbt(["run"])
+        run_dbt(["run", "--vars", "{k: 10}", "-s", "in_process", "distributed"])
+        for table in ("in_process", "distributed", "shredded_events"):
+            types = data_file_types(project, table)
+            assert types and all(pa.types.is_struct(t) and t.get_field_index("typed_value") >= 0
+                                 for t in types), (table, types)
+        for table in ("in_process", "distributed"):
+            stored = pypaimon_rows(project, table).column("v").to_pylist()
+            assert [None if s is None else GenericVariant(s["value"], s["metadata"]).to_python()
+                    for s in stored] == shredded_values(10), table
+            read = project.run_sql(
+                f"select id, to_json(v), variant_get(v, '$.a', 'bigint') "
+                f"from {project.test_schema}.{table} order by id", fetch="all")
+            assert [(r[0], None if r[1] is None else json.loads(r[1]), r[2]) for r in read] == [
+                (i, value, None if value is None else value["a"])
+                for i, value in enumerate(shredded_values(10))], table
+        rows = project.run_sql(f"select id, variant_get(v, '$.a', 'int') from "
+                               f"{project.test_schema}.shredded_events order by id", fetch="all")
+        assert [tuple(r) for r in rows] == [(0, 0), (1, 1)]
+
+        # a shredded field holding another type: Paimon's writers keep the value unshredded,
+        # pypaimon 2.1's writer cannot; refused, with nothing written, on both paths
+        before = {t: len(snapshots(project, t)) for t in ("in_process", "distributed")}
+        results = run_dbt(["run", "--vars", "{k: 20, mismatch: true}", "-s", "in_process",
+                           "distributed"], expect_pass=False)
+        for result in results:
+            message = " ".join(str(result.message).split())
+            assert "shreds VARIANT fields ('variant.shreddingSchema')" in message, message
+            assert "pypaimon 2.1" in message and "unexpected" not in message, message
+        for table, count in before.items():
+            assert len(snapshots(project, table)) == count, table
+            stored = pypaimon_rows(project, table).column("v").to_pylist()
+            assert [None if s is None else GenericVariant(s["value"], s["metadata"]).to_python()
+                    for s in stored] == shredded_values(10), table

@@ -504,6 +504,7 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
     returns the commit messages. On failure the files already written are deleted (a failing
     Spark task's messages never reach abort())."""
     from dbt.adapters.paimon.format.file_stats import with_full_stats
+    from dbt.adapters.paimon.format import variant_shredding
     from dbt.adapters.paimon.format.bucketed_append import bucket_groups, is_queue_table
 
     write = with_full_stats(table).new_batch_write_builder().new_write()
@@ -518,8 +519,11 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
             else:
                 write.write_arrow(conform(batch, target))
         return write.prepare_commit()
-    except BaseException:
+    except BaseException as exc:
         write.abort()
+        shredding = variant_shredding.refused(table, exc)
+        if shredding is not None:
+            raise shredding from exc
         raise
     finally:
         write.close()

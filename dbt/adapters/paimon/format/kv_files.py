@@ -40,6 +40,7 @@ from pypaimon.table.row.generic_row import GenericRow
 from pypaimon.write.commit_message import CommitMessage
 from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
 
+from dbt.adapters.paimon.format import variant_shredding
 from dbt.adapters.paimon.format.deletion_vectors import live_mask, read_deletion_vectors
 from dbt.adapters.paimon.format.errors import PaimonFormatError, missing_data_file
 from dbt.adapters.paimon.format.file_stats import full_stats_options
@@ -628,8 +629,11 @@ def write_kv_file(table, partition: Union[Mapping[str, Any], Sequence[Any]], buc
             deletes = int(np.isin(kinds, _DELETE_KINDS).sum())
             metas.append(dataclasses.replace(meta, level=int(level), delete_row_count=deletes))
             remaining = remaining.slice(rows)
-    except Exception:
+    except Exception as exc:
         writer.abort()
+        shredding = variant_shredding.refused(table, exc)
+        if shredding is not None:
+            raise shredding from exc
         raise
     return metas
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from dbt.adapters.paimon.datasource.spark_arrow import collect_arrow
 from dbt.adapters.paimon.runtime import PaimonConfigError
 
 
@@ -65,6 +66,6 @@ def update_from_query(registry, model: str, config: Mapping[str, Any], schema: s
     # new rows (when_not_matched='insert') also take the partition columns from the query
     placed = [c for c in opened.partition_keys if c in df.columns and c not in owned + [key]] \
         if when == "insert" else []
-    rows = df.select(*[f"`{c}`" for c in [key] + owned + placed]).toArrow()
+    rows = collect_arrow(df.select(*[f"`{c}`" for c in [key] + owned + placed]))
     with committed():
         return owned, update_columns(opened, model, rows, key, owned, when)

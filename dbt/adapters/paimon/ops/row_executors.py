@@ -37,6 +37,7 @@ from typing import List, Optional
 from pyspark.sql import DataFrame, SparkSession
 
 from dbt.adapters.paimon.datasource.source import TableRef
+from dbt.adapters.paimon.datasource.spark_arrow import collect_arrow
 from dbt.adapters.paimon.write.path_choice import IN_PROCESS, PathChoice
 
 
@@ -133,7 +134,7 @@ def _write_in_process(location: TableRef, rows: DataFrame, rewrite_files: List[s
     from dbt.adapters.paimon.format.commit import abort_unless_committed
     from dbt.adapters.paimon.format.row_tracking import commit_rewrite
 
-    result = rows.toArrow()  # Spark evaluates everything here, before any file is written
+    result = collect_arrow(rows)  # Spark evaluates everything here, before any file is written
     table = location.open()
     written = write_row_rewrite(table, [result]) if result.num_rows else []
     try:

@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 
 from dbt.adapters.paimon.datasource.source import (TableRef, commit_append_files,
                                                    encode_partitions, write_append_files)
+from dbt.adapters.paimon.datasource.spark_arrow import collect_arrow
 from dbt.adapters.paimon.write.path_choice import (IN_PROCESS, PathChoice, choose_path,
                                                    warehouse_table_bytes)
 
@@ -41,7 +42,7 @@ def write_append_run(spark, frame, location: TableRef, model_name: str,
                          table_bytes=warehouse_table_bytes(location))
     before = current_snapshot_id(location.open())
     if choice.path == IN_PROCESS:
-        rows = frame.toArrow()
+        rows = collect_arrow(frame)
         table = location.open()
         written = write_append_files(table, [rows]) if rows.num_rows else []
         try:

@@ -19,6 +19,7 @@ import pickle
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
+from dbt.adapters.paimon.datasource.spark_arrow import collect_arrow
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write import dynamic_index, task_errors
 from dbt.adapters.paimon.write.in_process import write_in_process
@@ -73,7 +74,7 @@ def write_primary_key_run(spark, df, location, row_kind_column: Optional[str] = 
                          table_bytes=warehouse_table_bytes(location))
     if choice.path == IN_PROCESS:
         # Arrow batches straight from Spark's result (never Python rows)
-        messages, records = write_in_process(plan, table, frame.toArrow())
+        messages, records = write_in_process(plan, table, collect_arrow(frame))
         result = _commit(table, plan, messages, records, overwrite, overwrite_partitions)
     else:
         result = _write_distributed(spark, table, plan, frame, overwrite, overwrite_partitions)

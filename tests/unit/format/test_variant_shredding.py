@@ -1,0 +1,71 @@
+"""Shredded VARIANT columns written through pypaimon 2.1's writer (format/variant_shredding.py):
+the option's fields land in ``typed_value``; a value of another type than the option gives its
+field is refused with an error that says what to do, and the writer's files are gone."""
+
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pypaimon.data.generic_variant import GenericVariant
+
+from dbt.adapters.paimon.catalog.warehouse import create_table
+from dbt.adapters.paimon.format import variant_shredding
+from dbt.adapters.paimon.format.kv_files import write_kv_file
+from dbt.adapters.paimon.runtime import PaimonDataError
+from paimon_format_helpers import records
+
+VARIANT = pa.struct([pa.field("value", pa.binary(), nullable=False),
+                     pa.field("metadata", pa.binary(), nullable=False)])
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", VARIANT)])
+SHREDDING = json.dumps({"type": "ROW", "fields": [
+    {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
+        {"id": 0, "name": "a", "type": "BIGINT"}]}}]})
+
+
+def keyed_table(warehouse, name, **options):
+    return create_table(warehouse, "db", name, SCHEMA, primary_keys=["id"],
+                        options={"bucket": "1", **options})
+
+
+def rows(values) -> pa.Table:
+    variants = GenericVariant.to_arrow_array(
+        [None if v is None else GenericVariant.from_python(v) for v in values])
+    return records(pa.table({"id": pa.array(range(len(values)), pa.int64()), "v": variants},
+                            schema=SCHEMA))
+
+
+def data_files(warehouse):
+    return [os.path.join(root, name) for root, _, names in os.walk(warehouse) for name in names
+            if name.startswith("data-")]
+
+
+def test_the_options_fields_are_written_shredded(warehouse):
+    table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: SHREDDING})
+    write_kv_file(table, (), 0, rows([{"a": 1, "b": "x"}, None, {"a": 3}]))
+    [path] = data_files(warehouse)
+    stored = pq.read_schema(path).field("v").type
+    assert stored.get_field_index("typed_value") >= 0, stored
+
+
+def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse):
+    table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: SHREDDING})
+    with pytest.raises(PaimonDataError) as refused:
+        write_kv_file(table, (), 0, rows([{"a": 1}, {"a": "one"}]))
+    message = str(refused.value)
+    assert "db.shredded shreds VARIANT fields ('variant.shreddingSchema')" in message
+    assert "pypaimon 2.1" in message and "leave it out of 'variant.shreddingSchema'" in message
+    assert data_files(warehouse) == []
+
+
+def test_other_failures_are_not_taken_for_the_shredders(warehouse):
+    plain = keyed_table(warehouse, "plain")
+    shredded = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: SHREDDING})
+    try:
+        raise pa.ArrowInvalid("not from the shredder")
+    except pa.ArrowInvalid as error:
+        assert variant_shredding.refused(shredded, error) is None
+        assert variant_shredding.refused(plain, error) is None
+    write_kv_file(plain, (), 0, rows([{"a": "one"}]))  # nothing shredded: any value is stored
+    assert len(data_files(warehouse)) == 1

@@ -1,6 +1,9 @@
 """paimon_pk / partial_update from a dbt project: several runs (one Paimon commit each), then reads
-and `dbt test` on the merged rows. Inputs come from a seed filtered by `var('batch')`, so every
-run is one INSERT statement of the seed documents' examples."""
+and `dbt test` on the merged rows. Inputs come from a seed filtered by the run's batch number, so
+every run is one INSERT statement of the seed documents' examples."""
+
+import contextlib
+import os
 
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
@@ -22,11 +25,23 @@ def appends(project, table):
     return [s.id for s in snapshots(project, table) if s.commit_kind == "APPEND"]
 
 
+@contextlib.contextmanager
+def batch_env(batch):
+    """The models' batch number (``env_var('PK_TEST_BATCH')``), an environment variable rather
+    than a dbt var: after a change of `--vars` dbt parses the whole project again (2.2 s of an
+    in-process command), after a change of an environment variable only the files that read
+    it."""
+    os.environ["PK_TEST_BATCH"] = str(batch)
+    try:
+        yield
+    finally:
+        del os.environ["PK_TEST_BATCH"]
+
+
 def run_batch(batch, select=None, expect_pass=True):
-    args = ["run", "--vars", f"{{batch: {batch}}}"]
-    if select:
-        args += ["--select", select]
-    return run_dbt(args, expect_pass=expect_pass)
+    args = ["run"] + (["--select", select] if select else [])
+    with batch_env(batch):
+        return run_dbt(args, expect_pass=expect_pass)
 
 
 # Seed 001, first example: sequence groups g_1 (a, b) and g_2 (c, d).
@@ -41,7 +56,7 @@ SEQUENCE_GROUP_MODEL = """
           sequence_groups={'g_1': ['a', 'b'], 'g_2': ['c', 'd']}) }}
 select cast(k as int) k, cast(a as int) a, cast(b as int) b, cast(g_1 as int) g_1,
        cast(c as int) c, cast(d as int) d, cast(g_2 as int) g_2
-from {{ ref('sg_input') }} where batch = {{ var('batch') }}
+from {{ ref('sg_input') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
 """
 
 SCHEMA_YML = """
@@ -89,7 +104,7 @@ def engine_model(engine):
     return f"""
 {{{{ config(materialized='paimon_pk', primary_key='k', merge_engine='{engine}', buckets=2) }}}}
 select cast(k as int) k, cast(v1 as double) v1, v2 from {{{{ ref('engine_input') }}}}
-where batch = {{{{ var('batch') }}}}
+where batch = {{{{ env_var('PK_TEST_BATCH', '0') }}}}
 """
 
 
@@ -106,7 +121,8 @@ class TestDeduplicateAndFirstRow:
         run_dbt(["seed"])
         # the query reads a Paimon seed (an append table), which Spark reads with its own
         # Parquet reader and sizes by its files: the small run is merged in the dbt process
-        _, output = run_dbt_and_capture(["--debug", "run", "--vars", "{batch: 1}"])
+        with batch_env(1):
+            _, output = run_dbt_and_capture(["--debug", "run"])
         assert output.count("rows in-process") == 2
         assert "(Paimon metadata of" not in output
         assert output.count(" <= in-process budget") >= 2
@@ -156,7 +172,7 @@ AGG_MODEL = """
           aggregations={'price': 'max', 'sales': 'sum'}) }}
 select cast(product_id as bigint) product_id, cast(price as double) price,
        cast(sales as bigint) sales
-from {{ ref('agg_input') }} where batch = {{ var('batch') }}
+from {{ ref('agg_input') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
 """
 
 
@@ -183,7 +199,7 @@ BAD_INPUT = """batch,k,v
 
 BAD_MODEL = """
 {{ config(materialized='paimon_pk', primary_key='k') }}
-select cast(k as int) k, v from {{ ref('bad_input') }} where batch = {{ var('batch') }}
+select cast(k as int) k, v from {{ ref('bad_input') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
 """
 
 
@@ -200,7 +216,8 @@ class TestBadInputLeavesTableUntouched:
         run_dbt(["seed"])
         run_batch(1)
         before = snapshot_ids(project, "bad")
-        _, output = run_dbt_and_capture(["run", "--vars", "{batch: 2}"], expect_pass=False)
+        with batch_env(2):
+            _, output = run_dbt_and_capture(["run"], expect_pass=False)
         assert "bad" in output and "k" in output and "null" in output.lower()
         assert snapshot_ids(project, "bad") == before
         assert rows(project, f"select * from {project.test_schema}.bad") == [(1, "a")]
@@ -318,14 +335,14 @@ ORDERS_PART = """
 {{ config(materialized='partial_update', target='wide', primary_key='id',
           sequence_groups={'order_ts': ['status']}) }}
 select cast(id as int) id, status, cast(order_ts as int) order_ts
-from {{ ref('order_events') }} where batch = {{ var('batch') }}
+from {{ ref('order_events') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
 """
 
 PAYMENTS_PART = """
 {{ config(materialized='partial_update', target='wide', primary_key='id',
           sequence_groups={'pay_ts': ['paid']}) }}
 select cast(id as int) id, paid, cast(pay_ts as int) pay_ts
-from {{ ref('pay_events') }} where batch = {{ var('batch') }}
+from {{ ref('pay_events') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
 """
 
 
@@ -346,7 +363,8 @@ class TestSharedPartialUpdateTarget:
         for batch in (1, 2, 3):
             # two threads: dbt starts both writers at once (independent nodes); their builds of
             # the shared table take turns instead of refusing the later commit
-            run_dbt(["run", "--threads", "2", "--vars", f"{{batch: {batch}}}"])
+            with batch_env(batch):
+                run_dbt(["run", "--threads", "2"])
         schema = project.test_schema
         # each writer owns its columns; the late 'stale' order event (order_ts 2 < 3) is ignored
         assert rows(project, f"select id, status, order_ts, paid, pay_ts from {schema}.wide "
@@ -354,8 +372,9 @@ class TestSharedPartialUpdateTarget:
         # every writer model is a view of the shared table
         assert rows(project, f"select count(*) from {schema}.orders_part") == [(2,)]
         assert rows(project, f"select count(*) from {schema}.payments_part") == [(2,)]
-        _, output = run_dbt_and_capture(["run", "--full-refresh", "--vars", "{batch: 1}",
-                                         "--select", "orders_part"], expect_pass=False)
+        with batch_env(1):
+            _, output = run_dbt_and_capture(["run", "--full-refresh", "--select",
+                                             "orders_part"], expect_pass=False)
         assert "paimon_drop_table" in output
 
 

@@ -503,9 +503,9 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
     """Write ``batches`` (Spark's Arrow of the rows) as new files of the append table ``table``;
     returns the commit messages. On failure the files already written are deleted (a failing
     Spark task's messages never reach abort())."""
-    from dbt.adapters.paimon.format.file_stats import with_full_stats
     from dbt.adapters.paimon.format import variant_shredding
     from dbt.adapters.paimon.format.bucketed_append import bucket_groups, is_queue_table
+    from dbt.adapters.paimon.format.file_stats import with_full_stats
 
     write = with_full_stats(table).new_batch_write_builder().new_write()
     target = arrow_schema_of(table)

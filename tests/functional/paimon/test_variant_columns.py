@@ -103,6 +103,12 @@ def shredded_values(k: int) -> list:
             for i in range(4)]
 
 
+def as_python(stored) -> list:
+    """Stored variants (value and metadata bytes) as Python values, NULL as None."""
+    return [None if s is None else GenericVariant(s["value"], s["metadata"]).to_python()
+            for s in stored]
+
+
 def data_file_types(project, table):
     """The Parquet type of column ``v`` in each of the table's data files."""
     folder = str(open_table(project, table).table_path).removeprefix("file:")
@@ -127,8 +133,7 @@ class TestShreddedVariantWrites:
                                  for t in types), (table, types)
         for table in ("in_process", "distributed"):
             stored = pypaimon_rows(project, table).column("v").to_pylist()
-            assert [None if s is None else GenericVariant(s["value"], s["metadata"]).to_python()
-                    for s in stored] == shredded_values(10), table
+            assert as_python(stored) == shredded_values(10), table
             read = project.run_sql(
                 f"select id, to_json(v), variant_get(v, '$.a', 'bigint') "
                 f"from {project.test_schema}.{table} order by id", fetch="all")
@@ -151,5 +156,4 @@ class TestShreddedVariantWrites:
         for table, count in before.items():
             assert len(snapshots(project, table)) == count, table
             stored = pypaimon_rows(project, table).column("v").to_pylist()
-            assert [None if s is None else GenericVariant(s["value"], s["metadata"]).to_python()
-                    for s in stored] == shredded_values(10), table
+            assert as_python(stored) == shredded_values(10), table

@@ -14,11 +14,10 @@ from dbt.adapters.paimon.catalog.warehouse import create_table
 from dbt.adapters.paimon.format import variant_shredding
 from dbt.adapters.paimon.format.kv_files import write_kv_file
 from dbt.adapters.paimon.runtime import PaimonDataError
+from dbt.adapters.paimon.runtime.types import VARIANT_ARROW
 from paimon_format_helpers import records
 
-VARIANT = pa.struct([pa.field("value", pa.binary(), nullable=False),
-                     pa.field("metadata", pa.binary(), nullable=False)])
-SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", VARIANT)])
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", VARIANT_ARROW)])
 SHREDDING = json.dumps({"type": "ROW", "fields": [
     {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
         {"id": 0, "name": "a", "type": "BIGINT"}]}}]})

@@ -1,10 +1,17 @@
-"""The JDBC, Hive Metastore and REST catalogs over Spark Connect (`method: connect` with `catalog:`):
-dbt processes on a server of their own warehouse create, fill and read Paimon tables through
-the catalog. A primary-key run commits in the dbt process; an append run commits in the
-server's Python (docs/connect.md, "Where things run"), so both sides reach the catalog (and its
-lock: `lock.enabled`; the REST server, with the profile's token). A real server and real dbt
-processes; the Hive Metastore and the REST catalog server are the test process's
-(tests/hive_metastore_server.py, tests/rest_catalog_server.py)."""
+"""The JDBC, Hive Metastore and REST catalogs over Spark Connect (`method: connect`): one project
+on a server of its own warehouse whose profile's `catalog:` is JDBC (SQLite) and whose
+catalogs.yml places a schema in a Hive Metastore catalog and another in a REST catalog, each
+with a warehouse of its own. dbt processes create, fill and read a Paimon table pair in each
+catalog. A primary-key run commits in the dbt process; an append run commits in the server's
+Python (docs/connect.md, "Where things run"), which reaches the table's catalog through the
+options its table carries: so both sides reach each catalog (with its lock: `lock.enabled`; the
+REST server, with the token). The profile's catalog and catalogs.yml's reach the server by the
+same code (the registry's catalog options and the tables' own options), and each catalog type's
+code does not depend on the session kind: one project covers the three types and both ways of
+naming a catalog in three dbt processes. A real server and real dbt processes; the Hive
+Metastore and the REST catalog server are the test process's (tests/hive_metastore_server.py,
+tests/rest_catalog_server.py)."""
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,17 +24,31 @@ from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalog.test_hive_catalog import Hive
 from tests.integration.write.write_helpers import read_back, sorted_rows
 
-MODELS = {
-    "orders.sql": "{{ config(materialized='paimon_pk', primary_key='id', buckets=2) }}\n"
-                  "select id, cast(id * {{ env_var('FACTOR', '10') }} as int) as amount "
-                  "from range(5)",
-    "events.sql": "{{ config(materialized='paimon_append') }}\n"
-                  "select id, 'e' as kind from range(3)",
-    "totals.sql": "{{ config(materialized='paimon_pk', primary_key='one') }}\n"
-                  "select 1 as one, sum(amount) as total, "
-                  "(select count(*) from {{ ref('events') }}) as events "
-                  "from {{ ref('orders') }}",
-}
+NAME = "three_catalogs"
+# dbt's schema of each catalog's models: the profile's (JDBC) and catalogs.yml's two
+SCHEMAS = {"jdbc": NAME, "hive": f"{NAME}_hive", "rest": f"{NAME}_rest"}
+
+
+def models() -> dict:
+    """The same three models in each catalog: a primary-key table, an append table and a total
+    of both (named alike in each schema: `alias`)."""
+    found = {}
+    for kind in SCHEMAS:
+        place = "" if kind == "jdbc" else f", schema='{kind}', catalog_name='{kind}'"
+        found.update({
+            f"{kind}_orders.sql": f"{{{{ config(materialized='paimon_pk', primary_key='id', "
+                                  f"buckets=2, alias='orders'{place}) }}}}\n"
+                                  "select id, cast(id * {{ env_var('FACTOR', '10') }} as int) "
+                                  "as amount from range(5)",
+            f"{kind}_events.sql": f"{{{{ config(materialized='paimon_append', "
+                                  f"alias='events'{place}) }}}}\n"
+                                  "select id, 'e' as kind from range(3)",
+            f"{kind}_totals.sql": f"{{{{ config(materialized='paimon_pk', primary_key='one', "
+                                  f"alias='totals'{place}) }}}}\n"
+                                  "select 1 as one, sum(amount) as total, "
+                                  f"(select count(*) from {{{{ ref('{kind}_events') }}}}) "
+                                  f"as events from {{{{ ref('{kind}_orders') }}}}"})
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -49,91 +70,61 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def build_twice(root: Path, warehouse: str, schema: str, catalog: dict) -> None:
+def option_lines(catalog: dict, indent: int) -> str:
+    return "".join(f"{' ' * indent}{key}: '{value}'\n" for key, value in catalog.items())
+
+
+def test_jdbc_hive_and_rest_catalogs_over_connect(server, tmp_path, hive_metastore):
+    rest = rest_catalog_server.shared()
+    rest_name = rest.add_catalog(str(tmp_path / "rest_warehouse"))
+    catalogs = {
+        "jdbc": {"type": "jdbc", "uri": f"jdbc:sqlite:{tmp_path / 'catalog.db'}",
+                 "lock.enabled": "true"},
+        "hive": {"type": "hive", "uri": hive_metastore.uri,
+                 "warehouse": str(tmp_path / "hive_warehouse"), "lock.enabled": "true"},
+        # a REST catalog's server places its tables; dbt-paimon is told where (warehouse-path)
+        "rest": {**rest.options(rest_name), "warehouse-path": str(tmp_path / "rest_warehouse")}}
+    profile = (f"method: connect\nhost: '{server.url}'\nwarehouse: {server.warehouse}\n"
+               f"catalog:\n{option_lines(catalogs['jdbc'], 2)}")
+    root = write_project(tmp_path / "project", NAME, profile, models())
+    integrations = "".join(
+        f"  - name: {kind}\n    write_integrations:\n      - name: {kind}_catalog\n"
+        f"        catalog_type: {kind}\n        adapter_properties:\n"
+        f"{option_lines({k: v for k, v in catalogs[kind].items() if k != 'type'}, 10)}"
+        for kind in ("hive", "rest"))
+    (root / "catalogs.yml").write_text(f"catalogs:\n{integrations}")
+
     # the second run merges into, and appends to, the first's tables; the factor is an
     # environment variable, not a dbt var: a changed var makes dbt parse the whole project again
     for factor in (10, 100):
         run = run_dbt_process(root, "run", env={"FACTOR": str(factor)})
         assert run.returncode == 0, run.stdout
-    options = parse_catalog(catalog).pypaimon_options()
-    totals = read_back(TableRef(warehouse, schema, "totals", options))
-    assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 1000, "events": 6}]
+    # each catalog's tables' files: the profile's warehouse, catalogs.yml's own ones
+    files = {"jdbc": server.warehouse, "hive": catalogs["hive"]["warehouse"],
+             "rest": catalogs["rest"]["warehouse-path"]}
+    for kind, schema in SCHEMAS.items():
+        totals = read_back(TableRef(files[kind], schema, "totals",
+                                    parse_catalog(catalogs[kind]).pypaimon_options()))
+        assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 1000, "events": 6}], kind
     shown = run_dbt_process(root, "show", "--inline",
-                            "select count(*) as n from {{ ref('events') }}")
-    assert shown.returncode == 0 and "| 6 |" in shown.stdout, shown.stdout
+                            "select (select count(*) from {{ ref('jdbc_events') }}) as j, "
+                            "(select count(*) from {{ ref('hive_events') }}) as h, "
+                            "(select count(*) from {{ ref('rest_events') }}) as r")
+    assert shown.returncode == 0 and "| 6 | 6 | 6 |" in shown.stdout, shown.stdout
 
-
-def profile(server, catalog: dict) -> str:
-    lines = "".join(f"  {key}: '{value}'\n" for key, value in catalog.items())
-    return (f"method: connect\nhost: '{server.url}'\nwarehouse: {server.warehouse}\n"
-            f"catalog:\n{lines}")
-
-
-def test_a_jdbc_catalog_over_connect(server, tmp_path):
-    catalog = {"type": "jdbc", "uri": f"jdbc:sqlite:{tmp_path / 'catalog.db'}",
-               "lock.enabled": "true"}
-    root = write_project(tmp_path / "jdbc", "jdbc_connect", profile(server, catalog), MODELS)
-    build_twice(root, server.warehouse, "jdbc_connect", catalog)
-    import sqlite3
-
+    # each table is registered in its own catalog, and its files are in that catalog's warehouse
     with sqlite3.connect(tmp_path / "catalog.db") as con:
         listed = sorted(con.execute("SELECT database_name, table_name FROM paimon_tables"))
-    assert listed == [("jdbc_connect", "events"), ("jdbc_connect", "orders"),
-                      ("jdbc_connect", "totals")]
-
-
-def test_a_hive_catalog_over_connect(server, tmp_path, hive_metastore):
-    catalog = {"type": "hive", "uri": hive_metastore.uri, "lock.enabled": "true"}
-    root = write_project(tmp_path / "hive", "hive_connect", profile(server, catalog), MODELS)
-    build_twice(root, server.warehouse, "hive_connect", catalog)
-    hive = Hive(hive_metastore, server.warehouse, "hive_connect")
-    assert sorted(hive.call("get_all_tables", "hive_connect")) == ["events", "orders", "totals"]
-
-
-def test_a_rest_catalog_over_connect(server, tmp_path):
-    """Both commits reach the REST server: the primary-key run's from the dbt process, the
-    append run's from the server's Python, each through the catalog's commit endpoint."""
-    rest = rest_catalog_server.shared()
-    name = rest.add_catalog(server.warehouse)  # the catalog's files: the profile's warehouse
-    catalog = rest.options(name)
-    root = write_project(tmp_path / "rest", "rest_connect", profile(server, catalog), MODELS)
-    build_twice(root, server.warehouse, "rest_connect", catalog)
+    assert listed == [(NAME, "events"), (NAME, "orders"), (NAME, "totals")]
+    hive = Hive(hive_metastore, catalogs["hive"]["warehouse"], SCHEMAS["hive"])
+    assert sorted(hive.call("get_all_tables", SCHEMAS["hive"])) == ["events", "orders", "totals"]
+    # both runs' commits of each table reached the REST server: the primary-key runs' from the
+    # dbt process, the append runs' from the server's Python
     commits = [path for method, path in rest.requests
                if method == "POST" and path.endswith("/commit")]
-    for table, runs in (("orders", 2), ("events", 2), ("totals", 2)):
-        path = f"/v1/{name}/databases/rest_connect/tables/{table}/commit"
-        assert commits.count(path) >= runs, (table, commits)
-
-
-def test_catalogs_yml_catalogs_over_connect(server, tmp_path):
-    """A project whose profile's catalog is the server warehouse's folders and whose
-    `catalog_name: marts` models live in a catalogs.yml JDBC catalog with a warehouse of its
-    own: the append model's commit runs in the server's Python, which reaches that catalog
-    through the options its table carries."""
-    models = {**MODELS,
-              "events.sql": "{{ config(materialized='paimon_append', catalog_name='marts', "
-                            "schema='marts') }}\nselect id, 'e' as kind from range(3)",
-              "orders.sql": "{{ config(materialized='paimon_pk', primary_key='id', buckets=2, "
-                            "catalog_name='marts', schema='marts') }}\n"
-                            "select id, cast(id * {{ env_var('FACTOR', '10') }} as int) as amount "
-                            "from range(5)"}
-    root = write_project(tmp_path / "routed", "routed", profile(server, {"type": "filesystem"}),
-                         models)
-    (root / "catalogs.yml").write_text(
-        "catalogs:\n  - name: marts\n    write_integrations:\n      - name: marts_jdbc\n"
-        "        catalog_type: jdbc\n        adapter_properties:\n"
-        f"          uri: 'jdbc:sqlite:{tmp_path / 'marts.db'}'\n"
-        f"          warehouse: '{tmp_path / 'marts_warehouse'}'\n"
-        "          lock.enabled: true\n")
-    for factor in (10, 100):
-        run = run_dbt_process(root, "run", env={"FACTOR": str(factor)})
-        assert run.returncode == 0, run.stdout
-    totals = read_back(TableRef(server.warehouse, "routed", "totals", {}))
-    assert sorted_rows(totals, ["one"]) == [{"one": 1, "total": 1000, "events": 6}]
-    import sqlite3
-
-    with sqlite3.connect(tmp_path / "marts.db") as con:
-        listed = sorted(con.execute("SELECT database_name, table_name FROM paimon_tables"))
-    assert listed == [("routed_marts", "events"), ("routed_marts", "orders")]
-    assert (tmp_path / "marts_warehouse" / "routed_marts.db" / "events").is_dir()
-    assert not (Path(server.warehouse) / "routed_marts.db").exists()
+    for table in ("orders", "events", "totals"):
+        path = f"/v1/{rest_name}/databases/{SCHEMAS['rest']}/tables/{table}/commit"
+        assert commits.count(path) >= 2, (table, commits)
+    for kind in ("hive", "rest"):
+        assert (Path(files[kind]) / f"{SCHEMAS[kind]}.db" / "events").is_dir(), kind
+        assert not (Path(server.warehouse) / f"{SCHEMAS[kind]}.db").exists(), kind

@@ -84,6 +84,21 @@ def test_merge_errors_before_writing(spark, location):
     assert kinds(location) == ["APPEND"]
 
 
+def test_merge_into_a_table_without_a_snapshot_inserts_every_row(spark, location):
+    """A merge model's first run: no row to match, so merge_rows skips its joins with the
+    table; the rows get their ids in the source's order all the same, and a condition naming
+    a column neither side has fails before anything is written."""
+    source = spark.createDataFrame([(33, "c"), (11, "a"), (22, "b")], "id int, data string")
+    with pytest.raises(ValueError, match="nope"):
+        merge_rows(spark, location, source, "t.nope = s.id")
+    assert kinds(location) == []
+    result = merge_rows(spark, location, source, "t.id = s.id", update={"data": "s.data"})
+    assert (result.updated, result.inserted, result.rewritten_files, result.snapshot_id) == \
+        (0, 3, 0, 1)
+    assert tracked(spark, location) == [(11, "a", 1, 1), (22, "b", 2, 1), (33, "c", 0, 1)]
+    assert kinds(location) == ["APPEND"]  # no file rewritten
+
+
 def test_refused_without_row_tracking(spark, tmp_path):
     wh.create_table(str(tmp_path), "db", "plain", SCHEMA)
     with pytest.raises(ValueError, match="row-tracking.enabled"):

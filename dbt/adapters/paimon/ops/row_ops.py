@@ -232,7 +232,13 @@ def merge_rows(spark: SparkSession, location: TableRef, source: DataFrame,
     matched = target.join(marked, condition, "inner")
 
     files, matches = [], 0
-    if updates is not None:
+    if base is None:
+        # no snapshot, so no row to match: skip both joins with the table (a model's first run
+        # would otherwise evaluate its query three times; two of them aggregate and join). The
+        # condition was still analysed against both sides above (`matched`), as Spark does
+        # eagerly in classic mode and here through the schema over Spark Connect.
+        matched.schema
+    elif updates is not None:
         stats = matched.groupBy(F.col(f"t.{SOURCE_FILE}")).agg(
             F.count(F.lit(1)).alias("n"), F.countDistinct(F.col(f"t.{ROW_ID}")).alias("rows")
         ).collect()
@@ -259,7 +265,8 @@ def merge_rows(spark: SparkSession, location: TableRef, source: DataFrame,
         # whichever join Spark picks (a local relation is broadcast, a data source scan is not)
         ordered = source.withColumn(_MATCHED, F.lit(True)) \
             .withColumn(_ORDER, F.monotonically_increasing_id()).alias("s")
-        new_rows = ordered.join(target, condition, "left_anti").select(
+        unmatched = ordered if base is None else ordered.join(target, condition, "left_anti")
+        new_rows = unmatched.select(
             *[_typed(frame, c, inserts[c]).alias(c) if c in inserts
               else F.lit(None).cast(frame.schema[c].dataType).alias(c) for c in columns],
             F.lit(None).cast("bigint").alias(ROW_ID),

@@ -67,6 +67,10 @@ def info(state):
         return json.load(handle)
 
 
+def snapshots(warehouse, name):
+    return sorted((warehouse / "bg.db" / name).glob("snapshot/snapshot-*"))
+
+
 def rows(warehouse, name):
     return read_merged(TableRef(str(warehouse), "bg", name, {})).column("run").to_pylist()
 
@@ -222,11 +226,17 @@ def test_a_daemon_that_cannot_serve_falls_back_to_spark_in_the_process(project):
         impostor.wait()
 
 
-def killed_server_ends(command, server_pid):
+def killed_server_ends(command, server_pid, paused_at=None):
     """Kill the daemon's Spark server under ``command`` (a DbtProcess): the command ends within
-    60 s with the daemon's one line. Returns its output."""
+    60 s with the daemon's one line. Returns its output. ``paused_at``: the pause point the
+    command waits at, released once the server is dead, so that the kill lands exactly there."""
     os.kill(server_pid, 9)
     killed_at = time.monotonic()
+    if paused_at:
+        while alive(server_pid):
+            assert time.monotonic() - killed_at < 30, "the killed server did not exit"
+            time.sleep(0.1)
+        command.release(paused_at)
     code = command.finish(timeout=120)
     took = time.monotonic() - killed_at
     output = command.output()
@@ -269,24 +279,35 @@ select cast(id as bigint) as id, cast(id % 7 as int) as run from range(0, 400000
 
 def test_a_command_whose_daemon_dies_mid_write_ends_at_once_and_the_next_one_passes(project):
     """The daemon's Spark server killed (as the OOM killer would) while a command writes in
-    process, while a command reads, and while a distributed write's Spark job runs: each
-    command learns it from the server's pid and port within seconds, instead of pyspark's ten
-    minutes of retries, and says so in one line; every table holds exactly one run's rows; the
-    next command starts a new daemon and passes."""
+    process, before its commit and after it, while a command reads, and while a distributed
+    write's Spark job runs: each command learns it from the server's pid and port within
+    seconds, instead of pyspark's ten minutes of retries, and says so in one line; every table
+    holds exactly the runs committed (an in-process write's commit is the dbt process's own
+    file operations: with its files written it completes without the server); the next command
+    starts a new daemon and passes."""
     root, warehouse, state = project
     run_dbt(root, "run", env=ON)
     first = info(state)
     pauses = root / "pauses"
     pauses.mkdir()
-    # a's files and manifests are written, its snapshot not yet; b has not started
-    writing = DbtProcess(root, "run", env={**ON, "RUN": "2"},
-                         pause_at="commit-manifests-written", pause_dir=pauses)
-    writing.wait_for("commit-manifests-written")
-    writing.release("commit-manifests-written")  # released before the kill lands: the commit
-    killed_server_ends(writing, first["server_pid"])  # meets a dead server
-    # a committed or not, whole; b kept its first run
-    assert rows(warehouse, "a") in ([1] * 50, [2] * 50)
-    assert rows(warehouse, "b") == [1] * 50
+
+    def killed_while_paused(point, run):
+        """Run ``run`` pauses at ``point`` of a's write (b, after a, has not started); the
+        daemon's server is killed there. Returns the server's pid and the command's output."""
+        for marker in pauses.glob("*"):
+            marker.unlink()
+        before = snapshots(warehouse, "a")
+        writing = DbtProcess(root, "run", env={**ON, "RUN": str(run)}, pause_at=point,
+                             pause_dir=pauses)
+        writing.wait_for(point)
+        committed = point == "commit-snapshot-written"
+        assert len(snapshots(warehouse, "a")) == len(before) + committed, point
+        server_pid = info(state)["server_pid"]
+        return server_pid, killed_server_ends(writing, server_pid, paused_at=point)
+
+    # before the commit: a's files and manifests written, its snapshot file not yet
+    assert killed_while_paused("commit-manifests-written", 2)[0] == first["server_pid"]
+    assert rows(warehouse, "a") == [2] * 50 and rows(warehouse, "b") == [1] * 50
 
     again = run_dbt(root, "run", env={**ON, "RUN": "3"})
     assert "Starting a background Spark" in again
@@ -319,6 +340,13 @@ def test_a_command_whose_daemon_dies_mid_write_ends_at_once_and_the_next_one_pas
     assert committed == [], "the killed distributed write committed"
     (root / "models" / "slow.sql").unlink()
 
-    run_dbt(root, "run", env={**ON, "RUN": "4"})
-    assert rows(warehouse, "a") == [4] * 50 and rows(warehouse, "b") == [4] * 50
+    # after the commit: a's snapshot file written, the run not finished (the command after the
+    # distributed write starts a new daemon, killed once a is committed)
+    fourth, output = killed_while_paused("commit-snapshot-written", 4)
+    assert "Starting a background Spark" in output
+    assert fourth not in (first["server_pid"], second["server_pid"], third["server_pid"])
+    assert rows(warehouse, "a") == [4] * 50 and rows(warehouse, "b") == [3] * 50
+
+    run_dbt(root, "run", env={**ON, "RUN": "5"})
+    assert rows(warehouse, "a") == [5] * 50 and rows(warehouse, "b") == [5] * 50
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import sys
 import tempfile
 import time
 from typing import Callable, Dict, List, Tuple
 
-from plots import BASELINE, PAIMON, RESULTS, save_bars  # same folder: run as a script
+from connect_latency import free_port  # same folder: run as a script
+from plots import BASELINE, PAIMON, RESULTS, save_bars
 from provenance import results_header
 
 from dbt.adapters.paimon.datasource.spark_env import explain_string
@@ -56,12 +56,6 @@ def medians_ms(spark, repeat: int) -> Dict[str, float]:
             times.append(time.perf_counter() - started)
         found[name] = statistics.median(times) * 1000
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def main() -> int:

@@ -740,7 +740,9 @@ def test_a_fresh_or_older_style_entry_trusts_no_hidden_table(make_entry):
                               "drop table if exists `db__paimon`.`read_orders`"]
 
 
-def test_an_entry_another_process_made_meanwhile_is_taken_as_it_is(spark, make_entry):
+def test_an_entry_another_process_made_meanwhile_is_taken_as_it_is(spark, make_entry,
+                                                                   monkeypatch):
+    monkeypatch.setattr(registry_module, "ENTRY_RACE_PAUSE_SECONDS", 0)
     stored = view_properties(0, "7.1", PYTHON, **{"paimon.python-rows": "0"})
 
     def sql(statement):
@@ -751,9 +753,33 @@ def test_an_entry_another_process_made_meanwhile_is_taken_as_it_is(spark, make_e
     spark.sql = sql
     _, properties, _ = make_entry(None, None, PYTHON)
     assert properties == stored
-    stored["paimon.snapshot-id"] = "6.1"                   # another snapshot's: an error
+    stored["paimon.snapshot-id"] = "6.1"     # another snapshot's, each time: tried, then an error
     with pytest.raises(RuntimeError, match="ALREADY_EXISTS"):
         make_entry(None, None, PYTHON)
+
+
+def test_an_entry_another_process_is_half_way_through_is_made_again(spark, make_entry,
+                                                                    monkeypatch):
+    """The other process has made the hidden table but not yet its view (a Connect test once
+    failed so): this process makes the entry again, trusting no hidden table, and ends with
+    its own view."""
+    monkeypatch.setattr(registry_module, "ENTRY_RACE_PAUSE_SECONDS", 0)
+    ran, failed = [], []
+
+    def sql(statement):
+        if statement.startswith("show"):
+            return SimpleNamespace(collect=lambda: [])      # no view yet
+        if statement.startswith("create table") and not failed:
+            failed.append(statement)
+            raise RuntimeError("[TABLE_OR_VIEW_ALREADY_EXISTS] `db__paimon`.`read_orders`")
+        ran.append(statement)
+
+    spark.sql = sql
+    _, properties, _ = make_entry(None, None, PYTHON)
+    assert failed and ran[-3:-1] == ["drop table if exists `db__paimon`.`read_orders`",
+                                     failed[0]]
+    assert ran[-1].startswith("create or replace view `db`.`orders`")
+    assert properties["paimon.snapshot-id"] == "7.1"
 
 
 # -- the active session of a thread ----------------------------------------------------------

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import threading
+import time
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from pyspark.sql import SparkSession
@@ -75,6 +77,11 @@ from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_s
 from dbt.adapters.paimon.catalog import listing
 from dbt.adapters.paimon.catalog.config import CatalogRoute
 from dbt.adapters.paimon.format.errors import TableNotFoundError
+
+# Two dbt processes on one Spark Connect server may make one table's entry at once; the one
+# whose statement met the other's tries again, after a pause that grows and differs by process.
+ENTRY_RACE_ATTEMPTS = 5
+ENTRY_RACE_PAUSE_SECONDS = 0.2
 
 
 class PaimonTableRegistry:
@@ -372,19 +379,28 @@ class PaimonTableRegistry:
         if target.plan is not None:
             folder = native_read.write_file_list(self._reads_root_of(database), database, source,
                                                  target.plan, schema_id, snapshot)
-        try:
-            change = entry_change(target, entry, arrow_schema_of(paimon_table), folder, fresh)
-            self._run(change.statements + change.afterwards)
-            properties = change.properties
-        except Exception as exc:
-            # Another dbt process on the same Spark Connect server (one metastore) made the
-            # entry meanwhile: fine if it is this table's, as of this schema and snapshot.
-            if "ALREADY_EXISTS" not in str(exc) and "TABLE_OR_VIEW_NOT_FOUND" not in str(exc):
-                raise
-            now = self._catalog_entry(database, table)
-            if now is None or now.schema_id != schema_id or now.snapshot != snapshot:
-                raise
-            properties = now.properties
+        schema = arrow_schema_of(paimon_table)
+        for attempt in range(ENTRY_RACE_ATTEMPTS):
+            try:
+                change = entry_change(target, entry, schema, folder, fresh)
+                self._run(change.statements + change.afterwards)
+                properties = change.properties
+                break
+            except Exception as exc:
+                # Another dbt process on the same Spark Connect server (one metastore) is
+                # making the entry meanwhile (its drop-and-create of a hidden table met ours):
+                # fine if its entry reads this schema and snapshot; otherwise made again, from
+                # the entry as listed now and trusting none of its hidden tables.
+                if "ALREADY_EXISTS" not in str(exc) and "TABLE_OR_VIEW_NOT_FOUND" not in str(exc):
+                    raise
+                now = self._catalog_entry(database, table)
+                if now is not None and now.schema_id == schema_id and now.snapshot == snapshot:
+                    properties = now.properties
+                    break
+                if attempt == ENTRY_RACE_ATTEMPTS - 1:
+                    raise
+                time.sleep(ENTRY_RACE_PAUSE_SECONDS * (attempt + 1) * (1 + random.random()))
+                entry, fresh = now, True
         if self._reads_root_of(database) is not None:
             native_read.prune_file_lists(self._reads_root_of(database), database, source, folder)
         return properties

@@ -173,3 +173,52 @@ def test_settings_paimon_refuses_with_the_option_fail_before_reading(
     message = str(refused.value)
     assert "db.guarded" in message and MOR in message and "scan.mode" in message
     assert "PaimonConfigError" in message  # a table's setting to fix: dbt shows it as such
+
+
+def test_the_sessions_setting_reads_as_the_table_option_does(spark, warehouse, registry,
+                                                             catalog):
+    """Paimon's Spark connector takes table options from the session too
+    (OptionUtils.mergeSQLConfWithIdentifier): ``spark.paimon.postpone.merge-on-read`` for every
+    table, ``spark.paimon.<catalog>.<db>.<table>.postpone.merge-on-read`` for one (segments may
+    be ``*``), the table's own winning. A command reads them as it starts (sync_once); the
+    entry, the Python source and time travel then read as with the table option."""
+    from dbt.adapters.paimon.datasource import views
+
+    name = "flinky"
+    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+        ROWS, primary_keys=["id"], options={"bucket": "-2", "rowkind.field": "op",
+                                            "postpone.default-bucket-num": "2"}), False)
+    location = TableRef(warehouse, "db", name, {})
+    stream_write(catalog, name, rows([1, 2], "base"), 1)
+    compact_table(spark, location)
+    stream_write(catalog, name, pa.concat_tables([rows([2], "new"), rows([3], "new")]), 2)
+    base = [(1, "base1", "+I"), (2, "base2", "+I")]
+    merged = [(1, "base1", "+I"), (2, "new2", "+I"), (3, "new3", "+I")]
+
+    def command_rows(key):  # a new command: reads the settings, syncs, reads the entry
+        registry.sync_once(key)
+        return sorted(tuple(r) for r in spark.table(f"db.{name}").collect())
+
+    everywhere = f"spark.paimon.{MOR}"
+    this_table = f"spark.paimon.spark_catalog.db.{name}.{MOR}"
+    try:
+        assert command_rows("off") == base
+        spark.conf.set(everywhere, "TRUE")
+        assert command_rows("global") == merged
+        assert read_way(spark, name) == "python"
+        travelled = views.snapshot_view(registry, "db", name, name, snapshot_id=3)
+        assert sorted(tuple(r) for r in spark.table(travelled).collect()) == merged
+        spark.conf.set(this_table, "false")                  # the table's own setting wins
+        assert command_rows("table-off") == base
+        spark.conf.set(f"spark.paimon.*.db.*.{MOR}", "true")  # wildcards; the exact key wins
+        assert command_rows("wildcard") == base
+        spark.conf.unset(this_table)
+        assert command_rows("wildcard-only") == merged
+        spark.conf.set(f"spark.paimon.*.db.*.{MOR}", "maybe")
+        with pytest.raises(ValueError, match=rf"'{MOR}' to 'maybe' for reads of db\."):
+            registry.sync_once("bad")
+    finally:
+        for key in (everywhere, this_table, f"spark.paimon.*.db.*.{MOR}"):
+            spark.conf.unset(key)
+    assert command_rows("unset") == base
+    assert location.open().table_schema.options.get(MOR) is None  # the table is unchanged

@@ -266,20 +266,20 @@ def test_the_databases_are_the_profile_s_unrouted_and_the_routed_ones_present(
 
 def test_a_catalog_change_forgets_the_database_s_registrations_and_syncs_it_if_synced(
         registry, warehouse, monkeypatch):
-    registry._registered |= {("raw", "events"), ("analytics", "orders")}
+    registry._registered.update({("raw", "events"): (), ("analytics", "orders"): ()})
     synced = []
     monkeypatch.setattr(registry, "sync_database", synced.append)
     route, kept = CatalogRoute("lake", warehouse + "-lake", {}), CatalogRoute("k", "/k", {})
     registry.use_catalogs({"raw": route, "kept": kept})
-    assert registry._registered == {("analytics", "orders")}
+    assert set(registry._registered) == {("analytics", "orders")}
     assert synced == []                                   # no sync yet: nothing to redo
-    registry._registered |= {("raw", "events"), ("kept", "t")}
+    registry._registered.update({("raw", "events"): (), ("kept", "t"): ()})
     registry._synced_for = "invocation-1"
     registry.use_catalogs({"raw": route, "kept": kept})   # unchanged: nothing
     assert synced == []
     registry.use_catalogs({"kept": kept})                 # raw back to the profile's catalog
     assert synced == ["raw"]
-    assert registry._registered == {("analytics", "orders"), ("kept", "t")}
+    assert set(registry._registered) == {("analytics", "orders"), ("kept", "t")}
 
 
 def test_a_table_is_read_on_its_own_branch_else_the_default_one(registry):

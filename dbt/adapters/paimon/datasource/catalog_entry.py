@@ -17,6 +17,9 @@ SCHEMA_ID_PROPERTY = "paimon.schema-id"
 SNAPSHOT_PROPERTY = "paimon.snapshot-id"
 BRANCH_PROPERTY = "paimon.branch"
 READ_PROPERTY = "paimon.read"   # NATIVE, NATIVE_WITH_DELETES, PYTHON, UNCHOSEN or UNMERGED
+# the table options the session set for reads when the entry was made (session_options.py
+# ``encode``); absent: none
+READ_OPTIONS_PROPERTY = "paimon.session-read-options"
 NATIVE, NATIVE_WITH_DELETES, PYTHON = "native", "native-with-deleted-rows", "python"
 # read through the Python source until a statement names the table: its snapshot needs a choice
 # of rows (native_read.CHOICE_DEFERRED), made then; the entry is a PYTHON one until then
@@ -70,12 +73,13 @@ class CatalogEntry:
         return self.properties.get(BRANCH_PROPERTY, "")
 
     def reads(self, schema_id: int, snapshot: str, branch: str, choose: bool,
-              merge: bool = False) -> bool:
+              merge: bool = False, read_options: str = "") -> bool:
         """Whether this entry is the view of that schema, snapshot and branch (``choose``: with
         its choice of rows made, if the snapshot needs one; ``merge``: with its merge of values
-        made, if it needs one)."""
+        made, if it needs one), made with the session's ``read_options`` (encoded)."""
         return self.kind == "VIEW" and self.schema_id == schema_id \
             and self.snapshot == snapshot and self.branch == branch \
+            and self.properties.get(READ_OPTIONS_PROPERTY, "") == read_options \
             and not (choose and self.read == UNCHOSEN) \
             and not (merge and self.read == UNMERGED)
 

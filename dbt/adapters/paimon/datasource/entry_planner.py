@@ -38,7 +38,7 @@ def plan_sync(paimon_tables: Iterable[str], entries: Mapping[str, CatalogEntry])
 class WantedEntry:
     """What an entry of ``database.table`` must read: the Paimon schema, the snapshot stamp
     ('' when not tracked), the branch ('' for main), and whether with its choice of rows made
-    (``choose``) and its merge of values (``merge``)."""
+    (``choose``) and its merge of values (``merge``), with the session's read options."""
 
     database: str
     table: str
@@ -48,6 +48,7 @@ class WantedEntry:
     branch: str
     choose: bool
     merge: bool = False
+    read_options: str = ""   # the session's, encoded (session_options.py)
 
 
 def keeps(entry: Optional[CatalogEntry], wanted: WantedEntry, files_present) -> bool:
@@ -61,7 +62,7 @@ def keeps(entry: Optional[CatalogEntry], wanted: WantedEntry, files_present) -> 
             f"{wanted.database}.{wanted.table} is both a Paimon table in {wanted.warehouse} "
             f"and a Spark {entry.provider or entry.kind} table; drop one of them.")
     return entry.reads(wanted.schema_id, wanted.snapshot, wanted.branch, wanted.choose,
-                       wanted.merge) and files_present()
+                       wanted.merge, wanted.read_options) and files_present()
 
 
 @dataclass(frozen=True)

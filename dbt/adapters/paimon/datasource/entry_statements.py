@@ -18,8 +18,8 @@ from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.catalog_entry import (
     BRANCH_PROPERTY, DELETED_ROWS_PROPERTY, HIDDEN_TABLE_PROPERTIES, NATIVE_ROWS_PROPERTY,
     NATIVE_WITH_DELETES, NO_PROJECTIONS, PROJECTED_ROWS_PROPERTY, PYTHON_ROWS_PROPERTY,
-    READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, CatalogEntry, projected_key,
-    projection_count, python_rows_key, shape)
+    READ_OPTIONS_PROPERTY, READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, CatalogEntry,
+    projected_key, projection_count, python_rows_key, shape)
 from dbt.adapters.paimon.datasource.entry_names import (DELETES_PREFIX, FILES_PREFIX, READ_PREFIX,
                                                         WRITE_PREFIX, entry_view,
                                                         hidden_database, hidden_table,
@@ -53,6 +53,7 @@ class EntryRead:
     snapshot: str
     read: str
     plan: Optional["native_read.NativeSnapshot"] = None
+    read_options: str = ""   # the session's, encoded (session_options.py)
 
 
 def entry_change(target: EntryRead, entry: Optional[CatalogEntry], schema: pa.Schema,
@@ -119,8 +120,13 @@ def entry_change(target: EntryRead, entry: Optional[CatalogEntry], schema: pa.Sc
         hidden[DELETED_ROWS_PROPERTY] = "bitmaps"
     properties = {SCHEMA_ID_PROPERTY: str(schema_id), SNAPSHOT_PROPERTY: snapshot,
                   READ_PROPERTY: read, BRANCH_PROPERTY: branch, **hidden}
+    if target.read_options:
+        properties[READ_OPTIONS_PROPERTY] = target.read_options
     listed = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
+    # (ALTER VIEW SET TBLPROPERTIES keeps a property it does not name: a change of the read
+    # options makes the view anew)
     if before and entry.branch == branch and entry.schema_id == schema_id \
+            and before.get(READ_OPTIONS_PROPERTY, "") == target.read_options \
             and shape(entry.read) == shape(read) \
             and before.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS) == \
             hidden.get(PROJECTED_ROWS_PROPERTY, NO_PROJECTIONS):

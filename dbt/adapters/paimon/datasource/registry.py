@@ -45,7 +45,7 @@ import random
 import shutil
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from pyspark.sql import SparkSession
 
@@ -67,10 +67,13 @@ from dbt.adapters.paimon.datasource.entry_planner import (WantedEntry, branch_mo
 from dbt.adapters.paimon.datasource.entry_statements import (EntryRead, entry_change,
                                                              forget_statements, write_target)
 from dbt.adapters.paimon.datasource.merge_here import merge_here
+from dbt.adapters.paimon.datasource.session_options import (ReadOptions, encode, paimon_confs,
+                                                             table_read_options)
 from dbt.adapters.paimon.datasource.session_sources import (REGISTERED_CONF_PREFIX,  # noqa: F401
                                                             SessionSources)
 from dbt.adapters.paimon.datasource.source import (PARALLELISM_OPTION, PaimonDataSource,
-                                                   arrow_schema_of, table_source_class)
+                                                   arrow_schema_of, table_source_class,
+                                                   with_read_options)
 from dbt.adapters.paimon.datasource.spark_env import default_parallelism, is_connect
 from dbt.adapters.paimon.datasource.table_resolver import TableResolver
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_schema
@@ -94,7 +97,11 @@ class PaimonTableRegistry:
         # which catalog holds a database, its tables, and the branch each is read and written
         # on (no Spark: table_resolver.py)
         self.resolver = TableResolver(warehouse, catalog_options)
-        self._registered: Set[Tuple[str, str]] = set()
+        # (database, table) of each provider registered -> the read options it has (the
+        # session's when it was registered)
+        self._registered: Dict[Tuple[str, str], ReadOptions] = {}
+        # the session's spark.paimon.* settings, read as each command starts (sync_once)
+        self._paimon_confs: Dict[str, str] = {}
         self._sync_lock = threading.RLock()
         self._synced_for: Optional[str] = None
         # database -> `show table extended` rows of the last sync that changed nothing in it
@@ -200,7 +207,7 @@ class PaimonTableRegistry:
             self.resolver.routes = dict(routes)
             for database in moved:
                 for key in [k for k in self._registered if k[0] == database]:
-                    self._registered.discard(key)
+                    del self._registered[key]
                 if self._synced_for is not None:
                     self.sync_database(database)
 
@@ -291,6 +298,7 @@ class PaimonTableRegistry:
         programmatic runner, orchestrators), and other writers create tables in between."""
         with self._sync_lock:
             if self._synced_for != key:
+                self._paimon_confs = self._session_paimon_confs()
                 self.sync()
                 self._synced_for = key
 
@@ -343,13 +351,14 @@ class PaimonTableRegistry:
         if entry is None:
             entry = self._catalog_entry(database, table)
         wanted = WantedEntry(database, table, warehouse, schema_id, snapshot, branch, choose,
-                             merge)
+                             merge, encode(self.read_options_of(database, table)))
         if keeps(entry, wanted, lambda: self._files_present(database, source, entry)):
             self._exposed[(database, table)] = snapshot
             self._entries[(database, table)] = entry
             return False
         self._listed.pop(database, None)
-        paimon_table = self.open_table(database, table)
+        read_options = self.read_options_of(database, table)
+        paimon_table = with_read_options(self.open_table(database, table), read_options)
         schema_id = paimon_table.table_schema.id  # the schema the entry describes
         plan, why = None, ""
         if self._reads_root_of(database) is not None:
@@ -358,7 +367,8 @@ class PaimonTableRegistry:
             snapshot = listing.snapshot_stamp(warehouse, database, source, latest)
             if why == native_read.VALUES_TO_MERGE:
                 plan, why = self._merged_rows(database, source, latest, schema_id, snapshot)
-        target = EntryRead(database, table, source, schema_id, snapshot, read_of(plan, why), plan)
+        target = EntryRead(database, table, source, schema_id, snapshot, read_of(plan, why), plan,
+                           encode(read_options))
         properties = self._make_entry(target, entry, paimon_table, fresh)
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", properties)
@@ -476,7 +486,8 @@ class PaimonTableRegistry:
         if reads_root is None:
             return None
         source = self.paimon_name(database, table)
-        paimon_table = self.open_table(database, source)
+        paimon_table = with_read_options(self.open_table(database, source),
+                                         self.read_options_of(database, table))
         _, plan, _ = native_read.plan_native(paimon_table, snapshot_id)
         if plan is None:
             return None
@@ -548,14 +559,29 @@ class PaimonTableRegistry:
         return self._task_slots
 
     def _register_provider(self, database: str, table: str) -> None:
-        if (database, table) in self._registered:
+        read_options = self.read_options_of(database, table)
+        if self._registered.get((database, table)) == read_options:
             return
         warehouse, options = self.warehouse_of(database), self.options_of(database)
         source = table_source_class(provider_name(database, table), warehouse, database, table,
-                                    options, self._parallelism())
-        identity = json.dumps([warehouse, database, table, options], sort_keys=True)
+                                    options, self._parallelism(), read_options)
+        identity = json.dumps([warehouse, database, table, options, encode(read_options)],
+                              sort_keys=True)
         self.register_source(source, identity)
-        self._registered.add((database, table))
+        self._registered[(database, table)] = read_options
+
+    def read_options_of(self, database: str, table: str) -> ReadOptions:
+        """The table options the session sets for reads of ``database.table`` (or of a branch
+        of it: the table's), session_options.py."""
+        return table_read_options(self._paimon_confs, database,
+                                  table.partition(listing.BRANCH_SEPARATOR)[0])
+
+    def _session_paimon_confs(self) -> Dict[str, str]:
+        """The session's spark.paimon.* settings (one round trip over Spark Connect)."""
+        try:
+            return paimon_confs(self.spark.conf.getAll)
+        except Exception:  # noqa: BLE001 - a session that lists no settings sets none
+            return {}
 
     def _register_entry_providers(self, database: str, table: str,
                                   entry: Optional[CatalogEntry]) -> None:

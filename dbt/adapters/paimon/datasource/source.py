@@ -11,7 +11,8 @@ Two ways in:
   ('true': prune partitions by the query's filters; only in a session with
   ``spark.sql.python.filterPushdown.enabled``, which Spark requires for it) and
   ``system_table`` (``audit_log``, ``binlog`` or ``ro``: Paimon's system tables that read data,
-  system_reads.py);
+  system_reads.py) and ``read_options`` (table options the session sets for reads,
+  session_options.py);
 - a catalog table ``USING paimon.<db>.<table>`` (see registry.py), whose per-table subclass
   carries the table's identity because Spark hands catalog tables no options.
 
@@ -47,6 +48,7 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from dbt.adapters.paimon.datasource.session_options import ReadOptions, decode, encode
 from dbt.adapters.paimon.datasource.spark_types import arrow_schema_for_spark, conform, spark_schema
 
 # option ``filter_pushdown``: 'true' when the session enables Python filter pushdown
@@ -55,6 +57,9 @@ FILTER_PUSHDOWN_OPTION = "filter_pushdown"
 PARALLELISM_OPTION = "parallelism"
 # option ``system_table``: read Paimon's audit_log, binlog or ro system table (system_reads.py)
 SYSTEM_TABLE_OPTION = "system_table"
+# option ``read_options``: table options the session sets for reads (session_options.py),
+# ``key=value;key=value``
+READ_OPTIONS_OPTION = "read_options"
 
 
 @dataclass(frozen=True)
@@ -65,11 +70,18 @@ class TableRef:
     database: str
     table: str
     catalog_options: Dict[str, str]
+    # table options the session sets for reads (session_options.py): its rows are read with
+    # them; writes and metadata never see them
+    read_options: ReadOptions = ()
 
     def open(self):
         from dbt.adapters.paimon.catalog import warehouse as wh
 
         return wh.open_table(self.warehouse, self.database, self.table, self.catalog_options)
+
+    def open_for_read(self):
+        """The table as its rows are read: with the session's ``read_options``."""
+        return with_read_options(self.open(), self.read_options)
 
     @property
     def name(self) -> str:
@@ -78,9 +90,18 @@ class TableRef:
     def source_options(self) -> Dict[str, str]:
         """The paimon data source's options naming this table (see the module docstring), for
         the adapter's sessions (they enable Python filter pushdown)."""
-        return {"warehouse": self.warehouse, "table": self.name,
-                "catalog_options": json.dumps(self.catalog_options),
-                FILTER_PUSHDOWN_OPTION: "true"}
+        options = {"warehouse": self.warehouse, "table": self.name,
+                   "catalog_options": json.dumps(self.catalog_options),
+                   FILTER_PUSHDOWN_OPTION: "true"}
+        if self.read_options:
+            options[READ_OPTIONS_OPTION] = encode(self.read_options)
+        return options
+
+
+def with_read_options(table, read_options: ReadOptions):
+    """The pypaimon table ``table`` with the session's ``read_options`` over its stored
+    options (as Paimon's Spark connector copies a table with them), its schema kept."""
+    return table.copy_without_time_travel(dict(read_options)) if read_options else table
 
 
 def arrow_schema_of(table) -> pa.Schema:
@@ -113,7 +134,8 @@ class PaimonDataSource(DataSource):
                 "'<database>.<table>'."
             ) from None
         catalog_options = json.loads(self.options.get("catalog_options") or "{}")
-        return TableRef(warehouse, database, table, catalog_options)
+        return TableRef(warehouse, database, table, catalog_options,
+                        decode(self.options.get(READ_OPTIONS_OPTION, "")))
 
     def _columns(self) -> Optional[List[str]]:
         columns = self.options.get("columns")
@@ -196,11 +218,12 @@ def decode_partitions(text: Optional[str]) -> List[tuple]:
 
 def table_source_class(
     provider: str, warehouse: str, database: str, table: str, catalog_options: Dict[str, str],
-    parallelism: Optional[int] = None,
+    parallelism: Optional[int] = None, read_options: ReadOptions = (),
 ) -> type:
     """A data-source class bound to one table, registered under ``provider``; its reads are
-    spread over ``parallelism`` task slots (the session's)."""
-    location = TableRef(warehouse, database, table, dict(catalog_options))
+    spread over ``parallelism`` task slots (the session's), with the session's
+    ``read_options``."""
+    location = TableRef(warehouse, database, table, dict(catalog_options), read_options)
     return type(
         "PaimonTable_" + provider.replace(".", "_"),
         (PaimonDataSource,),
@@ -246,7 +269,7 @@ class PaimonReader(DataSourceReader):
     def partitions(self) -> Sequence[InputPartition]:
         from dbt.adapters.paimon.format.splits import plan_splits
 
-        table = self.location.open()
+        table = self.location.open_for_read()
         partitions = combine_filters(self.partition_filter)
         if partitions == []:  # contradictory filters (dt = 'a' AND dt = 'b') select nothing
             return [SplitPartition(None)]
@@ -274,7 +297,7 @@ class PaimonReader(DataSourceReader):
         if isinstance(partition, PostponeMergePartition):
             from dbt.adapters.paimon.format.postpone_merge import read_postpone_merge
 
-            table = self.location.open()
+            table = self.location.open_for_read()
             target = arrow_schema_for_spark(self.schema)
             rows = read_postpone_merge(table, partition.merge, target.names)
             if rows.num_rows:
@@ -282,7 +305,7 @@ class PaimonReader(DataSourceReader):
             return
         if partition.split is None:
             return
-        table = self.location.open()
+        table = self.location.open_for_read()
         target = arrow_schema_for_spark(self.schema)
         for piece in iter_split_rows(table, partition.split, target.names,
                                      partition.row_groups, self.conditions):

@@ -15,6 +15,7 @@ from typing import Dict, Optional
 
 from dbt.adapters.paimon.catalog.listing import branch_table_name, branches
 from dbt.adapters.paimon.datasource.entry_names import check_name, sql_text
+from dbt.adapters.paimon.datasource.session_options import encode
 from dbt.adapters.paimon.format import time_travel
 from dbt.adapters.paimon.format.errors import PaimonFormatError
 
@@ -77,7 +78,13 @@ def snapshot_view(registry, schema: str, table: str, label: str, snapshot_id=Non
     # Spark's own reader when that snapshot needs no merge (docs/reads.md)
     if registry.snapshot_view(schema, name, snapshot, view):
         return f"`{view}`"
-    return source_view(registry, view, schema, name, {"snapshot_id": str(snapshot)})
+    options = {"snapshot_id": str(snapshot)}
+    session_options = registry.read_options_of(schema, table)
+    if session_options:  # e.g. postpone.merge-on-read set by the session (session_options.py)
+        from dbt.adapters.paimon.datasource.source import READ_OPTIONS_OPTION
+
+        options[READ_OPTIONS_OPTION] = encode(session_options)
+    return source_view(registry, view, schema, name, options)
 
 
 def changes_between_view(registry, schema: str, table: str, label: str, start=None, end=None,

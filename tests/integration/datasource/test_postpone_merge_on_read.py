@@ -31,6 +31,7 @@ from pypaimon.schema.schema_change import SchemaChange
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format import postpone_merge
 from dbt.adapters.paimon.format import splits as splits_mod
+from dbt.adapters.paimon.format.kv_files import read_split_records
 from dbt.adapters.paimon.ops.compact import compact_table
 from tests.integration.write import write_helpers
 
@@ -103,6 +104,21 @@ def test_merge_on_read_returns_what_compact_then_yields(spark, warehouse, regist
     assert source_rows(spark, warehouse, name) == merged
     assert sorted(tuple(r) for r in spark.table(f"db.{name}").where("id >= 4").collect()) \
         == merged[2:]
+    # a task per real bucket: each keeps the pending records whose key hashes to its bucket,
+    # the bucket the compaction put that key's real row in
+    table = location.open()
+    plan = postpone_merge.plan_merge_on_read(table, splits_mod.plan_splits(table), None)
+    assert [(m.bucket, m.total_buckets) for m in plan.merges] == [(0, 2), (1, 2)]
+    assert postpone_merge.pending_rows(plan) == 6
+    by_bucket = {m.bucket: postpone_merge.read_postpone_merge(table, m, ["id", "v"])
+                 for m in plan.merges}
+    real_ids = {s.bucket: set(read_split_records(table, s).column("id").to_pylist())
+                for s in splits_mod.plan_splits(table, plan.snapshot_id)}
+    for bucket, read in by_bucket.items():
+        ids = set(read.column("id").to_pylist())
+        assert ids & {1, 2, 3, 4} <= real_ids.get(bucket, set())
+    assert sorted(i for r in by_bucket.values() for i in r.column("id").to_pylist()) \
+        == [1, 2, 4, 5]
 
     compact_table(spark, location)
     assert postpone_merge.postpone_files(location.open()) == []

@@ -150,7 +150,7 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True,
     from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
 
     from dbt.adapters.paimon.format.errors import PaimonFormatError
-    from dbt.adapters.paimon.format.postpone_merge import plan_merge_on_read
+    from dbt.adapters.paimon.format.postpone_merge import pending_rows, plan_merge_on_read
 
     try:
         merge = plan_merge_on_read(table, splits, snapshot_id)
@@ -158,7 +158,7 @@ def plan_native(table, snapshot_id: Optional[int] = None, choose: bool = True,
         return snapshot_id, None, str(refused)
     if merge.merges:
         return snapshot_id, None, (
-            f"postpone.merge-on-read: {sum(m.pending_rows for m in merge.merges)} rows in the "
+            f"postpone.merge-on-read: {pending_rows(merge)} rows in the "
             f"postpone bucket merged into the read")
     if is_data_evolution(table) and any(needs_field_merge(split.files) for split in splits):
         return snapshot_id, None, \

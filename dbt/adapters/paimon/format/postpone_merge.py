@@ -12,7 +12,10 @@ Paimon (``PostponeMergeReadBuilder``, ``PostponeMergePlan``, ``MergeFileSplitRea
   by creation time (``PostponeUtils.groupPostponeFiles``): the same order as the compaction's;
 - each record goes to its real bucket (the partition's bucket count: its real buckets', else
   the compaction's choice). A key is in one bucket of its partition, so the merged rows do
-  not depend on the count: they are merged here per partition;
+  not depend on the count. Here a partition with real buckets is merged a bucket per task:
+  each task reads the partition's postpone files one at a time and keeps the records of its
+  bucket (Paimon's bucket hash of the bucket key), so a task holds one bucket's share of the
+  pending rows. A partition without real buckets is merged whole in one task;
 - the routed records get sequence numbers above every real file of the bucket (``maxSequence
   Number + 1 + relative order``), are sorted and reduced as one run (a write buffer), then
   merged with the real splits' records by the merge engine (``sequence.field`` first, then
@@ -157,9 +160,14 @@ class PostponeMerge:
     real_splits: List[Split]
     pending: Split
     snapshot_id: Optional[int] = None
+    # the real bucket of ``total_buckets`` whose records this task merges (``real_splits``
+    # are that bucket's); None: the whole partition
+    bucket: Optional[int] = None
+    total_buckets: Optional[int] = None
 
     @property
     def pending_rows(self) -> int:
+        """The partition's pending rows (every bucket task of it reads them all)."""
         return self.pending.row_count
 
 
@@ -196,16 +204,27 @@ def plan_merge_on_read(table, splits: List[Split], snapshot_id: Optional[int],
     merges = []
     for values, files in pending.items():
         spec = dict(zip(keys, values))
-        merges.append(PostponeMerge(
-            partition=spec, partition_values=values,
-            real_splits=[s for s in real if s.bucket >= 0
-                         and tuple(s.partition_values) == tuple(values)],
-            pending=Split(partition=spec, partition_values=values, bucket=POSTPONE_BUCKET,
-                          files=writer_order(files), snapshot_id=snapshot.id,
-                          primary_key_table=True, levels=[f.level for f in files]),
-            snapshot_id=snapshot.id))
+        ordered = writer_order(files)
+        postponed = Split(partition=spec, partition_values=values, bucket=POSTPONE_BUCKET,
+                          files=ordered, snapshot_id=snapshot.id, primary_key_table=True,
+                          levels=[f.level for f in ordered])
+        mine = [s for s in real if s.bucket >= 0 and tuple(s.partition_values) == tuple(values)]
+        counts = {s.total_buckets for s in mine}
+        count = counts.pop() if len(counts) == 1 else None
+        if not mine or not count or count <= 0:  # no (or no known) bucket count: whole
+            merges.append(PostponeMerge(spec, values, mine, postponed, snapshot.id))
+            continue
+        merges += [PostponeMerge(spec, values, [s for s in mine if s.bucket == bucket],
+                                 postponed, snapshot.id, bucket, count)
+                   for bucket in range(count)]
     rest = [s for s in splits if tuple(s.partition_values) not in pending]
     return MergePlan(snapshot.id, rest, merges)
+
+
+def pending_rows(plan: MergePlan) -> int:
+    """The rows in the postpone bucket that ``plan`` merges into the read (a partition's once,
+    however many bucket tasks read them)."""
+    return sum({m.partition_values: m.pending_rows for m in plan.merges}.values())
 
 
 def read_postpone_merge(table, merge: PostponeMerge, columns: Sequence[str]) -> pa.Table:
@@ -219,7 +238,7 @@ def read_postpone_merge(table, merge: PostponeMerge, columns: Sequence[str]) -> 
     spec = MergeSpec.from_table_options(
         schema=[(f.name, str(f.type)) for f in table.table_schema.fields],
         primary_keys=list(table.primary_keys), options=dict(table.table_schema.options))
-    pending = read_split_records(table, merge.pending).drop_columns(["_level"])
+    pending = _pending_records(table, merge)
     names = [n for n in pending.column_names if n not in ("_seq", "_row_kind")]
     # replay order: writer by writer, file by file, row by row (as the compaction numbers them)
     pending = pending.set_column(pending.schema.get_field_index("_seq"), "_seq",
@@ -243,3 +262,27 @@ def read_postpone_merge(table, merge: PostponeMerge, columns: Sequence[str]) -> 
     schema = pieces[0].schema
     records = pa.concat_tables([p.cast(schema) for p in pieces]).combine_chunks()
     return merge_arrow(spec, records).select(list(columns))
+
+
+def _pending_records(table, merge: PostponeMerge) -> pa.Table:
+    """The pending records ``merge`` merges, in replay order: every one of the partition's, or
+    with a ``bucket``, those whose bucket key hashes to it (read a file at a time, so the
+    task holds only its bucket's share)."""
+    from dataclasses import replace
+
+    from dbt.adapters.paimon.format.bucket import bucket_ids, bucket_key_columns
+    from dbt.adapters.paimon.format.kv_files import read_split_records
+
+    if merge.bucket is None:
+        return read_split_records(table, merge.pending).drop_columns(["_level"])
+    fields = {f.name: str(f.type) for f in table.table_schema.fields}
+    keys = bucket_key_columns(list(table.primary_keys), list(table.partition_keys),
+                              dict(table.table_schema.options), list(fields))
+    pieces = []
+    for meta in merge.pending.files:
+        records = read_split_records(table, replace(merge.pending, files=[meta],
+                                                    levels=[meta.level]))
+        hashed = bucket_ids(records.select(keys), merge.total_buckets,
+                            [fields[k] for k in keys])
+        pieces.append(records.filter(pa.array(hashed == merge.bucket)))
+    return pa.concat_tables(pieces).drop_columns(["_level"])

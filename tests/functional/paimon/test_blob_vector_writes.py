@@ -31,6 +31,16 @@ select cast(id as bigint) as id,
             else array(cast(id as double), cast(null as double)) end as embedding
 from range({{ var('low', 0) }}, {{ var('low', 0) }} + 2)
 """
+# a VECTOR column in a primary-key table's data files (merge engine deduplicate): merged by key
+KEYED = """{{ config(materialized='paimon_pk', primary_key='id', buckets=2,
+    write_path=var('write_path', 'auto'),
+    table_options={'vector-field': 'embedding', 'field.embedding.vector-dim': '2'}) }}
+select cast(id as bigint) as id,
+       case when {{ var('null_vector', false) }} and id = 3 then null
+            when {{ var('short_vector', false) }} and id = 3 then array(cast(1 as float))
+            else array(cast(id as float), cast({{ var('low', 0) }} as float)) end as embedding
+from range({{ var('low', 0) }}, {{ var('low', 0) }} + 3)
+"""
 BAD_BLOB = """{{ config(materialized='paimon_append', row_tracking=true,
     table_options={'data-evolution.enabled': 'true', 'blob-field': 'label'}) }}
 select 1 as id, 'not bytes' as label
@@ -55,7 +65,34 @@ def stored_files(project, table):
 class TestBlobVectorWrites:
     @pytest.fixture(scope="class")
     def models(self):
-        return {"pictures.sql": PICTURES, "embeddings.sql": EMBEDDINGS, "bad_blob.sql": BAD_BLOB}
+        return {"pictures.sql": PICTURES, "embeddings.sql": EMBEDDINGS, "bad_blob.sql": BAD_BLOB,
+                "keyed_vectors.sql": KEYED}
+
+    def test_vector_column_of_a_primary_key_table_merged_by_key(self, project):
+        """Paimon allows VECTOR columns in a primary-key table's data files. A second run,
+        written by Spark tasks, replaces key 2's vector; pypaimon 2.1 and Spark read the merged
+        rows exactly. A NULL vector (Arrow's Parquet writer cannot store one) or a vector of
+        another length is refused naming the column, with nothing written."""
+        run_dbt(["run", "-s", "keyed_vectors"])
+        run_dbt(["run", "-s", "keyed_vectors", "--vars", "{low: 2, write_path: distributed}"])
+        table = open_table(project, "keyed_vectors")
+        assert [(f.name, str(f.type)) for f in table.fields] == \
+            [("id", "BIGINT NOT NULL"), ("embedding", "VECTOR<FLOAT, 2>")]
+        expected = [{"id": i, "embedding": [float(i), 0.0 if i < 2 else 2.0]} for i in range(5)]
+        assert pypaimon_rows(project, "keyed_vectors") == expected
+        read = project.run_sql(f"select id, embedding from {project.test_schema}.keyed_vectors "
+                               f"order by id", fetch="all")
+        assert [{"id": r[0], "embedding": list(r[1])} for r in read] == expected
+
+        before = len(snapshots(project, "keyed_vectors"))
+        for bad, says in (("null_vector", "NULL in a VECTOR column"),
+                          ("short_vector", "do not fit the column type")):
+            results = run_dbt(["run", "-s", "keyed_vectors", "--vars",
+                               f"{{low: 3, {bad}: true}}"], expect_pass=False)
+            message = str(results[0].message)
+            assert says in message and "embedding" in message, message
+        assert len(snapshots(project, "keyed_vectors")) == before
+        assert pypaimon_rows(project, "keyed_vectors") == expected
 
     def test_blob_and_vector_columns_written_and_read_back(self, project):
         run_dbt(["run", "-s", "pictures", "embeddings"])

@@ -27,6 +27,8 @@ def test_contract_example():
         ("TIMESTAMP(6)", pa.timestamp("us")), ("TIMESTAMP_LTZ(3)", pa.timestamp("ms", tz="UTC")),
         ("TIMESTAMP_LTZ(9)", pa.timestamp("us", tz="UTC")), ("BYTES", pa.binary()), ("VARBINARY(8)", pa.binary()),
         ("ARRAY<INT>", pa.list_(pa.field("element", pa.int32()))),
+        # Paimon 1.4's VECTOR: a fixed-size list, as pypaimon holds it
+        ("VECTOR<FLOAT, 3>", pa.list_(pa.field("item", pa.float32()), 3)),
         ("MAP<STRING, BIGINT>", pa.map_(pa.string(), pa.int64())),
         ("ROW<a INT, b STRING>", pa.struct([("a", pa.int32()), ("b", pa.string())])),
         # a variant as Paimon (and Spark's Arrow output) holds it: its encoded value and metadata
@@ -124,7 +126,8 @@ def test_type_spellings_from_pypaimon_schemas(text):
     parse_type(text)
 
 
-@pytest.mark.parametrize("key_type", ["VARIANT", "ARRAY<INT>", "MAP<STRING, INT>", "ROW<a INT>"])
+@pytest.mark.parametrize("key_type", ["VARIANT", "ARRAY<INT>", "VECTOR<FLOAT, 2>",
+                                      "MAP<STRING, INT>", "ROW<a INT>"])
 def test_a_key_of_a_type_paimon_cannot_key_by_is_refused_naming_it(key_type):
     with pytest.raises(PaimonConfigError, match=r"type .* in primary key field 'k' is unsupported"):
         MergeSpec.from_table_options(schema=[("k", key_type), ("v", "INT")], primary_keys=["k"])

@@ -48,8 +48,9 @@ def parse_schema(schema) -> list:
 
 
 # Paimon's SchemaValidation refuses these in a primary key (PRIMARY_KEY_UNSUPPORTED_LOGICAL_TYPES:
-# MapType, ArrayType, RowType, MultisetType), and a VARIANT, whose bytes have no bucket hash here
-KEY_UNSUPPORTED_ROOTS = ("MAP", "ARRAY", "ROW", "MULTISET", "VARIANT")
+# MapType, ArrayType, RowType, MultisetType; since 1.x validateOnlyContainPrimitiveType, which
+# refuses VECTOR too), and a VARIANT, whose bytes have no bucket hash here
+KEY_UNSUPPORTED_ROOTS = ("MAP", "ARRAY", "ROW", "MULTISET", "VARIANT", "VECTOR")
 
 
 def parse_primary_keys(primary_keys, names) -> list:

@@ -159,6 +159,16 @@ class _Parser:
             self.take(">")
             kwargs["children"] = (elem,)
             arrow = pa.list_(pa.field("element", elem.arrow, nullable=elem.nullable))
+        elif root == "VECTOR":
+            # Paimon 1.4's VECTOR<element, length>: a fixed-size list in Arrow, as pypaimon
+            # holds it (its element nullable)
+            self.take("<")
+            elem = self.parse()
+            self.take(",")
+            length = int(self.take())
+            self.take(">")
+            kwargs.update(children=(elem,), length=length)
+            arrow = pa.list_(pa.field("item", elem.arrow, nullable=elem.nullable), length)
         elif root == "MAP":
             self.take("<")
             key = self.parse()
@@ -190,7 +200,7 @@ class _Parser:
             raise PaimonConfigError(
                 f"Unsupported Paimon type {self.text!r}; supported: INT, BIGINT, SMALLINT, TINYINT, FLOAT, DOUBLE, "
                 "STRING/VARCHAR(n)/CHAR(n), BOOLEAN, DECIMAL(p,s), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), BYTES, "
-                "ARRAY<T>, MAP<K,V>, ROW<...>, VARIANT"
+                "ARRAY<T>, VECTOR<T, n>, MAP<K,V>, ROW<...>, VARIANT"
             )
         nullable = True
         if (self.peek() or "").upper() == "NOT" and (self.peek(1) or "").upper() == "NULL":

@@ -149,6 +149,16 @@ def conform_and_check(plan: WritePlan, batch: pa.Table, problems: Problems,
             role = "primary key" if name in plan.primary_keys else "NOT NULL column"
             problems.add("null", name, f"NULL in a {role}; Paimon {role}s are NOT NULL",
                          batch, _true_rows(pc.is_null(column)))
+    for index, target in enumerate(plan.arrow_schema):
+        column = arrays[index]
+        if pa.types.is_fixed_size_list(target.type) and column.null_count \
+                and target.name not in unfit:
+            # Arrow's Parquet writer, which writes the run's files, cannot store a NULL
+            # fixed-size list ("Lists with non-zero length null components are not supported")
+            problems.add("null", target.name,
+                         "NULL in a VECTOR column, which Arrow's Parquet writer cannot store; "
+                         "filter those rows or give them a vector (e.g. coalesce) in the "
+                         "model's query", batch, _true_rows(pc.is_null(column)))
     if ROW_KIND in batch.column_names:
         kinds = batch.column(ROW_KIND)
         if isinstance(kinds, pa.ChunkedArray):

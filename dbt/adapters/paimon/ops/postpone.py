@@ -108,24 +108,27 @@ def move_postpone_rows(location, table) -> Tuple[list, set]:
     plan = make_plan(None, table, location, f"compaction of {location.name}", None,
                      postpone_counts={**known, **counts})
     keys = list(table.partition_keys)
-    pieces = []
-    for partition, files in pending.items():
-        split = Split(partition=dict(zip(keys, partition)), partition_values=partition,
-                      bucket=POSTPONE_BUCKET, files=writer_order(files),
-                      snapshot_id=snapshot.id)
-        records = read_split_records(table, split, columns=plan.names)
-        pieces.append(records.drop_columns(["_level"]))
-    data = pa.concat_tables(pieces).combine_chunks()
-    # arrival order: partition by partition, writer by writer, file by file, row by row
-    data = data.set_column(data.schema.get_field_index("_seq"), SEQ,
-                           pa.array(np.arange(data.num_rows, dtype=np.int64)))
-    data = data.rename_columns([ROW_KIND if n == "_row_kind" else n for n in data.column_names])
-    data = data.append_column(BUCKET, fixed_buckets(
-        plan, *[data.column(k) for k in plan.bucket_input_columns]))
-    groups = list(split_groups(data, plan.group_columns))
     messages: list = []
     try:
-        write_groups(plan, table, groups, existing_splits(plan, table, groups), messages)
+        # a partition at a time (a key lives in one partition): the process holds one
+        # partition's pending rows, not the table's
+        for partition, files in pending.items():
+            split = Split(partition=dict(zip(keys, partition)), partition_values=partition,
+                          bucket=POSTPONE_BUCKET, files=writer_order(files),
+                          snapshot_id=snapshot.id)
+            data = read_split_records(table, split, columns=plan.names).drop_columns(["_level"])
+            if not data.num_rows:
+                continue
+            # arrival order: writer by writer, file by file, row by row
+            data = data.set_column(data.schema.get_field_index("_seq"), SEQ,
+                                   pa.array(np.arange(data.num_rows, dtype=np.int64)))
+            data = data.rename_columns([ROW_KIND if n == "_row_kind" else n
+                                        for n in data.column_names])
+            data = data.append_column(BUCKET, fixed_buckets(
+                plan, *[data.column(k) for k in plan.bucket_input_columns]))
+            groups = list(split_groups(data, plan.group_columns))
+            del data
+            write_groups(plan, table, groups, existing_splits(plan, table, groups), messages)
     except BaseException:
         if messages:
             abort(table, messages)

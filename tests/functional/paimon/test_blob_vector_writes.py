@@ -86,7 +86,9 @@ class TestBlobVectorWrites:
 
         before = len(snapshots(project, "keyed_vectors"))
         for bad, says in (("null_vector", "NULL in a VECTOR column"),
-                          ("short_vector", "do not fit the column type")):
+                          ("short_vector", "vector(s) that are not 2 long (the VECTOR "
+                                           "column's 'field.embedding.vector-dim'); lengths "
+                                           "found: [1]")):
             results = run_dbt(["run", "-s", "keyed_vectors", "--vars",
                                f"{{low: 3, {bad}: true}}"], expect_pass=False)
             message = str(results[0].message)

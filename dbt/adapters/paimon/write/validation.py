@@ -116,6 +116,16 @@ def failing_rows(array: pa.Array, target: pa.DataType) -> np.ndarray:
     return np.asarray(bad, dtype=np.int64)
 
 
+def _wrong_vector_lengths(array, target: pa.DataType) -> Optional[np.ndarray]:
+    """For a VECTOR column (a fixed-size list) given as lists: the rows whose list has another
+    length (empty when none); None for any other column."""
+    if not pa.types.is_fixed_size_list(target) or not (
+            pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
+        return None
+    return _true_rows(pc.fill_null(pc.not_equal(pc.list_value_length(array),
+                                                target.list_size), False))
+
+
 def _true_rows(mask) -> np.ndarray:
     return np.flatnonzero(np.asarray(pc.fill_null(mask, True).to_numpy(zero_copy_only=False)))
 
@@ -130,8 +140,18 @@ def conform_and_check(plan: WritePlan, batch: pa.Table, problems: Problems,
         column = batch.column(target.name)
         if isinstance(column, pa.ChunkedArray):
             column = column.combine_chunks()
-        reason = _fails(column, target.type)
-        if reason is None:
+        wrong = _wrong_vector_lengths(column, target.type)
+        reason = None if wrong is not None and len(wrong) else _fails(column, target.type)
+        if wrong is not None and len(wrong):
+            lengths = pc.list_value_length(column).take(pa.array(wrong))
+            problems.add("type", target.name,
+                         f"vector(s) that are not {target.type.list_size} long (the VECTOR "
+                         f"column's 'field.{target.name}.vector-dim'); lengths found: "
+                         f"{sorted(set(lengths.to_pylist()))[:5]}", batch, wrong,
+                         column.take(pa.array(wrong[:SAMPLE_SIZE])).to_pylist())
+            cast = pa.nulls(n, target.type)
+            unfit.add(target.name)
+        elif reason is None:
             cast = _cast(column, target.type)
         else:
             rows = failing_rows(column, target.type)

@@ -169,6 +169,12 @@ def test_sequence_field_and_partitions_decide_as_paimon(spark, warehouse, regist
     assert source_rows(spark, warehouse, name) == want
     assert sorted(tuple(r) for r in spark.table(f"db.{name}").where("pt = 'b'").collect()) \
         == [want[1]]
+    # partition c has no real bucket: its pending rows go to the buckets the compaction would
+    # give it (one: no postpone.default-bucket-num, and far below the 1 gb target size)
+    table = location.open()
+    plan = postpone_merge.plan_merge_on_read(table, splits_mod.plan_splits(table), None)
+    assert [(m.bucket, m.total_buckets, len(m.real_splits)) for m in plan.merges
+            if m.partition_values == ("c",)] == [(0, 1, 0)]
     compact_table(spark, location)
     assert postpone_merge.postpone_files(location.open()) == []
     assert entry_rows(spark, registry, name) == want

@@ -1,13 +1,18 @@
 """Bucket counts of a postpone-bucket table's (``bucket`` = -2) partitions, for batch writes
-into fixed buckets (write/) and the postpone compaction (ops/postpone.py, whose docstring
-describes both)."""
+into fixed buckets (write/), the postpone compaction (ops/postpone.py, whose docstring
+describes both) and merge-on-read (postpone_merge.py), which routes a partition's pending
+records to the buckets the compaction would."""
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+import math
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.runtime import PaimonConfigError
+
+if TYPE_CHECKING:
+    from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 
 BATCH_WRITE_FIXED_BUCKET = "postpone.batch-write-fixed-bucket"
 DEFAULT_BUCKET_NUM = "postpone.default-bucket-num"
@@ -30,6 +35,35 @@ def known_bucket_counts(table, snapshot_id: Optional[int]) -> Dict[tuple, int]:
                 f"Paimon table {table.identifier.get_full_name()}: partition "
                 f"{split.partition} has files of {old} and of {split.total_buckets} buckets")
     return counts
+
+
+def compaction_bucket_counts(table, known: Dict[tuple, int],
+                             pending: Dict[tuple, List["DataFileMeta"]]) -> Dict[tuple, int]:
+    """Each pending partition's bucket count (Paimon's ``PostponeBucketNumResolver``)."""
+    default = table.options.postpone_default_bucket_num()
+    counts = {}
+    for partition, files in pending.items():
+        if partition in known:
+            counts[partition] = known[partition]
+        elif default is not None:
+            counts[partition] = int(default)
+        else:
+            rows = table.options.postpone_target_row_num_per_bucket()
+            if rows is not None:
+                if int(rows) <= 0:
+                    raise PaimonConfigError(f"table option '{TARGET_ROW_NUM}' must be > 0")
+                counts[partition] = _bucket_num(sum(f.row_count for f in files), int(rows))
+            else:
+                size = table.options.postpone_target_size_per_bucket()
+                if size <= 0:
+                    raise PaimonConfigError(f"table option '{TARGET_SIZE}' must be > 0")
+                counts[partition] = _bucket_num(sum(f.file_size for f in files), size)
+    return counts
+
+
+def _bucket_num(value: int, target: int) -> int:
+    """Paimon's ``computeBucketNum``: ceil(value / target), at least 1."""
+    return 1 if value <= 0 else max(1, math.ceil(value / target))
 
 
 def write_bucket_settings(table, model_name: str) -> int:

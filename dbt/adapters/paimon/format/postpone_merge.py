@@ -12,10 +12,11 @@ Paimon (``PostponeMergeReadBuilder``, ``PostponeMergePlan``, ``MergeFileSplitRea
   by creation time (``PostponeUtils.groupPostponeFiles``): the same order as the compaction's;
 - each record goes to its real bucket (the partition's bucket count: its real buckets', else
   the compaction's choice). A key is in one bucket of its partition, so the merged rows do
-  not depend on the count. Here a partition with real buckets is merged a bucket per task:
-  each task reads the partition's postpone files one at a time and keeps the records of its
-  bucket (Paimon's bucket hash of the bucket key), so a task holds one bucket's share of the
-  pending rows. A partition without real buckets is merged whole in one task;
+  not depend on the count. Here a partition is merged a bucket per task (its real buckets'
+  count, or for a partition without real buckets the count the compaction would give it,
+  ``compaction_bucket_counts``): each task reads the partition's postpone files one at a time
+  and keeps the records of its bucket (Paimon's bucket hash of the bucket key), so a task
+  holds one bucket's share of the pending rows;
 - the routed records get sequence numbers above every real file of the bucket (``maxSequence
   Number + 1 + relative order``), are sorted and reduced as one run (a write buffer), then
   merged with the real splits' records by the merge engine (``sequence.field`` first, then
@@ -42,6 +43,7 @@ from pypaimon.manifest.schema.data_file_meta import DataFileMeta
 from pypaimon.read.scanner.file_scanner import FileScanner
 from pypaimon.utils.file_store_path_factory import canonical_data_file_path
 
+from dbt.adapters.paimon.format.postpone_buckets import compaction_bucket_counts
 from dbt.adapters.paimon.format.splits import (POSTPONE_BUCKET, POSTPONE_MERGE_ON_READ,
                                                PartitionFilter, Split, _resolve_snapshot,
                                                is_postpone_table, partition_predicate,
@@ -209,9 +211,12 @@ def plan_merge_on_read(table, splits: List[Split], snapshot_id: Optional[int],
                           files=ordered, snapshot_id=snapshot.id, primary_key_table=True,
                           levels=[f.level for f in ordered])
         mine = [s for s in real if s.bucket >= 0 and tuple(s.partition_values) == tuple(values)]
-        counts = {s.total_buckets for s in mine}
-        count = counts.pop() if len(counts) == 1 else None
-        if not mine or not count or count <= 0:  # no (or no known) bucket count: whole
+        if mine:
+            counts = {s.total_buckets for s in mine}
+            count = counts.pop() if len(counts) == 1 else None
+        else:  # no real bucket yet: the count the compaction would give the partition
+            count = compaction_bucket_counts(table, {}, {values: files})[values]
+        if not count or count <= 0:  # no known bucket count: the partition whole
             merges.append(PostponeMerge(spec, values, mine, postponed, snapshot.id))
             continue
         merges += [PostponeMerge(spec, values, [s for s in mine if s.bucket == bucket],

@@ -38,53 +38,20 @@ for any run below that).
 
 from __future__ import annotations
 
-import math
-from typing import Dict, List, Tuple
+from typing import Tuple
 
 import numpy as np
 import pyarrow as pa
 
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
-from pypaimon.manifest.schema.data_file_meta import DataFileMeta
-
-from dbt.adapters.paimon.format.postpone_buckets import (TARGET_ROW_NUM, TARGET_SIZE,
+from dbt.adapters.paimon.format.postpone_buckets import (compaction_bucket_counts,
                                                           known_bucket_counts)
 # the postpone files and their replay order, shared with reads (postpone.merge-on-read)
 from dbt.adapters.paimon.format.postpone_merge import pending_files, writer_order
 from dbt.adapters.paimon.format.splits import POSTPONE_BUCKET, Split, plan_splits
-from dbt.adapters.paimon.runtime import PaimonConfigError
 
 
 # --------------------------------------------------------------------------- compaction
-
-def compaction_bucket_counts(table, known: Dict[tuple, int],
-                             pending: Dict[tuple, List[DataFileMeta]]) -> Dict[tuple, int]:
-    """Each pending partition's bucket count (Paimon's ``PostponeBucketNumResolver``)."""
-    default = table.options.postpone_default_bucket_num()
-    counts = {}
-    for partition, files in pending.items():
-        if partition in known:
-            counts[partition] = known[partition]
-        elif default is not None:
-            counts[partition] = int(default)
-        else:
-            rows = table.options.postpone_target_row_num_per_bucket()
-            if rows is not None:
-                if int(rows) <= 0:
-                    raise PaimonConfigError(f"table option '{TARGET_ROW_NUM}' must be > 0")
-                counts[partition] = _bucket_num(sum(f.row_count for f in files), int(rows))
-            else:
-                size = table.options.postpone_target_size_per_bucket()
-                if size <= 0:
-                    raise PaimonConfigError(f"table option '{TARGET_SIZE}' must be > 0")
-                counts[partition] = _bucket_num(sum(f.file_size for f in files), size)
-    return counts
-
-
-def _bucket_num(value: int, target: int) -> int:
-    """Paimon's ``computeBucketNum``: ceil(value / target), at least 1."""
-    return 1 if value <= 0 else max(1, math.ceil(value / target))
-
 
 def move_postpone_rows(location, table) -> Tuple[list, set]:
     """The commit messages that move every postpone file's rows into real buckets (new level-0

@@ -54,9 +54,9 @@ from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.catalog_entry import (  # noqa: F401
     BRANCH_PROPERTY, DELETED_ROWS_PROPERTY, HIDDEN_TABLE_PROPERTIES, NATIVE, NATIVE_ROWS_PROPERTY,
     NATIVE_WITH_DELETES, NO_PROJECTIONS, PROJECTED_ROWS_PROPERTY, PYTHON, PYTHON_ROWS_PROPERTY,
-    READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, UNCHOSEN, CatalogEntry,
-    catalog_entries, names_table, projected_key, projection_count, python_rows_key, read_of,
-    shape)
+    READ_OPTIONS_PROPERTY, READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, UNCHOSEN,
+    CatalogEntry, catalog_entries, names_table, projected_key, projection_count, python_rows_key,
+    read_of, shape)
 from dbt.adapters.paimon.datasource.entry_names import (  # noqa: F401
     DELETES_PREFIX, FILES_PREFIX, HIDDEN_DATABASE_SUFFIX, PROVIDER_PREFIX, READ_PREFIX,
     SQL_BRANCH_SEPARATOR, WRITE_PREFIX, check_name, entry_view, hidden_database, hidden_table,
@@ -350,14 +350,14 @@ class PaimonTableRegistry:
         snapshot = self._latest_snapshot(database, source)
         if entry is None:
             entry = self._catalog_entry(database, table)
+        read_options = self.read_options_of(database, table)
         wanted = WantedEntry(database, table, warehouse, schema_id, snapshot, branch, choose,
-                             merge, encode(self.read_options_of(database, table)))
+                             merge, encode(read_options))
         if keeps(entry, wanted, lambda: self._files_present(database, source, entry)):
             self._exposed[(database, table)] = snapshot
             self._entries[(database, table)] = entry
             return False
         self._listed.pop(database, None)
-        read_options = self.read_options_of(database, table)
         paimon_table = with_read_options(self.open_table(database, table), read_options)
         schema_id = paimon_table.table_schema.id  # the schema the entry describes
         plan, why = None, ""
@@ -399,12 +399,14 @@ class PaimonTableRegistry:
             except Exception as exc:
                 # Another dbt process on the same Spark Connect server (one metastore) is
                 # making the entry meanwhile (its drop-and-create of a hidden table met ours):
-                # fine if its entry reads this schema and snapshot; otherwise made again, from
+                # fine if its entry reads this schema and snapshot with the same session read
+                # options; otherwise made again, from
                 # the entry as listed now and trusting none of its hidden tables.
                 if "ALREADY_EXISTS" not in str(exc) and "TABLE_OR_VIEW_NOT_FOUND" not in str(exc):
                     raise
                 now = self._catalog_entry(database, table)
-                if now is not None and now.schema_id == schema_id and now.snapshot == snapshot:
+                if now is not None and now.schema_id == schema_id and now.snapshot == snapshot \
+                        and now.properties.get(READ_OPTIONS_PROPERTY, "") == target.read_options:
                     properties = now.properties
                     break
                 if attempt == ENTRY_RACE_ATTEMPTS - 1:

@@ -244,3 +244,20 @@ def test_the_sessions_setting_reads_as_the_table_option_does(spark, warehouse, r
             spark.conf.unset(key)
     assert command_rows("unset") == base
     assert location.open().table_schema.options.get(MOR) is None  # the table is unchanged
+
+
+def test_a_bucket_task_with_no_records_reads_nothing(warehouse, catalog):
+    """A new partition's pending rows spread over the compaction's count
+    (postpone.default-bucket-num = 4): one key leaves three bucket tasks without a record, and
+    with no real file; they read no row, the fourth reads the key's last record."""
+    name = "sparse"
+    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+        ROWS, primary_keys=["id"], options={"bucket": "-2", MOR: "true",
+                                            "postpone.default-bucket-num": "4"}), False)
+    stream_write(catalog, name, pa.concat_tables([rows([7], "a"), rows([7], "b")]), 1)
+    table = TableRef(warehouse, "db", name, {}).open()
+    plan = postpone_merge.plan_merge_on_read(table, splits_mod.plan_splits(table), None)
+    assert [(m.bucket, m.total_buckets) for m in plan.merges] == [(b, 4) for b in range(4)]
+    reads = [postpone_merge.read_postpone_merge(table, m, ["id", "v"]) for m in plan.merges]
+    assert sorted(r.num_rows for r in reads) == [0, 0, 0, 1]
+    assert [r.to_pylist() for r in reads if r.num_rows] == [[{"id": 7, "v": "b7"}]]

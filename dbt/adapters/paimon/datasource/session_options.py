@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Dict, Mapping, Tuple
 
+from dbt.adapters.paimon.runtime import PaimonConfigError
+
 PREFIX = "spark.paimon."
 CATALOG = "spark_catalog"
 # the options taken, all booleans (Paimon parses them case-insensitively)
@@ -50,7 +52,7 @@ def table_read_options(confs: Mapping[str, str], database: str, table: str) -> R
 def _boolean(database: str, table: str, key: str, value: str) -> str:
     text = str(value).strip().lower()
     if text not in ("true", "false"):
-        raise ValueError(
+        raise PaimonConfigError(
             f"The Spark session sets Paimon option '{key}' to {value!r} for reads of "
             f"{database}.{table} ({PREFIX}{key} or {PREFIX}<catalog>.<database>.<table>.{key}); "
             f"expected true or false.")

@@ -81,8 +81,11 @@ def decide(*, daemon: Optional[bool], master: str, warehouse_is_local: bool,
 
 
 def runtime_conf(key: str) -> bool:
-    """A Spark SQL setting a running server's session still applies (not a static one)."""
-    return key.startswith("spark.sql.") and not key.startswith(STATIC_SQL_CONF)
+    """A setting a running server's session still applies: a Spark SQL setting that is not a
+    static one, or a Paimon table option for reads (``spark.paimon.*``: a session setting
+    that dbt-paimon's reads take, datasource/session_options.py)."""
+    return (key.startswith("spark.sql.") and not key.startswith(STATIC_SQL_CONF)) \
+        or key.startswith("spark.paimon.")
 
 
 def idle_seconds(profile_minutes: Optional[float], environ: Mapping[str, str]) -> float:

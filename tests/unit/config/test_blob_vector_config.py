@@ -112,3 +112,14 @@ def test_stored_types_give_blob_and_vector_columns_their_paimon_types():
     assert stored.field("other").type == pa.list_(pa.float32())
     assert not stored.field("id").nullable and stored.field("label").type == pa.string()
     assert stored_types(query, {}) is query
+
+
+def test_wrong_vector_lengths_names_the_rows_and_the_lengths_found():
+    from dbt.adapters.paimon.config.blob_vector import wrong_vector_lengths
+
+    values = pa.chunked_array([[[1.0, 2.0], [1.0], None], [[], [1.0, 2.0, 3.0], [0.0, 0.0]]],
+                              pa.list_(pa.float32()))
+    rows, found = wrong_vector_lengths(values, 2)
+    assert rows.tolist() == [1, 3, 4] and found == [0, 1, 3]     # the NULL row is not one
+    rows, found = wrong_vector_lengths(values.combine_chunks().slice(0, 1), 2)
+    assert rows.tolist() == [] and found == []

@@ -18,7 +18,7 @@ As Paimon's Spark catalog makes them from a query's columns (``SparkCatalog.toIn
   store a NULL vector); with it in ``.vector.<format>`` files of their own, which again
   needs data evolution (an append table), no partition key among them and another column.
 
-Pure Python with Arrow types (no dbt, no Spark, no pypaimon).
+Pure Python with Arrow types and NumPy (no dbt, no Spark, no pypaimon).
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 BLOB_FIELD = "blob-field"
 VECTOR_FIELD = "vector-field"
@@ -67,6 +69,18 @@ def vector_dim(options: Mapping[str, str], column: str) -> Optional[int]:
     except ValueError:
         return None
     return dim if dim >= 1 else None
+
+
+def wrong_vector_lengths(values, length: int) -> Tuple[np.ndarray, List[int]]:
+    """The rows of ``values`` (lists, the query's values of a VECTOR column) whose list is not
+    ``length`` long (NULL rows aside), and up to 5 of the lengths found there: what both write
+    paths refuse before anything is written."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    lengths = pc.list_value_length(values)
+    wrong = pc.fill_null(pc.not_equal(lengths, length), False)
+    rows = np.flatnonzero(wrong.to_numpy(zero_copy_only=False))
+    return rows, sorted(set(lengths.take(pa.array(rows)).to_pylist()))[:5]
 
 
 def stored_types(schema: pa.Schema, options: Mapping[str, str]) -> pa.Schema:

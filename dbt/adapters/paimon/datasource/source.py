@@ -558,8 +558,7 @@ def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: p
     writer, which cannot store a NULL fixed-size list (refused, or written as a file Paimon's
     readers then fail on). Raised before the batch is written (vectorized), as bad data: the
     model's rows to fix, not a failure to report."""
-    import pyarrow.compute as pc
-
+    from dbt.adapters.paimon.config.blob_vector import wrong_vector_lengths
     from dbt.adapters.paimon.runtime import PaimonDataError
 
     for field in target:
@@ -575,13 +574,10 @@ def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: p
                 f"model's query.")
         if pa.types.is_fixed_size_list(column.type):
             continue
-        lengths = pc.list_value_length(column)
-        wrong = pc.not_equal(lengths, field.type.list_size)
-        count = pc.sum(wrong.cast(pa.int64())).as_py() or 0
-        if count:
-            found = sorted(set(pc.filter(lengths, wrong).to_pylist()))[:5]
+        rows, found = wrong_vector_lengths(column, field.type.list_size)
+        if len(rows):
             raise PaimonDataError(
-                f"{count} row(s) of VECTOR column '{field.name}' of {name} are not "
+                f"{len(rows)} row(s) of VECTOR column '{field.name}' of {name} are not "
                 f"{field.type.list_size} long (the column's 'field.{field.name}.vector-dim'); "
                 f"lengths found: {found}. Give every row a vector of that length in the "
                 f"model's query.")

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from dbt.adapters.paimon.config.blob_vector import wrong_vector_lengths
 from dbt.adapters.paimon.runtime import PaimonDataError
 from dbt.adapters.paimon.write.plan import ROW_KIND, SEQ, WritePlan
 
@@ -116,16 +117,6 @@ def failing_rows(array: pa.Array, target: pa.DataType) -> np.ndarray:
     return np.asarray(bad, dtype=np.int64)
 
 
-def _wrong_vector_lengths(array, target: pa.DataType) -> Optional[np.ndarray]:
-    """For a VECTOR column (a fixed-size list) given as lists: the rows whose list has another
-    length (empty when none); None for any other column."""
-    if not pa.types.is_fixed_size_list(target) or not (
-            pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
-        return None
-    return _true_rows(pc.fill_null(pc.not_equal(pc.list_value_length(array),
-                                                target.list_size), False))
-
-
 def _true_rows(mask) -> np.ndarray:
     return np.flatnonzero(np.asarray(pc.fill_null(mask, True).to_numpy(zero_copy_only=False)))
 
@@ -140,19 +131,28 @@ def conform_and_check(plan: WritePlan, batch: pa.Table, problems: Problems,
         column = batch.column(target.name)
         if isinstance(column, pa.ChunkedArray):
             column = column.combine_chunks()
-        wrong = _wrong_vector_lengths(column, target.type)
-        reason = None if wrong is not None and len(wrong) else _fails(column, target.type)
-        if wrong is not None and len(wrong):
-            lengths = pc.list_value_length(column).take(pa.array(wrong))
+        vector = pa.types.is_fixed_size_list(target.type)
+        wrong, found = [], []
+        if vector and (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+            wrong, found = wrong_vector_lengths(column, target.type.list_size)
+        reason = None if len(wrong) else _fails(column, target.type)
+        if len(wrong):
             problems.add("type", target.name,
                          f"vector(s) that are not {target.type.list_size} long (the VECTOR "
-                         f"column's 'field.{target.name}.vector-dim'); lengths found: "
-                         f"{sorted(set(lengths.to_pylist()))[:5]}", batch, wrong,
-                         column.take(pa.array(wrong[:SAMPLE_SIZE])).to_pylist())
+                         f"column's 'field.{target.name}.vector-dim'); lengths found: {found}",
+                         batch, wrong, column.take(pa.array(wrong[:SAMPLE_SIZE])).to_pylist())
             cast = pa.nulls(n, target.type)
             unfit.add(target.name)
         elif reason is None:
             cast = _cast(column, target.type)
+            if vector and cast.null_count:
+                # Arrow's Parquet writer, which writes the run's files, cannot store a NULL
+                # fixed-size list ("Lists with non-zero length null components are not
+                # supported")
+                problems.add("null", target.name,
+                             "NULL in a VECTOR column, which Arrow's Parquet writer cannot "
+                             "store; filter those rows or give them a vector (e.g. coalesce) in "
+                             "the model's query", batch, _true_rows(pc.is_null(cast)))
         else:
             rows = failing_rows(column, target.type)
             values = column.take(pa.array(rows[:SAMPLE_SIZE])).to_pylist() if len(rows) else []
@@ -169,16 +169,6 @@ def conform_and_check(plan: WritePlan, batch: pa.Table, problems: Problems,
             role = "primary key" if name in plan.primary_keys else "NOT NULL column"
             problems.add("null", name, f"NULL in a {role}; Paimon {role}s are NOT NULL",
                          batch, _true_rows(pc.is_null(column)))
-    for index, target in enumerate(plan.arrow_schema):
-        column = arrays[index]
-        if pa.types.is_fixed_size_list(target.type) and column.null_count \
-                and target.name not in unfit:
-            # Arrow's Parquet writer, which writes the run's files, cannot store a NULL
-            # fixed-size list ("Lists with non-zero length null components are not supported")
-            problems.add("null", target.name,
-                         "NULL in a VECTOR column, which Arrow's Parquet writer cannot store; "
-                         "filter those rows or give them a vector (e.g. coalesce) in the "
-                         "model's query", batch, _true_rows(pc.is_null(column)))
     if ROW_KIND in batch.column_names:
         kinds = batch.column(ROW_KIND)
         if isinstance(kinds, pa.ChunkedArray):

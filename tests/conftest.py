@@ -5,6 +5,8 @@ import os
 
 import pytest
 
+from tests import behavior_flag_sources
+
 # No background Spark daemon (server/daemon.py) for the suite's dbt commands: each test
 # process owns its Spark; tests/reliability/test_daemon_dbt.py turns it on for its commands.
 os.environ["DBT_PAIMON_DAEMON"] = "off"
@@ -31,6 +33,9 @@ os.environ["DBT_WRITE_JSON"] = "false"
 # test_snapshot_suites.py and test_basic.py alone on the quiet 2-core machine: 178 s and 281
 # CPU-s with these, 217 s and 317 CPU-s with C1 only.
 LONG_LIVED_JVM_OPTIONS = "-XX:TieredStopAtLevel=4 -XX:+UseSerialGC"
+
+# Behavior flags rendered without reading every frame's source (tests/behavior_flag_sources.py)
+behavior_flag_sources.install()
 
 # dbt's functional-test fixtures (project, run_sql, unique_schema...); all are lazy.
 pytest_plugins = ["dbt.tests.fixtures.project"]

@@ -1,7 +1,7 @@
 """Latency of fresh dbt commands: a warm Spark Connect server vs session mode.
 
     flock /work/bench.lock .venv/bin/python benchmarks/connect_latency.py [--repeat 3] [--rows 500000]
-        [--sections show,run,merge,build]
+        [--sections show,run,daemon,catalog,merge,build]
 
 Every measurement is the wall time of a new `dbt` process, as a user types it, side by side:
 * `dbt show --inline "select 1"`: connect, session (dbt-paimon's embedded Spark) and plain
@@ -16,6 +16,9 @@ Every measurement is the wall time of a new `dbt` process, as a user types it, s
   day (no daemon running: it starts one), then the same show and run as above once it runs
   (goals: within 1.1x of session mode for the first, 1.3x of dbt-duckdb for the others), and
   the daemon's idle memory (its JVM, Python workers and watchdog);
+* the same show and run in a project on Paimon's JDBC catalog (SQLite), through its daemon and
+  in session mode (goal: the daemon within 1.3x of dbt-duckdb), each on its own warehouse: a
+  session-mode command cannot open the Derby metastore of a warehouse whose daemon runs;
 * `dbt build` of sample_project (seeds, models, snapshot, tests) over connect vs session mode, with
   the project's own profile (targets connect and dev): its first build (an empty warehouse, dbt's
   full parse) and its second (dbt's partial parse; every table merges the same rows again). Its
@@ -48,11 +51,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE_PROJECT = os.path.join(os.path.dirname(HERE), "sample_project")
 # what a build leaves in the project folder: not copied
 SAMPLE_PROJECT_OUTPUTS = ("paimon_warehouse", "target", "logs", "dbt_packages")
-SECTIONS = ("show", "run", "daemon", "merge", "build")
+SECTIONS = ("show", "run", "daemon", "catalog", "merge", "build")
 SHOW_WHAT, RUN_WHAT = 'show --inline "select 1"', "run: one 10-row paimon_pk"
 FLOOR_RUN_WHAT = "run: one 10-row table (dbt-duckdb)"
 FIRST_WHAT = 'show "select 1": first of the day'
 DAEMON_ENV = {"DBT_PAIMON_DAEMON": "on"}  # the benchmark runs without a terminal
+SESSION_ENV = {"DBT_PAIMON_DAEMON": "off"}
+JDBC_DAEMON, JDBC_SESSION = "jdbc, daemon", "jdbc, session"
 BUILD_WHATS = ("build sample_project: 1st (empty)", "build sample_project: 2nd")
 DBT = [sys.executable, "-m", "dbt.cli.main"]
 PK_ROWS = """{{{{ config(materialized='{materialized}'{extra}) }}}}
@@ -75,10 +80,21 @@ def profiles(url: str, warehouse: str, root: str) -> str:
         f"    daemon:\n      type: paimon\n      schema: bench\n      warehouse: {root}/daemon_wh\n"
         "      spark_master: 'local[2]'\n      spark_conf:\n"
         "        spark.sql.shuffle.partitions: '4'\n"
+        + jdbc_output("jdbc_daemon", root) + jdbc_output("jdbc_session", root) +
         "    spark:\n      type: spark\n      method: session\n      host: NA\n      schema: bench\n"
         "      server_side_parameters:\n        spark.master: 'local[2]'\n"
         "        spark.sql.shuffle.partitions: '4'\n        spark.ui.showConsoleProgress: 'false'\n"
         f"    duckdb:\n      type: duckdb\n      path: {root}/floor.duckdb\n      schema: bench\n")
+
+
+def jdbc_output(name: str, root: str) -> str:
+    """A default profile whose tables are in Paimon's JDBC catalog on SQLite: ``name``'s own
+    warehouse and catalog database."""
+    return (f"    {name}:\n      type: paimon\n      schema: bench\n"
+            f"      warehouse: {root}/{name}_wh\n      spark_master: 'local[2]'\n"
+            "      spark_conf:\n        spark.sql.shuffle.partitions: '4'\n"
+            f"      catalog:\n        type: jdbc\n"
+            f"        uri: 'jdbc:sqlite:{root}/{name}_catalog.db'\n")
 
 
 def write_project(root: str, url: str, warehouse: str, rows: int) -> None:
@@ -179,6 +195,21 @@ def measure_daemon(root: str, repeat: int, rows: list) -> float:
     return mib
 
 
+def measure_catalog(root: str, repeat: int, rows: list) -> None:
+    """The JDBC catalog project's show and run: through its daemon, then in session mode."""
+    state = os.path.join(root, "jdbc_daemon_wh", ".spark")
+    for label, target, env in ((JDBC_DAEMON, "jdbc_daemon", DAEMON_ENV),
+                               (JDBC_SESSION, "jdbc_session", SESSION_ENV)):
+        # the project's first run: the table's creation, and the daemon's start
+        dbt_seconds(root, "run", "-s", "one_pk", "--target", target, env=env)
+        for what, dbt_args in ((SHOW_WHAT, ("show", "--inline", "select 1")),
+                               (RUN_WHAT, ("run", "-s", "one_pk"))):
+            times = [dbt_seconds(root, *dbt_args, "--target", target, env=env)
+                     for _ in range(repeat)]
+            rows.append((what, label, statistics.median(times), times))
+    daemon.stop(state)
+
+
 def tree_rss_mib(roots: list) -> float:
     """Resident memory of processes and all their descendants (Linux /proc)."""
     children: Dict[int, list] = {}
@@ -250,20 +281,25 @@ def main() -> int:
             dbt_seconds(root, "run", "-s", "one_pk", "--target", "connect")
             dbt_seconds(root, "run", "-s", "one_pk", "--target", "session")
             wait_for_cds_archive()
-        floor = has_dbt_duckdb()
-        if floor and ("show" in sections or "run" in sections):
+        # dbt-core's floor, for the sections whose goals are ratios to it
+        floor = has_dbt_duckdb() and bool({"show", "run", "daemon", "catalog"} & set(sections))
+        if floor:
             dbt_seconds(root, "run", "-s", "one_table", "--target", "duckdb")
         if "show" in sections:
-            for target in ("connect", "session", "spark") + (("duckdb",) if floor else ()):
+            for target in ("connect", "session", "spark"):
                 measure(SHOW_WHAT, target, "show", "--inline", "select 1")
+        if floor:
+            measure(SHOW_WHAT, "duckdb", "show", "--inline", "select 1")
         if "run" in sections:
             for target in ("connect", "session"):
                 measure(RUN_WHAT, target, "run", "-s", "one_pk")
-            if floor:
-                measure(FLOOR_RUN_WHAT, "duckdb", "run", "-s", "one_table")
+        if floor:
+            measure(FLOOR_RUN_WHAT, "duckdb", "run", "-s", "one_table")
         daemon_mib = None
         if "daemon" in sections:
             daemon_mib = measure_daemon(root, args.repeat, rows)
+        if "catalog" in sections:
+            measure_catalog(root, args.repeat, rows)
         if "merge" in sections:
             for model in ("pk_model", "parquet_model"):
                 times = [dbt_seconds(root, "run", "-s", model, "--vars", f"{{batch: {i}}}",
@@ -308,6 +344,10 @@ def main() -> int:
             ("run 10 rows\ndaemon", (RUN_WHAT, "daemon"), PAIMON),
             ("run 10 rows\nsession", (RUN_WHAT, "session"), BASELINE),
             ("run 10 rows\ndbt-duckdb", (FLOOR_RUN_WHAT, "duckdb"), FLOOR),
+            ("show, JDBC\ndaemon", (SHOW_WHAT, JDBC_DAEMON), PAIMON),
+            ("show, JDBC\nsession", (SHOW_WHAT, JDBC_SESSION), BASELINE),
+            ("run, JDBC\ndaemon", (RUN_WHAT, JDBC_DAEMON), PAIMON),
+            ("run, JDBC\nsession", (RUN_WHAT, JDBC_SESSION), BASELINE),
             ("2nd build of\nsample, connect", (BUILD_WHATS[1], "connect"), PAIMON),
             ("2nd build of\nsample, session", (BUILD_WHATS[1], "session"), BASELINE)]
     bars = [(label, by[key], color) for label, key, color in bars if key in by]
@@ -342,6 +382,16 @@ def summary(rows: list, runs: int, rows_per_run: int) -> list:
             f"{by[(FIRST_WHAT, 'daemon')]:.1f} s"
             + (f" ({by[(FIRST_WHAT, 'daemon')] / by[(SHOW_WHAT, 'session')]:.2f}x session mode,"
                f" goal <= 1.1x)" if (SHOW_WHAT, "session") in by else ""))
+    if (SHOW_WHAT, JDBC_DAEMON) in by:
+        lines.append(
+            "JDBC catalog project with its daemon: "
+            + ", ".join(f"{name} {by[(what, JDBC_DAEMON)]:.1f} s"
+                        + (f" ({by[(what, JDBC_DAEMON)] / by[floor]:.2f}x dbt-duckdb)"
+                           if floor in by else "")
+                        for name, what, floor in (("show", SHOW_WHAT, (SHOW_WHAT, "duckdb")),
+                                                  ("run", RUN_WHAT, (FLOOR_RUN_WHAT, "duckdb"))))
+            + f" (goal <= 1.3x); in session mode show {by[(SHOW_WHAT, JDBC_SESSION)]:.1f} s, "
+              f"run {by[(RUN_WHAT, JDBC_SESSION)]:.1f} s")
     pk = by.get((f"{runs} runs x {rows_per_run:,} rows: pk_model", "connect"))
     parquet = by.get((f"{runs} runs x {rows_per_run:,} rows: parquet_model", "connect"))
     if pk is not None and parquet is not None:

@@ -1,8 +1,13 @@
-"""`dbt-paimon server status|start` against the test process's running server."""
+"""`dbt-paimon server status|start` against the test process's running server, and a
+session-mode command on that server's warehouse."""
 
+import os
 import subprocess
 import sys
+import time
 from urllib.parse import urlparse
+
+from tests import dbt_fork_server
 
 CLI = [sys.executable, "-m", "dbt.adapters.paimon.cli"]
 
@@ -43,3 +48,35 @@ def test_a_start_that_times_out_stops_the_server_it_launched(tmp_path):
         connect_server.start(warehouse, port, master="local[1]", timeout=0.1, warm_up=False)
     server = connect_server.server_for(warehouse, port)
     assert server.pid() is None and not server.accepts_connections()
+
+
+def test_a_session_mode_command_on_the_servers_warehouse_names_the_server_at_once(
+        tmp_path, connect_server_url, paimon_warehouse):
+    """The server holds the warehouse's Derby metastore while it runs: a session-mode command
+    there (a scheduler's, say, with the server left running) fails before starting Spark,
+    naming the server and what to do, instead of waiting for the metastore
+    (embedded.METASTORE_WAIT_SECONDS) and failing with Spark's error about some other process."""
+    from dbt.adapters.paimon.environments.embedded import METASTORE_WAIT_SECONDS
+
+    port = urlparse(connect_server_url.replace("sc://", "http://")).port
+    project = tmp_path / "session_project"
+    project.mkdir()
+    (project / "dbt_project.yml").write_text(
+        "name: beside_server\nversion: '1.0'\nconfig-version: 2\nprofile: beside_server\n")
+    (project / "profiles.yml").write_text(
+        "beside_server:\n  target: dev\n  outputs:\n    dev:\n      type: paimon\n"
+        f"      method: session\n      schema: s\n      warehouse: {paimon_warehouse}\n"
+        "      spark_master: 'local[1]'\n")
+    started = time.monotonic()
+    shown = dbt_fork_server.run(["show", "--inline", "select 1", "--project-dir", project,
+                                 "--profiles-dir", project], project, dict(os.environ))
+    assert shown.returncode != 0, shown.stdout
+    assert time.monotonic() - started < METASTORE_WAIT_SECONDS, "it waited for the metastore"
+    assert "Traceback" not in shown.stdout, shown.stdout  # dbt's error, not a crash
+    text = " ".join(shown.stdout.split())
+    assert f"runs on this warehouse at sc://127.0.0.1:{port} and holds its metastore" in text, \
+        shown.stdout
+    assert f"dbt-paimon server stop --warehouse {paimon_warehouse} --port {port}" in text
+    # the server serves on, untouched
+    status = cli("server", "status", "--warehouse", paimon_warehouse, "--port", str(port))
+    assert status.returncode == 0, status.stdout + status.stderr

@@ -21,6 +21,7 @@ from dbt.adapters.paimon import environments, error_messages, job_labels
 from dbt.adapters.paimon.branch_config import default_branch
 from dbt.adapters.paimon.catalog.config import CatalogRoute
 from dbt.adapters.paimon.environments import connect_client, early_start, spark_logs
+from dbt.adapters.paimon.environments.base import MetastoreTakenError
 
 logger = AdapterLogger("Paimon")
 # `[/* query comment */] insert into|overwrite [table] <db>.<table>`: a Paimon table's catalog
@@ -169,7 +170,7 @@ class PaimonConnectionManager(SparkConnectionManager):
         try:
             early_start.wait()  # a start begun while dbt parsed (impl.py), or its failure
             registry = environments.create(creds).start()
-        except connect_client.ConnectSetupError as exc:
+        except (connect_client.ConnectSetupError, MetastoreTakenError) as exc:
             raise FailedToConnectError(str(exc)) from None
         if creds.is_connect and creds.warehouse is None:  # the server's: the profile names none
             creds.warehouse = registry.warehouse

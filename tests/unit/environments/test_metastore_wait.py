@@ -56,3 +56,38 @@ def test_gives_up_after_its_time_and_returns_at_once_when_free(tmp_path):
     _wait_for_the_metastore(str(tmp_path), seconds=30)
     assert time.monotonic() - started < 5
     _wait_for_the_metastore(str(tmp_path / "no-metastore-yet"), seconds=30)
+
+
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+
+def test_a_connect_server_on_the_warehouse_is_named_at_once(tmp_path):
+    """A server `dbt-paimon server start` runs (its pid file in the state folder, its process a
+    Spark Connect server) holds the metastore until it stops: a session-mode command fails
+    before waiting for it, naming the server and both ways out."""
+    import pytest
+
+    from dbt.adapters.paimon.environments.base import MetastoreTakenError
+    from dbt.adapters.paimon.environments.embedded import _refuse_a_connect_servers_metastore
+
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", SERVER_CLASS])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        state = tmp_path / ".spark"
+        state.mkdir()
+        _refuse_a_connect_servers_metastore(str(state), "/w")  # no server: nothing to say
+        # a dead server's pid file, and one whose pid another process took, are no server
+        (state / f"spark-dbt-paimon-15001-{SERVER_CLASS}-1.pid").write_text("999999999\n")
+        (state / f"spark-dbt-paimon-15002-{SERVER_CLASS}-1.pid").write_text(f"{other.pid}\n")
+        _refuse_a_connect_servers_metastore(str(state), "/w")
+        (state / f"spark-dbt-paimon-15003-{SERVER_CLASS}-1.pid").write_text(f"{server.pid}\n")
+        with pytest.raises(MetastoreTakenError) as refused:
+            _refuse_a_connect_servers_metastore(str(state), "/w")
+        message = str(refused.value)
+        assert f"pid {server.pid}" in message and "sc://127.0.0.1:15003" in message
+        assert "`method: connect`" in message
+        assert "dbt-paimon server stop --warehouse /w --port 15003" in message
+    finally:
+        for process in (server, other):
+            process.kill()
+            process.wait()

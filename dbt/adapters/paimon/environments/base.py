@@ -15,6 +15,14 @@ from typing import TYPE_CHECKING, Optional
 
 from dbt.adapters.paimon.environments import process_gc
 
+
+class MetastoreTakenError(RuntimeError):
+    """Another Spark of this machine holds the warehouse's Derby metastore, which admits one
+    (embedded.py): the message names it and what to do; the dbt layer shows it as a connection
+    failure. Here, not in embedded.py, so that the dbt layer names it without importing the
+    session's modules."""
+
+
 if TYPE_CHECKING:
     from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 

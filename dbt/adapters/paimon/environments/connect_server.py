@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from dbt.adapters.paimon.environments import connect_client, jvm_cds, state_folder
 from dbt.adapters.paimon.environments.connect import (connect_mode_env, join_shared_session,
@@ -30,7 +30,7 @@ from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_l
 from dbt.adapters.paimon.environments.spark_conf import (DRIVER_JAVA_OPTIONS, default_spark_conf,
                                                          is_loopback_master, with_profile_conf)
 from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF, register_data_source
-from dbt.adapters.paimon.server.processes import alive
+from dbt.adapters.paimon.server.processes import alive, command_line
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_TIMEOUT_S = 300
@@ -97,6 +97,24 @@ def server_for(warehouse: str, port: int = connect_client.DEFAULT_PORT,
         raise ServerError(f"warehouse {warehouse} is not a local folder: give --state-dir, a "
                           "local folder for the server's metastore, log and pid files")
     return Server(warehouse, int(port), os.path.abspath(state_dir))
+
+
+def running_in(state_dir: str) -> List[Tuple[int, int]]:
+    """(port, pid) of each server `dbt-paimon server start` runs with its files in
+    ``state_dir``: its pid file names the port, and the pid runs a Spark Connect server (not a
+    process that took a dead server's pid)."""
+    prefix, suffix = "spark-dbt-paimon-", f"-{SERVER_CLASS}-1.pid"
+    found = []
+    for path in glob.glob(os.path.join(glob.escape(state_dir), f"{prefix}*{suffix}")):
+        try:
+            port = int(os.path.basename(path)[len(prefix):-len(suffix)])
+            with open(path) as handle:
+                pid = int(handle.read().strip())
+        except (OSError, ValueError):
+            continue
+        if alive(pid) and SERVER_CLASS in command_line(pid):
+            found.append((port, pid))
+    return sorted(found)
 
 
 def spark_home() -> str:

@@ -12,7 +12,8 @@ from pyspark.sql import SparkSession
 
 from dbt.adapters.paimon.datasource.registry import PaimonTableRegistry
 from dbt.adapters.paimon.environments import jvm_cds, spark_logs, state_folder
-from dbt.adapters.paimon.environments.base import Environment, quiet_query_loggers
+from dbt.adapters.paimon.environments.base import (Environment, MetastoreTakenError,
+                                                   quiet_query_loggers)
 from dbt.adapters.paimon.environments.spark_conf import (default_spark_conf, is_loopback_master,
                                                          set_worker_python, with_profile_conf)
 
@@ -34,6 +35,7 @@ class EmbeddedEnvironment(Environment):
             # want, and a loopback cluster's executors reach the driver there.
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         _free_the_metastore(self.state_dir)
+        _refuse_a_connect_servers_metastore(self.state_dir, self.warehouse)
         _wait_for_the_metastore(self.state_dir)
         builder = SparkSession.builder
         for key, value in conf.items():
@@ -72,11 +74,29 @@ def _free_the_metastore(state_dir: str) -> None:
 
     busy = daemon.stop_if_idle(state_dir)
     if busy is not None:
-        raise RuntimeError(
+        raise MetastoreTakenError(
             f"The background Spark of this warehouse (pid {busy.get('server_pid')}) is serving "
             f"another dbt command, and its metastore admits one Spark: wait for that command, "
             f"or use the daemon (remove `method: session` / `daemon: false` from the profile, "
             f"or unset DBT_PAIMON_DAEMON=off).")
+
+
+def _refuse_a_connect_servers_metastore(state_dir: str, warehouse: str) -> None:
+    """A Spark Connect server that `dbt-paimon server start` runs on this warehouse holds its
+    Derby metastore for as long as it runs: fail at once, naming the server and what to do,
+    rather than wait for the metastore (_wait_for_the_metastore) and then fail with Spark's
+    error about a metastore held by some other process."""
+    from dbt.adapters.paimon.environments import connect_server
+
+    running = connect_server.running_in(state_dir)
+    if running:
+        port, pid = running[0]
+        raise MetastoreTakenError(
+            f"A Spark Connect server (`dbt-paimon server start`, pid {pid}) runs on this "
+            f"warehouse at sc://127.0.0.1:{port} and holds its metastore, which admits one "
+            f"Spark: run this profile through it (`method: connect`, `host: "
+            f"sc://127.0.0.1:{port}`), or stop it first (`dbt-paimon server stop --warehouse "
+            f"{warehouse} --port {port}`).")
 
 
 # How long a command waits for the JVM of the one before it to let go of the warehouse's Derby

@@ -34,6 +34,8 @@ from dbt.adapters.paimon.server.processes import alive, command_line
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_TIMEOUT_S = 300
+# spark-daemon.sh's pid file of the server on a port (Server.ident)
+PID_FILE = "spark-dbt-paimon-{port}-" + SERVER_CLASS + "-1.pid"
 STOP_TIMEOUT_S = 60
 
 
@@ -58,7 +60,7 @@ class Server:
 
     @property
     def pid_file(self) -> str:
-        return os.path.join(self.state_dir, f"spark-{self.ident}-{SERVER_CLASS}-1.pid")
+        return os.path.join(self.state_dir, PID_FILE.format(port=self.port))
 
     @property
     def log_file(self) -> Optional[str]:
@@ -103,16 +105,15 @@ def running_in(state_dir: str) -> List[Tuple[int, int]]:
     """(port, pid) of each server `dbt-paimon server start` runs with its files in
     ``state_dir``: its pid file names the port, and the pid runs a Spark Connect server (not a
     process that took a dead server's pid)."""
-    prefix, suffix = "spark-dbt-paimon-", f"-{SERVER_CLASS}-1.pid"
+    prefix, suffix = PID_FILE.split("{port}")
     found = []
     for path in glob.glob(os.path.join(glob.escape(state_dir), f"{prefix}*{suffix}")):
         try:
             port = int(os.path.basename(path)[len(prefix):-len(suffix)])
-            with open(path) as handle:
-                pid = int(handle.read().strip())
-        except (OSError, ValueError):
+        except ValueError:
             continue
-        if alive(pid) and SERVER_CLASS in command_line(pid):
+        pid = Server("", port, state_dir).pid()
+        if pid is not None and SERVER_CLASS in command_line(pid):
             found.append((port, pid))
     return sorted(found)
 

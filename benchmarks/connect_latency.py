@@ -174,6 +174,16 @@ def measure_builds(project: str, url: str, rows: list) -> None:
             rows.append((what, label, seconds, [seconds]))
 
 
+def measure_show_and_run(root: str, target: str, env: Dict[str, str], label: str, repeat: int,
+                         rows: list) -> None:
+    """``repeat`` fresh `dbt show` and one-model `dbt run` processes on ``target``, as ``label``."""
+    for what, dbt_args in ((SHOW_WHAT, ("show", "--inline", "select 1")),
+                           (RUN_WHAT, ("run", "-s", "one_pk"))):
+        times = [dbt_seconds(root, *dbt_args, "--target", target, env=env)
+                 for _ in range(repeat)]
+        rows.append((what, label, statistics.median(times), times))
+
+
 def measure_daemon(root: str, repeat: int, rows: list) -> float:
     """The daemon's rows; returns its idle memory in MiB."""
     state = os.path.join(root, "daemon_wh", ".spark")
@@ -184,11 +194,7 @@ def measure_daemon(root: str, repeat: int, rows: list) -> float:
                                   env=DAEMON_ENV))
     rows.append((FIRST_WHAT, "daemon", statistics.median(firsts), firsts))
     dbt_seconds(root, "run", "-s", "one_pk", "--target", "daemon", env=DAEMON_ENV)  # 1st model
-    for what, dbt_args in ((SHOW_WHAT, ("show", "--inline", "select 1")),
-                           (RUN_WHAT, ("run", "-s", "one_pk"))):
-        times = [dbt_seconds(root, *dbt_args, "--target", "daemon", env=DAEMON_ENV)
-                 for _ in range(repeat)]
-        rows.append((what, "daemon", statistics.median(times), times))
+    measure_show_and_run(root, "daemon", DAEMON_ENV, "daemon", repeat, rows)
     time.sleep(5)
     mib = tree_rss_mib([daemon.running(state)["pid"]])
     daemon.stop(state)
@@ -202,11 +208,7 @@ def measure_catalog(root: str, repeat: int, rows: list) -> None:
                                (JDBC_SESSION, "jdbc_session", SESSION_ENV)):
         # the project's first run: the table's creation, and the daemon's start
         dbt_seconds(root, "run", "-s", "one_pk", "--target", target, env=env)
-        for what, dbt_args in ((SHOW_WHAT, ("show", "--inline", "select 1")),
-                               (RUN_WHAT, ("run", "-s", "one_pk"))):
-            times = [dbt_seconds(root, *dbt_args, "--target", target, env=env)
-                     for _ in range(repeat)]
-            rows.append((what, label, statistics.median(times), times))
+        measure_show_and_run(root, target, env, label, repeat, rows)
     daemon.stop(state)
 
 

@@ -149,12 +149,31 @@ def ledger_report(ledgers: Dict[str, List[dict]], lanes: List[Lane]) -> str:
             if entry.get("kind") == "dbt":
                 by_test.setdefault((target, entry.get("test", "")), []).append(
                     float(entry.get("seconds", 0)))
+    servers = servers_report(ledgers)
     if not by_test:
-        return ""
+        return servers
     lines.append("the 10 tests spending the most in dbt processes:")
     ranked = sorted(by_test.items(), key=lambda item: -sum(item[1]))[:10]
     lines += [f"{sum(times):>8.1f}s {len(times):>4} processes  {target}: {test}"
               for (target, test), times in ranked]
+    return "\n".join(lines) + servers
+
+
+def servers_report(ledgers: Dict[str, List[dict]]) -> str:
+    """The servers each pytest process's fixtures started (a Spark Connect server, PostgreSQL,
+    a Hive Metastore, the standalone cluster): how many of each and their start time."""
+    started: Dict[Tuple[str, str], List[float]] = {}
+    for target, entries in ledgers.items():
+        for entry in entries:
+            if entry.get("kind") == "server":
+                started.setdefault((target, entry.get("detail", "")), []).append(
+                    float(entry.get("seconds", 0)))
+    if not started:
+        return ""
+    lines = ["", "== the servers the tests started (tests/process_ledger.py) ==",
+             f"{'process':<18} {'server':<16} {'count':>6} {'start s':>8}"]
+    lines += [f"{target:<18} {name:<16} {len(times):>6} {sum(times):>8.1f}"
+              for (target, name), times in sorted(started.items())]
     return "\n".join(lines)
 
 

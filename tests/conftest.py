@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from tests import behavior_flag_sources
+from tests import behavior_flag_sources, process_ledger
 
 # No background Spark daemon (server/daemon.py) for the suite's dbt commands: each test
 # process owns its Spark; tests/reliability/test_daemon_dbt.py turns it on for its commands.
@@ -108,14 +108,15 @@ def connect_server_url(profile_type, paimon_warehouse, connect_event_log):
         # started from a Spark Connect user's shell: the server must not become a client
         env.setenv("SPARK_REMOTE", "sc://127.0.0.1:1")
         env.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
-        server = connect_server.start(paimon_warehouse, port, master="local[2]",
-                                      conf={"spark.sql.shuffle.partitions": "4",
-                                            "spark.driver.extraJavaOptions":
-                                                LONG_LIVED_JVM_OPTIONS,
-                                            "spark.eventLog.enabled": "true",
-                                            "spark.eventLog.dir": str(connect_event_log),
-                                            # plain JSON lines (Spark 4 compresses by default)
-                                            "spark.eventLog.compress": "false"})
+        with process_ledger.server_start("spark-connect"):
+            server = connect_server.start(paimon_warehouse, port, master="local[2]",
+                                          conf={"spark.sql.shuffle.partitions": "4",
+                                                "spark.driver.extraJavaOptions":
+                                                    LONG_LIVED_JVM_OPTIONS,
+                                                "spark.eventLog.enabled": "true",
+                                                "spark.eventLog.dir": str(connect_event_log),
+                                                # plain JSON lines (Spark 4 compresses by default)
+                                                "spark.eventLog.compress": "false"})
     yield server.url
     connect_server.stop(paimon_warehouse, port)
 
@@ -200,7 +201,8 @@ def postgres_server():
     own database."""
     from tests import postgres_server
 
-    server = postgres_server.start()
+    with process_ledger.server_start("postgresql"):
+        server = postgres_server.start()
     try:
         yield server
     finally:
@@ -213,7 +215,8 @@ def hive_metastore():
     stopped when the session ends, also after failures."""
     from tests import hive_metastore_server
 
-    server = hive_metastore_server.start()
+    with process_ledger.server_start("hive-metastore"):
+        server = hive_metastore_server.start()
     try:
         yield server
     finally:

@@ -13,6 +13,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from standalone import StandaloneCluster  # noqa: E402
 
+from tests import process_ledger  # noqa: E402
+
 # Each worker offers 2 one-core executor slots and each application takes at most 2 cores: the
 # test process's own session (one executor per worker) and the sample project's dbt process
 # (another one per worker) run side by side instead of one waiting for the other's cores.
@@ -35,9 +37,13 @@ def cluster_spark_conf() -> dict:
 def spark_cluster(tmp_path_factory):
     cluster = StandaloneCluster(str(tmp_path_factory.mktemp("spark-cluster")), workers=2,
                                 cores=WORKER_CORES, memory=WORKER_MEMORY)
-    with cluster:
+    with process_ledger.server_start("spark-cluster"):
+        cluster.start()
+    try:
         yield cluster
         _stop_driver()
+    finally:
+        cluster.stop()
 
 
 def _stop_driver() -> None:

@@ -19,7 +19,7 @@ import pytest
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.environments import connect_server
 from dbt.adapters.paimon.catalog.config import parse_catalog
-from tests import rest_catalog_server
+from tests import process_ledger, rest_catalog_server
 from tests.functional.console_output import run_dbt_process, write_project
 from tests.integration.catalog.test_hive_catalog import Hive
 from tests.integration.write.write_helpers import read_back, sorted_rows
@@ -54,8 +54,9 @@ def models() -> dict:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     warehouse = tmp_path_factory.mktemp("catalogs_over_connect") / "warehouse"
-    running = connect_server.start(str(warehouse), free_port(), master="local[2]",
-                                   conf={"spark.sql.shuffle.partitions": "2"})
+    with process_ledger.server_start("spark-connect"):
+        running = connect_server.start(str(warehouse), free_port(), master="local[2]",
+                                       conf={"spark.sql.shuffle.partitions": "2"})
     try:
         yield running
     finally:

@@ -5,6 +5,8 @@ import pathlib
 import re
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("test_report", ROOT / "scripts" / "test_report.py")
 test_report = importlib.util.module_from_spec(spec)
@@ -118,6 +120,34 @@ def test_the_ledger_sums_each_process_dbt_commands_and_ranks_the_tests(tmp_path,
     assert text.index("48.0s    2 processes  test-reliability: t.py::a") \
         < text.index("12.0s    1 processes  test-reliability: t.py::b"), text
     assert test_report.ledger_report({"test-unit": []}, lanes) == ""
+
+
+def test_the_ledger_counts_each_process_servers_and_their_start_time(tmp_path, monkeypatch):
+    from tests import process_ledger
+
+    paimon = tmp_path / "test-paimon.processes.jsonl"
+    monkeypatch.setenv(process_ledger.LEDGER, str(paimon))
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "t.py::a (setup)")
+    with process_ledger.server_start("hive-metastore"):
+        pass
+    with pytest.raises(RuntimeError), process_ledger.server_start("postgresql"):
+        raise RuntimeError("did not start: not a server")
+    process_ledger.record("server", 2.5, "hive-metastore")
+    process_ledger.record("dbt", 10.0, "run")
+    connect = tmp_path / "test-connect.processes.jsonl"
+    monkeypatch.setenv(process_ledger.LEDGER, str(connect))
+    process_ledger.record("server", 20.0, "spark-connect")
+    ledgers = {"test-paimon": test_report.read_ledger(paimon),
+               "test-connect": test_report.read_ledger(connect)}
+    lanes = [test_report.read_lane(junit(tmp_path / "test-paimon.xml", 60, [("a", 60.0)]))]
+    text = test_report.ledger_report(ledgers, lanes)
+    assert "== the servers the tests started" in text
+    assert re.search(r"test-paimon\s+hive-metastore\s+2\s+2\.5\b", text), text
+    assert re.search(r"test-connect\s+spark-connect\s+1\s+20\.0\b", text), text
+    assert "postgresql" not in text
+    # servers only, no dbt process: the servers' table alone
+    only = test_report.ledger_report({"test-connect": ledgers["test-connect"]}, lanes)
+    assert only.lstrip().startswith("== the servers the tests started"), only
 
 
 def test_without_a_ledger_file_nothing_is_recorded(tmp_path, monkeypatch):

@@ -70,3 +70,72 @@ def test_listing_does_not_import_pypaimons_catalog(layout):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     assert out == ["['items', 'no_schema_yet', 'orders'] 2", "[]"]
+
+
+def _snapshot_folder(root, table="t", ids=(1,), latest=None):
+    folder = root / "db.db" / table / "snapshot"
+    folder.mkdir(parents=True, exist_ok=True)
+    for snapshot_id in ids:
+        (folder / f"snapshot-{snapshot_id}").write_text("{}")
+    (folder / "LATEST").write_text(str(latest if latest is not None else max(ids)))
+    return folder
+
+
+def _settled(folder, seconds_ago=10):
+    """The folder's time set as if its last change were ``seconds_ago`` in the past."""
+    then = os.stat(folder).st_mtime_ns - seconds_ago * 1_000_000_000
+    os.utime(folder, ns=(then, then))
+
+
+def test_a_settled_snapshot_folder_keeps_its_stamp_without_reading_it(tmp_path, monkeypatch):
+    folder = _snapshot_folder(tmp_path, ids=(1, 2))
+    _settled(folder)
+    first = listing.latest_snapshot_stamp(str(tmp_path), "db", "t")
+    assert first.startswith("2.")
+    reads = []
+    real = listing.latest_snapshot_id
+    monkeypatch.setattr(listing, "latest_snapshot_id",
+                        lambda *args: reads.append(args) or real(*args))
+    assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t") == first
+    assert reads == []  # the folder's time unchanged: the stamp read before
+
+    # a commit (a new entry in the folder) is seen at once, settled or not
+    (folder / "snapshot-3").write_text("{}")
+    assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t").startswith("3.")
+    assert len(reads) == 1
+
+
+def test_a_folder_changed_within_the_settling_time_is_read_every_time(tmp_path, monkeypatch):
+    """Two changes within one tick of the file clock leave the folder one time: a folder whose
+    time is that recent is never trusted, so a second commit in the same tick is not missed."""
+    folder = _snapshot_folder(tmp_path, ids=(1,))
+    stamp = listing.latest_snapshot_stamp(str(tmp_path), "db", "t")
+    assert stamp.startswith("1.")
+    changed = os.stat(folder).st_mtime_ns
+    (folder / "snapshot-2").write_text("{}")
+    os.utime(folder, ns=(changed, changed))  # the second commit within the same tick
+    assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t").startswith("2.")
+
+
+def test_a_rollback_that_reuses_an_id_gives_a_new_stamp(tmp_path):
+    folder = _snapshot_folder(tmp_path, ids=(1, 2))
+    snapshot = folder / "snapshot-2"
+    os.utime(snapshot, ns=(1_000_000_000, 1_000_000_000))
+    _settled(folder)
+    before = listing.latest_snapshot_stamp(str(tmp_path), "db", "t")
+    assert before == "2.1000000000"
+    snapshot.unlink()  # rolled back to 1, then a new commit 2
+    (folder / "snapshot-2").write_text("{}")
+    after = listing.latest_snapshot_stamp(str(tmp_path), "db", "t")
+    assert after.startswith("2.") and after != before
+
+
+def test_a_table_without_snapshots_and_a_dropped_table(tmp_path):
+    (tmp_path / "db.db" / "t" / "schema").mkdir(parents=True)
+    assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t") == ""
+    folder = _snapshot_folder(tmp_path, ids=(4,))
+    _settled(folder)
+    assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t").startswith("4.")
+    import shutil
+    shutil.rmtree(tmp_path / "db.db" / "t")
+    assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t") == ""

@@ -17,7 +17,8 @@ a table folder it does not list is not a table. Snapshots are still read from th
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional
+import time
+from typing import Dict, List, Optional, Tuple
 from urllib.parse import urlparse
 
 from dbt.adapters.paimon.catalog.config import FILESYSTEM, METASTORE_KEY
@@ -192,7 +193,36 @@ def snapshot_stamp(warehouse: str, database: str, table: str,
         return f"{snapshot_id}.0"
 
 
+# A folder's modification time changes with every entry made, renamed or removed in it: every
+# commit (a new snapshot file, the LATEST hint renamed into place), a rollback and an expiry of
+# snapshots. So while a table's snapshot folder keeps its time, its latest stamp is the one read
+# before: one stat instead of the hint's read and three probes, for every table the registry
+# checks before every statement (datasource/registry.py: refresh_stale), which in a build of
+# hundreds of tables is most of what it does. A time is trusted only once it is older than
+# STAMP_SETTLED_NS: file times come from a coarse clock (a tick of a few milliseconds on
+# Linux), and two changes within one tick leave one time, as git's index does not trust a file
+# changed in the second it was read.
+STAMP_SETTLED_NS = 2_000_000_000
+_stamps: Dict[str, Tuple[int, str]] = {}
+
+
 def latest_snapshot_stamp(warehouse: str, database: str, table: str) -> str:
     """The stamp (``snapshot_stamp``) of a local table's latest snapshot, '' without one."""
-    return snapshot_stamp(warehouse, database, table,
-                          latest_snapshot_id(warehouse, database, table))
+    folder = local_folder(warehouse)
+    if folder is None:
+        raise ValueError("latest_snapshot_stamp reads local warehouses only")
+    snapshot_folder = os.path.join(table_folder(folder, database, table), "snapshot")
+    try:
+        changed = os.stat(snapshot_folder).st_mtime_ns
+    except (FileNotFoundError, NotADirectoryError):
+        changed = None
+    known = _stamps.get(snapshot_folder)
+    if known is not None and known[0] == changed:
+        return known[1]
+    stamp = snapshot_stamp(warehouse, database, table,
+                           latest_snapshot_id(warehouse, database, table))
+    if changed is not None and time.time_ns() - changed > STAMP_SETTLED_NS:
+        _stamps[snapshot_folder] = (changed, stamp)
+    else:
+        _stamps.pop(snapshot_folder, None)
+    return stamp

@@ -194,7 +194,7 @@ def snapshot_stamp(warehouse: str, database: str, table: str,
 
 
 # A folder's modification time changes with every entry made, renamed or removed in it: every
-# commit (a new snapshot file, the LATEST hint renamed into place), a rollback and an expiry of
+# commit (its snapshot file, new in the folder, whoever the writer), a rollback and an expiry of
 # snapshots. So while a table's snapshot folder keeps its time, its latest stamp is the one read
 # before: one stat instead of the hint's read and three probes, for every table the registry
 # checks before every statement (datasource/registry.py: refresh_stale), which in a build of

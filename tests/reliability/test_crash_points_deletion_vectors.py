@@ -14,9 +14,7 @@ each killed compaction has written an index file.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.deletion_vectors import index_entries
@@ -27,13 +25,9 @@ from reliability_helpers import run_dbt, table_files, write_project
 from reliability_helpers import read_merged
 from test_crash_points import _start, _unreferenced
 
-# Paimon Java (tests/interop/conftest.py), loaded under its own name: both folders have a
-# conftest module
-_spec = importlib.util.spec_from_file_location(
-    "interop_java", Path(__file__).resolve().parents[1] / "interop" / "conftest.py")
-_interop = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_interop)
-paimon_java = _interop.paimon_java
+# Paimon Java's fixture (tests/interop/conftest.py, imported by its package path: pytest
+# loads each folder's conftest as `conftest`)
+from tests.interop.conftest import paimon_java  # noqa: F401
 
 MODEL = """{{ config(materialized='paimon_pk', primary_key='id', buckets=2, deletion_vectors=true,
           write_path='in_process') }}

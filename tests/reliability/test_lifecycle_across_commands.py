@@ -47,7 +47,6 @@ Paimon 1.0 Java reads main, the tag and the branch in session mode only: a JVM s
 batch costs more than a daemon command, and the files it reads are the same in every mode."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -65,6 +64,10 @@ from dbt.adapters.paimon.server.daemon_process import INFO_NAME
 from dbt.adapters.paimon.server.processes import alive
 
 from reliability_helpers import DbtProcess, read_rows, run_dbt
+
+# Paimon Java's fixture (tests/interop/conftest.py, imported by its package path: pytest
+# loads each folder's conftest as `conftest`)
+from tests.interop.conftest import paimon_java  # noqa: F401
 
 # the walk takes each run's invocation id from run_results.json
 pytestmark = pytest.mark.usefixtures("dbt_artifacts")
@@ -98,23 +101,6 @@ SHOW = """select
   (select count(*) from {{ paimon_system(ref('m'), 'tags') }}
    where tag_name like 'batch-write-%') as automatic_tags"""
 MODES = ("session", "daemon")
-
-
-def _interop_conftest():
-    """tests/interop/conftest.py's Paimon Java runner (its fixtures serve that folder only)."""
-    path = Path(__file__).resolve().parents[1] / "interop" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("interop_paimon_java", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def paimon_java():
-    interop = _interop_conftest()
-    cache = interop._cache_dir()
-    jar = interop._fetch_jar(cache)
-    return interop.PaimonJava(jar, interop._compile(cache, jar), interop.quiet_log_config(cache))
 
 
 def _profile(mode: str, warehouse: str, root: Path) -> str:

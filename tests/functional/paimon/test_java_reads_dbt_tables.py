@@ -6,20 +6,15 @@ dbt builds in this test process's session (its adapter's, as every functional te
 Java reads the files of the warehouse, which are the same whichever Spark wrote them."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 from dbt.tests.util import run_dbt
 
-# Paimon Java (tests/interop/conftest.py), loaded under its own name: both folders have a
-# conftest module
-_spec = importlib.util.spec_from_file_location(
-    "interop_java", Path(__file__).resolve().parents[2] / "interop" / "conftest.py")
-_interop = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_interop)
-paimon_java = _interop.paimon_java
+# Paimon Java's fixture (tests/interop/conftest.py, imported by its package path: pytest
+# loads each folder's conftest as `conftest`)
+from tests.interop.conftest import paimon_java  # noqa: F401
+
 
 # customers: version 1 of every row, then (STEP=2) customer 2 renamed and customer 3 gone
 CUSTOMERS = """

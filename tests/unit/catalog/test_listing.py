@@ -93,8 +93,8 @@ def test_a_settled_snapshot_folder_keeps_its_stamp_without_reading_it(tmp_path, 
     first = listing.latest_snapshot_stamp(str(tmp_path), "db", "t")
     assert first.startswith("2.")
     reads = []
-    real = listing.latest_snapshot_id
-    monkeypatch.setattr(listing, "latest_snapshot_id",
+    real = listing._latest_id_in
+    monkeypatch.setattr(listing, "_latest_id_in",
                         lambda *args: reads.append(args) or real(*args))
     assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t") == first
     assert reads == []  # the folder's time unchanged: the stamp read before

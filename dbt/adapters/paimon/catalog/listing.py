@@ -144,15 +144,24 @@ def has_branch(warehouse: str, database: str, table: str, branch: str) -> bool:
     return os.path.isdir(table_folder(folder, database, branch_table_name(table, branch)))
 
 
+def snapshot_folder(warehouse: str, database: str, table: str, reader: str) -> str:
+    """``<table folder>/snapshot`` of a local table; ``reader`` names the caller in the error
+    a remote warehouse gets."""
+    folder = local_folder(warehouse)
+    if folder is None:
+        raise ValueError(f"{reader} reads local warehouses only")
+    return os.path.join(table_folder(folder, database, table), "snapshot")
+
+
 def latest_snapshot_id(warehouse: str, database: str, table: str) -> Optional[int]:
     """The id of a local table's latest snapshot, read as Paimon's SnapshotManager does: the
     ``LATEST`` hint, then any later ``snapshot-<id>`` (the hint is written after the commit);
     the folder's listing when there is no hint. None when the table has no snapshot; not for
     remote warehouses (the caller opens the table instead)."""
-    folder = local_folder(warehouse)
-    if folder is None:
-        raise ValueError("latest_snapshot_id reads local warehouses only")
-    snapshot_folder = os.path.join(table_folder(folder, database, table), "snapshot")
+    return _latest_id_in(snapshot_folder(warehouse, database, table, "latest_snapshot_id"))
+
+
+def _latest_id_in(snapshot_folder: str) -> Optional[int]:
     latest: Optional[int] = None
     try:
         with open(os.path.join(snapshot_folder, "LATEST"), encoding="ascii") as hint:
@@ -182,11 +191,11 @@ def snapshot_stamp(warehouse: str, database: str, table: str,
     the snapshot lives only in a tag; '' for no snapshot."""
     if snapshot_id is None:
         return ""
-    folder = local_folder(warehouse)
-    if folder is None:
-        raise ValueError("snapshot_stamp reads local warehouses only")
-    path = os.path.join(table_folder(folder, database, table), "snapshot",
-                        f"{SNAPSHOT_PREFIX}{snapshot_id}")
+    return _stamp_in(snapshot_folder(warehouse, database, table, "snapshot_stamp"), snapshot_id)
+
+
+def _stamp_in(snapshot_folder: str, snapshot_id: int) -> str:
+    path = os.path.join(snapshot_folder, f"{SNAPSHOT_PREFIX}{snapshot_id}")
     try:
         return f"{snapshot_id}.{os.stat(path).st_mtime_ns}"
     except (FileNotFoundError, NotADirectoryError):
@@ -208,21 +217,18 @@ _stamps: Dict[str, Tuple[int, str]] = {}
 
 def latest_snapshot_stamp(warehouse: str, database: str, table: str) -> str:
     """The stamp (``snapshot_stamp``) of a local table's latest snapshot, '' without one."""
-    folder = local_folder(warehouse)
-    if folder is None:
-        raise ValueError("latest_snapshot_stamp reads local warehouses only")
-    snapshot_folder = os.path.join(table_folder(folder, database, table), "snapshot")
+    folder = snapshot_folder(warehouse, database, table, "latest_snapshot_stamp")
     try:
-        changed = os.stat(snapshot_folder).st_mtime_ns
+        changed = os.stat(folder).st_mtime_ns
     except (FileNotFoundError, NotADirectoryError):
         changed = None
-    known = _stamps.get(snapshot_folder)
+    known = _stamps.get(folder)
     if known is not None and known[0] == changed:
         return known[1]
-    stamp = snapshot_stamp(warehouse, database, table,
-                           latest_snapshot_id(warehouse, database, table))
+    latest = _latest_id_in(folder)
+    stamp = "" if latest is None else _stamp_in(folder, latest)
     if changed is not None and time.time_ns() - changed > STAMP_SETTLED_NS:
-        _stamps[snapshot_folder] = (changed, stamp)
+        _stamps[folder] = (changed, stamp)
     else:
-        _stamps.pop(snapshot_folder, None)
+        _stamps.pop(folder, None)
     return stamp

@@ -2,6 +2,7 @@
 the same databases, tables and latest schema ids, without importing pypaimon."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -72,12 +73,12 @@ def test_listing_does_not_import_pypaimons_catalog(layout):
     assert out == ["['items', 'no_schema_yet', 'orders'] 2", "[]"]
 
 
-def _snapshot_folder(root, table="t", ids=(1,), latest=None):
+def _snapshot_folder(root, table="t", ids=(1,)):
     folder = root / "db.db" / table / "snapshot"
     folder.mkdir(parents=True, exist_ok=True)
     for snapshot_id in ids:
         (folder / f"snapshot-{snapshot_id}").write_text("{}")
-    (folder / "LATEST").write_text(str(latest if latest is not None else max(ids)))
+    (folder / "LATEST").write_text(str(max(ids)))
     return folder
 
 
@@ -136,6 +137,5 @@ def test_a_table_without_snapshots_and_a_dropped_table(tmp_path):
     folder = _snapshot_folder(tmp_path, ids=(4,))
     _settled(folder)
     assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t").startswith("4.")
-    import shutil
     shutil.rmtree(tmp_path / "db.db" / "t")
     assert listing.latest_snapshot_stamp(str(tmp_path), "db", "t") == ""

@@ -22,6 +22,7 @@ from dbt.adapters.paimon.catalog import warehouse as wh
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops import compact_table
 from dbt.adapters.paimon.write import write_primary_key_run
+from tests.integration.datasource.counting_session import CountingSession
 from tests.integration.table_files import mark_deleted
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string()),
@@ -293,20 +294,6 @@ def test_a_merge_that_cannot_be_kept_or_is_too_large_reads_through_the_python_pa
         assert entry_rows(spark, f"db.{name}") == [(i, 2) for i in range(6)], name
         folder = os.path.join(native_read.reads_root(warehouse), "db", name)
         assert not os.path.isdir(folder) or os.listdir(folder) == [], os.listdir(folder)
-
-
-class CountingSession:
-    """A Spark session that counts the SQL statements sent through it."""
-
-    def __init__(self, spark):
-        self.spark, self.statements = spark, []
-
-    def sql(self, statement, *args, **kwargs):
-        self.statements.append(statement)
-        return self.spark.sql(statement, *args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self.spark, name)
 
 
 def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehouse, registry,

@@ -75,6 +75,7 @@ from dbt.adapters.paimon.datasource.source import (PARALLELISM_OPTION, PaimonDat
                                                    arrow_schema_of, table_source_class,
                                                    with_read_options)
 from dbt.adapters.paimon.datasource.spark_env import default_parallelism, is_connect
+from dbt.adapters.paimon.datasource.statement_batch import run_statements, runs_scripts
 from dbt.adapters.paimon.datasource.table_resolver import TableResolver
 from dbt.adapters.paimon.datasource.spark_types import quote_identifier, spark_schema
 from dbt.adapters.paimon.catalog import listing
@@ -122,6 +123,7 @@ class PaimonTableRegistry:
         # layer labels the thread's Spark jobs with its node (job_labels.py)
         self.on_activate: Optional[Callable[[SparkSession], None]] = None
         self._session_class = None  # the JVM's SparkSession class (activate)
+        self._runs_scripts: Optional[bool] = None  # whether Spark runs SQL scripts (_run)
         folder = listing.local_folder(warehouse)
         # Spark's own readers read the data files of local warehouses (a remote one would
         # need the JVM's file system for its scheme: its reads stay in the Python source)
@@ -369,19 +371,20 @@ class PaimonTableRegistry:
                 plan, why = self._merged_rows(database, source, latest, schema_id, snapshot)
         target = EntryRead(database, table, source, schema_id, snapshot, read_of(plan, why), plan,
                            encode(read_options))
-        properties = self._make_entry(target, entry, paimon_table, fresh)
+        # the SQL INSERT target's columns (or branch) may have changed: dropped with the change
+        written = self._write_targets.pop((database, table), None)
+        properties = self._make_entry(target, entry, paimon_table, fresh,
+                                      [f"drop table if exists {written}"] if written else [])
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", properties)
-        written = self._write_targets.pop((database, table), None)
-        if written:  # its columns (or branch) may have changed
-            self.spark.sql(f"drop table if exists {written}")
         return True
 
     def _make_entry(self, target: EntryRead, entry: Optional[CatalogEntry], paimon_table,
-                    fresh: bool = False) -> Dict[str, str]:
+                    fresh: bool = False, then: Optional[List[str]] = None) -> Dict[str, str]:
         """Create or move the listed ``entry`` to read ``target`` (of the opened
         ``paimon_table``), by the statements entry_statements.py decides (``fresh``: trusting
-        none of the hidden tables the entry records). Returns the view's properties."""
+        none of the hidden tables the entry records), followed by ``then``. Returns the view's
+        properties."""
         database, table, source = target.database, target.table, target.source
         schema_id, snapshot = target.schema_id, target.snapshot
         self._register_entry_providers(database, table, entry)
@@ -393,7 +396,7 @@ class PaimonTableRegistry:
         for attempt in range(ENTRY_RACE_ATTEMPTS):
             try:
                 change = entry_change(target, entry, schema, folder, fresh)
-                self._run(change.statements + change.afterwards)
+                self._run(change.statements + change.afterwards + (then or []))
                 properties = change.properties
                 break
             except Exception as exc:
@@ -408,6 +411,7 @@ class PaimonTableRegistry:
                 if now is not None and now.schema_id == schema_id and now.snapshot == snapshot \
                         and now.properties.get(READ_OPTIONS_PROPERTY, "") == target.read_options:
                     properties = now.properties
+                    self._run(then or [])
                     break
                 if attempt == ENTRY_RACE_ATTEMPTS - 1:
                     raise
@@ -538,8 +542,11 @@ class PaimonTableRegistry:
 
     # -- internals -------------------------------------------------------------------------
     def _run(self, statements: List[str]) -> None:
-        for statement in statements:
-            self.spark.sql(statement)
+        """The statements in order, as one SQL script where the session runs them
+        (statement_batch.py: over Spark Connect, one round trip and one metastore store)."""
+        if self._runs_scripts is None:
+            self._runs_scripts = runs_scripts(self.spark)
+        run_statements(self.spark, statements, self._runs_scripts)
 
     def _files_present(self, database: str, table: str, entry: CatalogEntry) -> bool:
         """Whether a native entry's file list is on disk (someone may have deleted

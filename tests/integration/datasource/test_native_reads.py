@@ -299,9 +299,10 @@ def test_a_merge_that_cannot_be_kept_or_is_too_large_reads_through_the_python_pa
 def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehouse, registry,
                                                                   monkeypatch):
     """A partial-update table is read natively after a full compaction and through the Python
-    source after the next write (until a statement reads its rows). Both hidden tables stay (the view's properties say which exist
-    for which schema), so each turn costs the view and at most a moved location: over Spark
-    Connect every statement is a round trip."""
+    source after the next write (until a statement reads its rows). Both hidden tables stay
+    (the view's properties say which exist for which schema), so each turn costs the view and
+    at most a moved location (the statements counted one by one; they go to Spark as one
+    script: statement_batch.py)."""
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64()),
                         ("w", pa.int64())])
     wh.create_table(warehouse, "db", "turns", schema, primary_keys=["id"],

@@ -3,25 +3,13 @@ real Spark: an entry's change is sent as one script, the script runs its stateme
 and the first that fails stops it with that statement's own error, which the registry's retry
 of a race with another process (registry._make_entry) tells by its error class."""
 
-import pyarrow as pa
 import pytest
 
 from dbt.adapters.paimon.datasource.registry import HIDDEN_DATABASE_SUFFIX, PaimonTableRegistry
 from dbt.adapters.paimon.datasource.statement_batch import run_statements, runs_scripts
 from dbt.adapters.paimon.catalog import warehouse as wh
 from tests.integration.datasource.counting_session import CountingSession
-
-SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
-
-
-def append(table, rows):
-    builder = table.new_batch_write_builder()
-    write, committer = builder.new_write(), builder.new_commit()
-    write.write_arrow(pa.Table.from_pylist([dict(zip(SCHEMA.names, r)) for r in rows],
-                                           schema=SCHEMA))
-    committer.commit(write.prepare_commit())
-    write.close()
-    committer.close()
+from tests.integration.datasource.test_native_reads import SCHEMA, commit
 
 
 @pytest.fixture
@@ -37,18 +25,19 @@ def test_this_spark_runs_scripts(spark):
 
 def test_a_new_snapshots_entry_change_is_one_script(spark, tmp_path, database):
     warehouse = str(tmp_path / "warehouse")
-    append(wh.create_table(warehouse, database, "log", SCHEMA), [(1, "a")])
+    commit(wh.create_table(warehouse, database, "log", SCHEMA), [(1, "a", "d")])
     session = CountingSession(spark)
     registry = PaimonTableRegistry(session, warehouse, {})
     registry.sync()
-    append(wh.open_table(warehouse, database, "log"), [(2, "b")])  # another writer
+    commit(wh.open_table(warehouse, database, "log"), [(2, "b", "d")])  # another writer
     session.calls.clear()
     session.statements.clear()
     registry.activate()  # what every statement of the adapter's session does first
     assert len(session.calls) == 1 and session.calls[0].startswith("begin\n"), session.calls
     assert [s.split(" ")[:2] + s.split(" ")[3:5] for s in session.statements] == [
         ["alter", "table", "set", "location"], ["alter", "view", "set", "tblproperties"]]
-    assert sorted(map(tuple, spark.table(f"{database}.log").collect())) == [(1, "a"), (2, "b")]
+    assert sorted(map(tuple, spark.table(f"{database}.log").collect())) == [(1, "a", "d"),
+                                                                          (2, "b", "d")]
 
 
 def test_the_first_failing_statement_stops_the_script_with_its_own_error(spark, database):

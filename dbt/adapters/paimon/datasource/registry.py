@@ -371,20 +371,19 @@ class PaimonTableRegistry:
                 plan, why = self._merged_rows(database, source, latest, schema_id, snapshot)
         target = EntryRead(database, table, source, schema_id, snapshot, read_of(plan, why), plan,
                            encode(read_options))
-        # the SQL INSERT target's columns (or branch) may have changed: dropped with the change
-        written = self._write_targets.pop((database, table), None)
-        properties = self._make_entry(target, entry, paimon_table, fresh,
-                                      [f"drop table if exists {written}"] if written else [])
+        properties = self._make_entry(target, entry, paimon_table, fresh)
         self._exposed[(database, table)] = snapshot
         self._entries[(database, table)] = CatalogEntry("VIEW", "", properties)
+        written = self._write_targets.pop((database, table), None)
+        if written:  # its columns (or branch) may have changed
+            self.spark.sql(f"drop table if exists {written}")
         return True
 
     def _make_entry(self, target: EntryRead, entry: Optional[CatalogEntry], paimon_table,
-                    fresh: bool = False, then: Optional[List[str]] = None) -> Dict[str, str]:
+                    fresh: bool = False) -> Dict[str, str]:
         """Create or move the listed ``entry`` to read ``target`` (of the opened
         ``paimon_table``), by the statements entry_statements.py decides (``fresh``: trusting
-        none of the hidden tables the entry records), followed by ``then``. Returns the view's
-        properties."""
+        none of the hidden tables the entry records). Returns the view's properties."""
         database, table, source = target.database, target.table, target.source
         schema_id, snapshot = target.schema_id, target.snapshot
         self._register_entry_providers(database, table, entry)
@@ -396,7 +395,7 @@ class PaimonTableRegistry:
         for attempt in range(ENTRY_RACE_ATTEMPTS):
             try:
                 change = entry_change(target, entry, schema, folder, fresh)
-                self._run(change.statements + change.afterwards + (then or []))
+                self._run(change.statements + change.afterwards)
                 properties = change.properties
                 break
             except Exception as exc:
@@ -411,7 +410,6 @@ class PaimonTableRegistry:
                 if now is not None and now.schema_id == schema_id and now.snapshot == snapshot \
                         and now.properties.get(READ_OPTIONS_PROPERTY, "") == target.read_options:
                     properties = now.properties
-                    self._run(then or [])
                     break
                 if attempt == ENTRY_RACE_ATTEMPTS - 1:
                     raise

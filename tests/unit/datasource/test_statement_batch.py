@@ -1,7 +1,7 @@
 """Several catalog statements as one SQL script (datasource/statement_batch.py): what is sent,
 and when it falls back to one call per statement. Spark's own run of such a script (its
 statements' effects, the first failure's error) is tested in
-tests/integration/datasource/test_native_reads.py."""
+tests/integration/datasource/test_statement_scripts.py."""
 
 import pytest
 

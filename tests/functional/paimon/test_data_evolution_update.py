@@ -92,3 +92,18 @@ class TestDataEvolutionUpdate:
         run_dbt(["run", "-s", "by_row_id"])
         assert pypaimon_rows(project) == [(1, "a", 100, "updated a"), (2, "b", 5, "n2"),
                                           (3, "c", 301, "updated c"), (9, None, 7, None)]
+
+        # `compact` rewrites the row-id ranges (the base file, the inserted one and their
+        # column files: six files, over compaction.min.file-num's 5) into one file: the rows,
+        # their _ROW_IDs and the model's view as they were
+        row_ids = run_dbt(["show", "--inline", "select id, _ROW_ID from "
+                                               "{{ paimon_row_tracking(ref('base')) }}"])
+        _, out = run_dbt_and_capture(["run-operation", "compact", "--args", "{model: base}"])
+        assert "data-evolution compaction" in out and "data files 6 -> 1" in out, out
+        assert commit_kinds(project, "base")[-1] == "COMPACT"
+        assert pypaimon_rows(project) == [(1, "a", 100, "updated a"), (2, "b", 5, "n2"),
+                                          (3, "c", 301, "updated c"), (9, None, 7, None)]
+        again = run_dbt(["show", "--inline", "select id, _ROW_ID from "
+                                             "{{ paimon_row_tracking(ref('base')) }}"])
+        assert sorted(map(tuple, again.results[0].agate_table.rows)) == \
+            sorted(map(tuple, row_ids.results[0].agate_table.rows))

@@ -125,7 +125,7 @@ def test_data_evolution_reads_each_field_from_the_newest_file_that_wrote_it(
     read = spark.read.format(row_tracking_source.NAME).option("warehouse", warehouse) \
         .option("table", "db.evolved").load()
     assert sorted(map(tuple, read.select(*tracked).collect())) == want
-    # the reads that would rewrite its files (row operations, compaction) are refused, not
+    # the reads that would rewrite its files (row operations) are refused, not
     # read wrong: a row of it lives in no one file
     ours = open_table(warehouse, "db", "evolved")
     split = splits_mod.plan_splits(ours)[0]

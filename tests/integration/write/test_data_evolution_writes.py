@@ -11,67 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pypaimon import CatalogFactory, Schema
 
-from dbt.adapters.paimon.format import splits as splits_mod
-from dbt.adapters.paimon.format.data_evolution import iter_data_evolution_split
 from dbt.adapters.paimon.catalog.warehouse import open_table
+from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 from dbt.adapters.paimon.write.column_update import update_columns
-
-EVOLUTION = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
-WIDE = pa.schema([("id", pa.int64()), ("name", pa.string()), ("score", pa.int32()),
-                  ("note", pa.string()), ("dt", pa.string())])
-
-
-@pytest.fixture
-def warehouse(tmp_path):
-    return str(tmp_path / "warehouse")
-
-
-@pytest.fixture
-def catalog(warehouse):
-    catalog = CatalogFactory.create({"warehouse": warehouse})
-    catalog.create_database("db", True)
-    return catalog
-
-
-def wide(ids, dt="a"):
-    return pa.table({"id": pa.array(ids, pa.int64()), "name": [f"n{i}" for i in ids],
-                     "score": pa.array(ids, pa.int32()), "note": [f"note{i}" for i in ids],
-                     "dt": [dt] * len(ids)}, schema=WIDE)
-
-
-def create(catalog, name, partition_keys=(), primary_keys=(), **options):
-    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
-        WIDE, partition_keys=list(partition_keys), primary_keys=list(primary_keys),
-        options=options), False)
-    return catalog.get_table(f"db.{name}")
-
-
-def write(table, data):
-    builder = table.new_batch_write_builder()
-    writer, committer = builder.new_write(), builder.new_commit()
-    writer.write_arrow(data)
-    committer.commit(writer.prepare_commit())
-    writer.close()
-    committer.close()
-
-
-def pypaimon_rows(catalog, name, with_row_id=False):
-    table = catalog.get_table(f"db.{name}")
-    builder = table.new_read_builder()
-    if with_row_id:
-        builder = builder.with_projection(["id", "_ROW_ID"])
-    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
-    return sorted((tuple(r.values()) for r in data.to_pylist()), key=repr)
-
-
-def our_rows(warehouse, name):
-    table = open_table(warehouse, "db", name)
-    rows = []
-    for split in splits_mod.plan_splits(table):
-        for batch in iter_data_evolution_split(table, split, list(table.field_names)):
-            rows.extend(tuple(r.values()) for r in batch.to_pylist())
-    return sorted(rows, key=repr)
+from tests.integration.data_evolution_tables import (  # noqa: F401  (fixtures)
+    EVOLUTION, WIDE, catalog, create, our_rows, pypaimon_rows, warehouse, wide, write)
 
 
 def expected(ids_by_dt, changes):
@@ -271,16 +216,16 @@ def test_a_new_row_holding_null_in_a_not_null_column_is_refused(catalog, warehou
     assert _snapshot(warehouse, "strict") == before
 
 
-def test_compaction_and_row_operations_refuse_a_data_evolution_table(catalog, warehouse):
+def test_row_operations_refuse_a_data_evolution_table(catalog, warehouse):
     """They rewrite rows into files storing _ROW_ID without a first_row_id (as on a row-tracking
     table), which would leave a data-evolution table unreadable by Paimon, pypaimon and
     dbt-paimon (each matches its files to rows by first_row_id): refused before anything is
     read or written, the table as it was. Checked on the table before and after a column
-    update, and for the writer the rewrites share."""
+    update, and for the writer the rewrites share. (Compaction rewrites such a table by row-id
+    range: tests/integration/ops/test_data_evolution_compact.py.)"""
     from dbt.adapters.paimon.datasource.source import TableRef
     from dbt.adapters.paimon.format.errors import PaimonFormatError
     from dbt.adapters.paimon.format.row_tracking import TrackedRowsWriter
-    from dbt.adapters.paimon.ops.compact import compact_table
     from dbt.adapters.paimon.ops.row_ops import delete_rows, update_rows
 
     create(catalog, "evolving", **EVOLUTION)
@@ -293,8 +238,7 @@ def test_compaction_and_row_operations_refuse_a_data_evolution_table(catalog, wa
                            pa.table({"id": pa.array([4], pa.int64()), "note": ["four"]}),
                            "id", ["note"])
         before, rows = _snapshot(warehouse, "evolving"), pypaimon_rows(catalog, "evolving")
-        for attempt in (lambda: compact_table(None, location, full=True),
-                        lambda: delete_rows(None, location, "id = 1"),
+        for attempt in (lambda: delete_rows(None, location, "id = 1"),
                         lambda: update_rows(None, location, "id = 1", {"name": "'x'"})):
             with pytest.raises(ValueError, match="db.evolving is refused: it is a "
                                                  "data-evolution table"):

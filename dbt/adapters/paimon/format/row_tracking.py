@@ -113,7 +113,8 @@ def read_tracked_split(table, split: Split, columns: Sequence[str],
     A data-evolution table whose rows are stored across several files is read only with
     ``assemble_rows`` (the ``paimon_row_tracking`` source; its splits hold whole row-id
     ranges), and never with ``SOURCE_FILE``: such a row lives in no one file, so the callers
-    that rewrite files (the row operations, a compaction) are refused."""
+    that rewrite files row by row (the row operations) are refused. (Its compaction rewrites
+    whole row-id ranges: ops/data_evolution_compact.py.)"""
     from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
 
     schema = tracked_schema(table, with_source_file=True)
@@ -124,8 +125,8 @@ def read_tracked_split(table, split: Split, columns: Sequence[str],
                 f"Paimon table {table.identifier.get_full_name()} is a data-evolution table "
                 f"whose rows are stored across several files (a column updated by row id, a "
                 f"BLOB or a VECTOR column): dbt-paimon reads its rows, with _ROW_ID and "
-                f"_SEQUENCE_NUMBER too, but does not rewrite its files (row operations, "
-                f"compaction). Update its columns with a data_evolution_update model, or with "
+                f"_SEQUENCE_NUMBER too, but does not rewrite its rows (row operations). "
+                f"Update its columns with a data_evolution_update model, or with "
                 f"Paimon (Spark's UPDATE/MERGE INTO, pypaimon's update_by_arrow_with_row_id).")
         return _read_assembled(table, split, out_schema)
     data_columns = [c for c in columns if c not in TRACKING_COLUMNS and c != SOURCE_FILE]

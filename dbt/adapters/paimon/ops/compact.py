@@ -1,6 +1,7 @@
 """Compaction: merge a bucket's files with the merge runtime into files at a higher level
-(primary-key tables; append tables are planned and rewritten by ops/append_compact.py and run
-through the same executors and commit).
+(primary-key tables; append tables are planned and rewritten by ops/append_compact.py,
+data-evolution tables by ops/data_evolution_compact.py, and run through the same executors and
+commit).
 
     driver: plan_splits --strategy--> CompactUnits --one thread or Spark task each--> read all
             files of the unit, premerge (retractions kept, sequence numbers kept), drop
@@ -48,6 +49,10 @@ from dbt.adapters.paimon.format.pause_points import pause_at
 from dbt.adapters.paimon.ops.append_compact import (AppendCompactionConfig, AppendCompactUnit,
                                                     compact_append_unit, plan_append_units)
 from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig, CompactUnit, pick_full, pick_minor
+from dbt.adapters.paimon.ops.data_evolution_compact import (DataEvolutionCompactUnit,
+                                                            compact_data_evolution_unit,
+                                                            plan_data_evolution_units)
+from dbt.adapters.paimon.ops.data_evolution_compact import refusal as data_evolution_refusal
 from dbt.adapters.paimon.runtime.changelog import full_compaction_changelog
 
 # snapshot property marking a full compaction (full-compaction.delta-commits counts from it)
@@ -67,6 +72,8 @@ class CompactResult:
     # postpone-bucket tables: rows moved out of the postpone bucket, and that snapshot
     postpone_rows: int = 0
     postpone_snapshot_id: Optional[int] = None
+    # data-evolution tables: ``buckets`` counts runs of row-id ranges, each rewritten into a file
+    row_id_ranges: bool = False
 
     @property
     def message(self) -> str:
@@ -81,11 +88,18 @@ class CompactResult:
 
     def _compaction_message(self) -> str:
         if self.snapshot_id is None:
+            if self.row_id_ranges:
+                return (f"nothing to compact ({self.files_before} data files; no run of "
+                        f"adjacent row-id ranges holds 'compaction.min.file-num' files)")
             return (f"nothing to compact ({self.files_before} data files; every selected "
                     f"bucket is already compacted{'' if self.full else ' enough'})")
         kind = "full" if self.full else "minor"
-        return (f"{kind} compaction: snapshot {self.snapshot_id} (COMPACT), {self.buckets} "
-                f"bucket(s) rewritten, data files {self.files_before} -> {self.files_after}")
+        rewritten = f"{self.buckets} bucket(s) rewritten"
+        if self.row_id_ranges:
+            kind = "data-evolution"
+            rewritten = f"{self.buckets} run(s) of row-id ranges rewritten into one file each"
+        return (f"{kind} compaction: snapshot {self.snapshot_id} (COMPACT), {rewritten}, "
+                f"data files {self.files_before} -> {self.files_after}")
 
 
 def compact_table(spark, location: TableRef, partitions=None, full: bool = False,
@@ -95,14 +109,13 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
     size-tiered strategy picks what to merge (``num-sorted-run.compaction-trigger``,
     ``compaction.size-ratio``, ``compaction.max-size-amplification-percent``). An append
     table: its small files are rewritten into fewer ones as Paimon picks them
-    (ops/append_compact.py). ``buckets``: only these (partition values, bucket) pairs."""
-    from dbt.adapters.paimon.format.data_evolution import rewrite_refusal
+    (ops/append_compact.py); a data-evolution table's adjacent row-id ranges into one file
+    each (ops/data_evolution_compact.py). ``buckets``: only these (partition values, bucket)
+    pairs."""
+    from dbt.adapters.paimon.format.data_evolution import is_data_evolution
     from dbt.adapters.paimon.format.splits import is_postpone_table, plan_splits
 
     table = location.open()
-    refusal = rewrite_refusal(table, "compaction")
-    if refusal:
-        raise ValueError(refusal)
     moved = None
     if is_postpone_table(table):
         moved = _move_postpone_rows(location, table, partitions)
@@ -113,7 +126,13 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
     if buckets is not None:
         splits = [s for s in splits if (tuple(s.partition_values), s.bucket) in buckets]
     files_before = sum(len(s.files) for s in splits)
-    if table.primary_keys:
+    if is_data_evolution(table):
+        units = plan_data_evolution_units(
+            splits, AppendCompactionConfig.from_options(_options(table)))
+        refused = data_evolution_refusal(table, units)
+        if refused:
+            raise ValueError(refused)
+    elif table.primary_keys:
         config = CompactionConfig.from_options(_options(table))
         pick = pick_full if full else pick_minor
         units = [u for u in (pick(s, config) for s in splits) if u is not None]
@@ -124,7 +143,8 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
     if not units:
         if moved is not None and moved.snapshot_id is not None:
             return moved.result
-        return CompactResult(None, full, 0, files_before, files_before, 0, 0)
+        return CompactResult(None, full, 0, files_before, files_before, 0, 0,
+                             row_id_ranges=is_data_evolution(table))
     messages = run_units(spark, location, units)
     properties = {FULL_COMPACTION_PROPERTY: "full"} if full else None
     snapshot_id = commit_units(table, messages, properties)
@@ -134,7 +154,8 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
     for unit in units:
         levels[unit.output_level] = levels.get(unit.output_level, 0) + 1
     result = CompactResult(snapshot_id, full, len(units), files_before,
-                           files_before - deleted + added, deleted, added, levels)
+                           files_before - deleted + added, deleted, added, levels,
+                           row_id_ranges=is_data_evolution(table))
     if moved is not None and moved.snapshot_id is not None:
         result = replace(result, postpone_rows=moved.result.postpone_rows,
                          postpone_snapshot_id=moved.snapshot_id)
@@ -284,6 +305,8 @@ def compact_unit(table, unit: CompactUnit):
 
     if isinstance(unit, AppendCompactUnit):
         return compact_append_unit(table, unit)
+    if isinstance(unit, DataEvolutionCompactUnit):
+        return compact_data_evolution_unit(table, unit)
     split = unit.split
     spec = merge_spec_of(table)
     records = read_split_records(table, split)

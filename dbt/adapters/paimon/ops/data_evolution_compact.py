@@ -1,0 +1,220 @@
+"""Compaction of data-evolution tables (``data-evolution.enabled``): what Paimon's
+``DataEvolutionCompactCoordinator`` plans and its ``DataEvolutionNormalCompactTask`` writes
+(Spark's ``CALL sys.compact`` on such a table).
+
+A row of such a table lives in the files of its row-id range: the file that wrote the row and
+the files an update by row id has written some of its columns into since
+(format/data_evolution.py). A compaction rewrites the files of one or more adjacent row-id
+ranges into ONE file holding every column except those stored in files of their own (BLOB;
+VECTOR with ``vector.file.format``), whose ``first_row_id`` is the first range's. The rows keep
+their ``_ROW_ID``, and a read then finds each of those fields in one file.
+
+Planning, per (partition, bucket):
+- the data files' row-id ranges are merged where they overlap or touch (a range ending where
+  the next begins): a run of adjacent ranges;
+- in a run, the files of one row-id range form a group, all covering that same range, as
+  Paimon requires;
+- the groups are packed in row-id order, each file weighing ``max(size,
+  source.split.open-file-cost)``. A group heavier than ``target-file-size`` (256 mb) is a task
+  of its own. Lighter groups are gathered until their weight passes the target;
+- a task is kept when it holds at least ``compaction.min.file-num`` (5) files.
+
+BLOB and VECTOR files stay as they are: their ranges lie within the new file's. ``full``
+changes nothing here, as Paimon's coordinator has one plan.
+
+The new file is at level 0, marked ``file_source`` COMPACT. Its sequence numbers run from the
+smallest to the largest of the files it replaces, so a later update (numbered by its snapshot)
+still wins. Not written: Java's per-column maximum sequence numbers (``_WRITE_COLS_SEQUENCES``;
+pypaimon 2.1 writes them for no file either). Readers then take the file's maximum sequence
+number, which picks the same file for every field, as the range has one file holding them.
+All tasks commit as one COMPACT snapshot. pypaimon's conflict check refuses the commit if
+another writer changed the ranges meanwhile (for example, a column update of part of a new,
+wider range): the table stays as it was.
+
+Refused before anything is written, naming the table:
+- a range to compact whose rows a deletion vector deletes: Paimon carries those positions over
+  to the new file; dbt-paimon does not;
+- inline BLOB storage (``blob-descriptor-field`` and the like): values kept in the data files
+  as descriptors, which this rewrite does not carry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import List, Sequence
+
+from dbt.adapters.paimon.config.blob_vector import (INLINE_BLOB_OPTIONS, VECTOR_FILE_FORMAT,
+                                                    blob_columns, vector_columns)
+from dbt.adapters.paimon.format.splits import Split
+from dbt.adapters.paimon.ops.append_compact import FILE_SOURCE_COMPACT, AppendCompactionConfig
+
+# a target the writer never reaches: Paimon's task writes exactly one file
+ONE_FILE_TARGET = "1024 tb"
+
+
+@dataclass
+class DataEvolutionCompactUnit:
+    """One task: the data files of adjacent row-id ranges of one (partition, bucket),
+    rewritten into one file."""
+
+    split: Split                       # narrowed to the task's files, in row-id order
+    other_files: List = field(default_factory=list)   # none (compact.run_units sizes units)
+
+    @property
+    def output_level(self) -> int:
+        return 0
+
+    @property
+    def first_row_id(self) -> int:
+        return self.split.files[0].first_row_id
+
+    @property
+    def row_count(self) -> int:
+        """The rows of the task's ranges: from the first row id to the end of the last range."""
+        return max(_end(f) for f in self.split.files) - self.first_row_id
+
+
+def _end(meta) -> int:
+    """One past the last row id of the file's range."""
+    return meta.first_row_id + meta.row_count
+
+
+def is_dedicated_file(meta) -> bool:
+    """A BLOB or VECTOR file: a column stored beside the data files, left out of a task."""
+    from pypaimon.manifest.schema.data_file_meta import DataFileMeta
+
+    return DataFileMeta.is_blob_file(meta.file_name) or \
+        DataFileMeta.is_vector_file(meta.file_name)
+
+
+def dedicated_columns(options) -> List[str]:
+    """The columns stored in files of their own: BLOB columns, and VECTOR columns with
+    ``vector.file.format``."""
+    columns = blob_columns(options)
+    if options.get(VECTOR_FILE_FORMAT):
+        columns += vector_columns(options)
+    return columns
+
+
+# --------------------------------------------------------------------------- planning
+
+def plan_data_evolution_units(splits: Sequence[Split], config: AppendCompactionConfig
+                              ) -> List[DataEvolutionCompactUnit]:
+    units = []
+    for split in splits:
+        files = sorted((f for f in split.files if not is_dedicated_file(f)),
+                       key=lambda f: (f.first_row_id, f.min_sequence_number))
+        for run in _merge_ranges(files, touching=True):
+            for task in _pack(_merge_ranges(run, touching=False), config):
+                if len(task) >= config.min_file_num:
+                    narrowed = dataclasses.replace(split, files=task, levels=[0] * len(task),
+                                                   deletion_files={
+                                                       f.file_name: split.deletion_files[
+                                                           f.file_name]
+                                                       for f in task
+                                                       if f.file_name in split.deletion_files})
+                    units.append(DataEvolutionCompactUnit(narrowed))
+    return units
+
+
+def _merge_ranges(files: Sequence, touching: bool) -> List[List]:
+    """Files sorted by first row id, cut where a range starts after the ones before it end
+    (``touching``: only where a gap lies between them)."""
+    runs: List[List] = []
+    end = None
+    for meta in files:
+        start = meta.first_row_id
+        if end is None or start > end or (start == end and not touching):
+            runs.append([])
+            end = start
+        runs[-1].append(meta)
+        end = max(end, _end(meta))
+    return runs
+
+
+def _pack(groups: Sequence[List], config: AppendCompactionConfig) -> List[List]:
+    """The groups of one run packed into tasks, in row-id order, by weight."""
+    tasks: List[List] = []
+    waiting: List = []
+    weight = 0
+    for group in groups:
+        ranges = {(f.first_row_id, f.row_count) for f in group}
+        if len(ranges) > 1:
+            raise ValueError(f"data files {[f.file_name for f in group]} overlap without "
+                             f"covering the same row-id range: Paimon cannot compact them")
+        group_weight = sum(max(f.file_size, config.open_file_cost) for f in group)
+        if group_weight > config.target_file_size:
+            tasks += [group, waiting]
+            waiting, weight = [], 0
+            continue
+        waiting = waiting + group
+        weight += group_weight
+        if weight > config.target_file_size:
+            tasks.append(waiting)
+            waiting, weight = [], 0
+    tasks.append(waiting)
+    return [t for t in tasks if t]
+
+
+def refusal(table, units: Sequence[DataEvolutionCompactUnit]):
+    """Why the planned compaction may not run (a message naming the table), or None."""
+    name = table.identifier.get_full_name()
+    options = table.table_schema.options
+    inline = [o for o in INLINE_BLOB_OPTIONS if options.get(o)]
+    if inline:
+        return (f"compaction of {name} is refused: the data-evolution table keeps BLOB "
+                f"values in its data files ({', '.join(inline)}), which dbt-paimon's "
+                f"compaction does not rewrite. Nothing was written; compact it with Paimon "
+                f"(Spark's CALL sys.compact).")
+    deleted = [n for u in units for n in u.split.deletion_files]
+    if deleted:
+        return (f"compaction of {name} is refused: deletion vectors delete rows of the "
+                f"row-id ranges it would rewrite (data files {sorted(deleted)[:3]}), and "
+                f"dbt-paimon does not carry deleted positions into a data-evolution table's "
+                f"new files. Nothing was written; compact it with Paimon (Spark's CALL "
+                f"sys.compact).")
+    return None
+
+
+# --------------------------------------------------------------------------- rewriting
+
+def compact_data_evolution_unit(table, unit: DataEvolutionCompactUnit):
+    """The unit's ranges rewritten into one file; the commit message replacing its files
+    (written, not committed; on failure nothing it wrote is left)."""
+    from pypaimon.common.options.core_options import CoreOptions
+    from pypaimon.write.writer.append_only_data_writer import AppendOnlyDataWriter
+
+    from dbt.adapters.paimon.format.commit import abort
+    from dbt.adapters.paimon.format.data_evolution import iter_data_evolution_split
+    from dbt.adapters.paimon.format.errors import PaimonFormatError
+    from dbt.adapters.paimon.format.file_stats import full_stats_options
+    from dbt.adapters.paimon.format.kv_files import new_commit_message, write_through
+
+    split = unit.split
+    dedicated = set(dedicated_columns(table.table_schema.options))
+    columns = [c for c in table.field_names if c not in dedicated]
+    options = full_stats_options(table)
+    options.set(CoreOptions.TARGET_FILE_SIZE, ONE_FILE_TARGET)
+    writer = AppendOnlyDataWriter(table, tuple(split.partition_values), split.bucket, 0,
+                                  options=options, write_cols=columns if dedicated else None)
+    rows = iter_data_evolution_split(table, split, columns)
+    new_files = list(write_through(writer, (b for piece in rows for b in piece.to_batches())))
+    try:
+        if len(new_files) != 1 or new_files[0].row_count != unit.row_count:
+            raise PaimonFormatError(
+                f"compaction of {table.identifier.get_full_name()}: the row-id ranges from "
+                f"{unit.first_row_id} hold {unit.row_count} rows, but "
+                f"{sum(f.row_count for f in new_files)} were read into {len(new_files)} "
+                f"file(s); nothing was committed")
+        meta = dataclasses.replace(
+            new_files[0], level=0, file_source=FILE_SOURCE_COMPACT,
+            first_row_id=unit.first_row_id,
+            min_sequence_number=min(f.min_sequence_number for f in split.files),
+            max_sequence_number=max(f.max_sequence_number for f in split.files))
+    except BaseException:
+        abort(table, [new_commit_message(split.partition_values, split.bucket,
+                                         new_files=new_files)])
+        raise
+    return new_commit_message(split.partition_values, split.bucket, new_files=[meta],
+                              deleted_files=split.files)

@@ -1,0 +1,254 @@
+"""Compaction of data-evolution tables (ops/data_evolution_compact.py): pypaimon 2.1 writes the
+table and updates columns by row id, dbt-paimon compacts it, and pypaimon 2.1's read and ours
+give the same rows with the same ``_ROW_ID`` as before, from one file per run of adjacent
+row-id ranges, in one COMPACT snapshot.
+
+Java sources the expectations follow: DataEvolutionCompactCoordinator (ranges merged where
+they overlap or touch, groups packed by weight against target-file-size, a task kept from
+compaction.min.file-num files, BLOB files left out) and DataEvolutionNormalCompactTask (one
+file, its first row id the task's first, sequence numbers from the inputs' smallest to their
+largest, BLOB columns not rewritten)."""
+import dataclasses
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pypaimon import CatalogFactory, Schema
+
+from dbt.adapters.paimon.catalog.warehouse import open_table
+from dbt.adapters.paimon.datasource.source import TableRef
+from dbt.adapters.paimon.format.splits import Split, plan_splits
+from dbt.adapters.paimon.ops.append_compact import AppendCompactionConfig
+from dbt.adapters.paimon.ops.compact import compact_table
+from dbt.adapters.paimon.ops.data_evolution_compact import plan_data_evolution_units
+from dbt.adapters.paimon.write.column_update import update_columns
+from tests.integration.data_evolution_tables import (  # noqa: F401  (fixtures)
+    EVOLUTION, catalog, create, our_rows, pypaimon_rows, warehouse, wide, write)
+from ops_helpers import kinds
+
+# every run of ranges is compacted, whatever its file count
+EVERY_RUN = {"compaction.min.file-num": "1"}
+
+
+def _files(warehouse, name):
+    table = open_table(warehouse, "db", name)
+    return [f for s in plan_splits(table) for f in s.files]
+
+
+def _update(warehouse, table, ids, **columns):
+    run = pa.table({"id": pa.array(ids, pa.int64()), **columns})
+    update_columns(open_table(warehouse, "db", table), "m", run, "id", list(columns))
+
+
+def _state(catalog, warehouse, name):
+    rows = pypaimon_rows(catalog, name)
+    assert our_rows(warehouse, name) == rows
+    return rows, pypaimon_rows(catalog, name, with_row_id=True)
+
+
+def test_adjacent_ranges_and_their_column_files_become_one_file(spark, catalog, warehouse):
+    create(catalog, "t", **EVOLUTION)
+    for start in (0, 4, 8):
+        write(catalog.get_table("db.t"), wide(range(start, start + 4)))
+    _update(warehouse, "t", [1, 5, 9], note=["a", "b", "c"])
+    _update(warehouse, "t", [2, 6], score=pa.array([20, 60], pa.int32()))
+    before = _state(catalog, warehouse, "t")
+    assert len(_files(warehouse, "t")) == 8
+    location = TableRef(warehouse, "db", "t", {})
+
+    result = compact_table(spark, location)
+
+    assert result.snapshot_id == 6 and kinds(location)[-1] == "COMPACT"
+    assert (result.files_before, result.files_after, result.buckets) == (8, 1, 1)
+    assert result.message == ("data-evolution compaction: snapshot 6 (COMPACT), 1 run(s) of "
+                              "row-id ranges rewritten into one file each, data files 8 -> 1")
+    (new,) = _files(warehouse, "t")
+    assert (new.first_row_id, new.row_count, new.write_cols) == (0, 12, None)
+    assert (new.min_sequence_number, new.max_sequence_number) == (1, 5)
+    assert (new.level, new.file_source) == (0, 1)
+    assert _state(catalog, warehouse, "t") == before   # rows and _ROW_IDs as they were
+    # a later update of the compacted range wins over it (a higher sequence number)
+    _update(warehouse, "t", [3], name=["three"])
+    rows = dict((r[0], r) for r in pypaimon_rows(catalog, "t"))
+    assert rows[3][1] == "three" and rows[2][2] == 20 and rows[5][3] == "b"
+    assert our_rows(warehouse, "t") == pypaimon_rows(catalog, "t")
+
+
+def test_a_run_below_the_minimum_file_count_is_left_alone(spark, catalog, warehouse):
+    """Paimon's default compaction.min.file-num (5): three files are nothing to compact, with
+    or without ``full`` (the coordinator has one plan)."""
+    create(catalog, "few", **EVOLUTION)
+    for start in (0, 3):
+        write(catalog.get_table("db.few"), wide(range(start, start + 3)))
+    _update(warehouse, "few", [1], note=["x"])
+    location = TableRef(warehouse, "db", "few", {})
+    for full in (False, True):
+        result = compact_table(spark, location, full=full)
+        assert result.snapshot_id is None and kinds(location)[-1] == "APPEND"
+        assert "no run of adjacent row-id ranges holds 'compaction.min.file-num'" in \
+            result.message
+
+
+def test_each_partition_is_compacted_on_its_own_and_partitions_select(spark, catalog,
+                                                                      warehouse):
+    create(catalog, "parts", partition_keys=["dt"], **EVOLUTION, **EVERY_RUN)
+    for start, dt in ((0, "a"), (3, "b"), (6, "a")):
+        write(catalog.get_table("db.parts"), wide(range(start, start + 3), dt))
+    _update(warehouse, "parts", [1, 4], note=["one", "four"])
+    before = _state(catalog, warehouse, "parts")
+    location = TableRef(warehouse, "db", "parts", {})
+    compact_table(spark, location, partitions=[{"dt": "b"}])
+    by_dt = {s.partition["dt"]: s.files for s in plan_splits(location.open())}
+    assert len(by_dt["b"]) == 1 and len(by_dt["a"]) == 3
+    assert _state(catalog, warehouse, "parts") == before
+    compact_table(spark, location)
+    by_dt = {s.partition["dt"]: s.files for s in plan_splits(location.open())}
+    # partition a's ranges (rows 0-2 and 6-8) lie apart: a run each
+    assert sorted((f.first_row_id, f.row_count) for f in by_dt["a"]) == [(0, 3), (6, 3)]
+    assert _state(catalog, warehouse, "parts") == before
+
+
+def test_blob_files_are_left_as_they_are_and_read_the_same(spark, catalog, warehouse):
+    schema = pa.schema([("id", pa.int64()), ("note", pa.string()),
+                        ("picture", pa.large_binary())])
+    catalog.create_table("db.pictures", Schema.from_pyarrow_schema(
+        schema, options={**EVOLUTION, **EVERY_RUN, "blob-field": "picture"}), False)
+    for start in (0, 2):
+        ids = list(range(start, start + 2))
+        write(catalog.get_table("db.pictures"), pa.table({
+            "id": pa.array(ids, pa.int64()), "note": [f"n{i}" for i in ids],
+            "picture": pa.array([bytes([i]) * 3 for i in ids], pa.large_binary())},
+            schema=schema))
+    _update(warehouse, "pictures", [3], note=["three"])
+    before = _state(catalog, warehouse, "pictures")
+    blobs = sorted(f.file_name for f in _files(warehouse, "pictures") if ".blob" in f.file_name)
+    assert blobs
+    result = compact_table(spark, TableRef(warehouse, "db", "pictures", {}))
+    assert result.snapshot_id is not None
+    files = _files(warehouse, "pictures")
+    assert sorted(f.file_name for f in files if ".blob" in f.file_name) == blobs
+    (data,) = [f for f in files if ".blob" not in f.file_name]
+    assert (data.first_row_id, data.row_count, data.write_cols) == (0, 4, ["id", "note"])
+    assert _state(catalog, warehouse, "pictures") == before
+
+
+def test_rows_a_deletion_vector_deletes_refuse_the_compaction(spark, catalog, warehouse):
+    """Their positions would have to move to the new file: refused before anything is
+    written, naming the table and the files."""
+    create(catalog, "dv", **EVOLUTION, **EVERY_RUN, **{"deletion-vectors.enabled": "true"})
+    for start in (0, 3):
+        write(catalog.get_table("db.dv"), wide(range(start, start + 3)))
+    builder = catalog.get_table("db.dv").new_batch_write_builder()
+    committer = builder.new_commit()
+    committer.commit(builder.new_update().delete_by_row_id([1]))
+    committer.close()
+    before = _state(catalog, warehouse, "dv")
+    location = TableRef(warehouse, "db", "dv", {})
+    snapshots = kinds(location)
+    with pytest.raises(ValueError, match=r"compaction of db.dv is refused: deletion vectors "
+                                         r"delete rows .* Nothing was written"):
+        compact_table(spark, location)
+    assert kinds(location) == snapshots and _state(catalog, warehouse, "dv") == before
+
+
+def test_threads_and_spark_tasks_compact_to_the_same_rows(spark, tmp_path):
+    states = {}
+    for path in ("in_process", "distributed"):
+        folder = str(tmp_path / path)
+        catalog = CatalogFactory.create({"warehouse": folder})
+        catalog.create_database("db", True)
+        create(catalog, "t", **EVOLUTION, **EVERY_RUN)
+        for start in (0, 5):
+            write(catalog.get_table("db.t"), wide(range(start, start + 5)))
+        _update(folder, "t", [2, 7], note=["two", "seven"])
+        before = _state(catalog, folder, "t")
+        spark.conf.set("spark.dbt.paimon.writePath", path)
+        try:
+            assert compact_table(spark, TableRef(folder, "db", "t", {})).snapshot_id == 4
+        finally:
+            spark.conf.unset("spark.dbt.paimon.writePath")
+        assert _state(catalog, folder, "t") == before
+        states[path] = [(f.first_row_id, f.row_count, f.min_sequence_number,
+                         f.max_sequence_number) for f in _files(folder, "t")]
+    assert states["in_process"] == states["distributed"] == [(0, 10, 1, 3)]
+
+
+# --------------------------------------------------------------------------- planning
+
+@dataclasses.dataclass
+class _File:
+    file_name: str
+    first_row_id: int
+    row_count: int
+    file_size: int = 1
+    min_sequence_number: int = 1
+
+
+def _plan(files, target=100, open_cost=1, min_files=1):
+    split = Split(partition={}, partition_values=(), bucket=0, files=list(files),
+                  snapshot_id=1, primary_key_table=False)
+    config = AppendCompactionConfig(target_file_size=target, compaction_file_size=0,
+                                    min_file_num=min_files, file_num_limit=100,
+                                    delete_ratio_threshold=0.2, open_file_cost=open_cost,
+                                    force_rewrite_all_files=False)
+    return [[f.file_name for f in u.split.files] for u in plan_data_evolution_units([split],
+                                                                                     config)]
+
+
+def test_planning_follows_the_coordinator():
+    a, a2 = _File("a", 0, 10), _File("a2", 0, 10, min_sequence_number=2)
+    b, c = _File("b", 10, 5), _File("c", 20, 5)           # b touches a; c lies apart
+    blob = _File("x.blob", 0, 10)
+    assert _plan([c, b, a2, a, blob]) == [["a", "a2", "b"], ["c"]]
+    # a task needs compaction.min.file-num files
+    assert _plan([a, a2, b, c], min_files=3) == [["a", "a2", "b"]]
+    # groups gathered until their weight passes the target; a heavier group alone
+    heavy = [_File("h", 30, 5, file_size=500), _File("h2", 30, 5, file_size=500)]
+    light = [_File(f"l{i}", 35 + i, 1, file_size=40) for i in range(4)]
+    assert _plan([_File("g", 25, 5)] + heavy + light) == [
+        ["h", "h2"], ["g"], ["l0", "l1", "l2"], ["l3"]]
+    # files of one group must cover one range
+    with pytest.raises(ValueError, match="without covering the same row-id range"):
+        _plan([a, _File("half", 0, 5)])
+
+
+# --------------------------------------------------------------------------- any history
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(commits=st.lists(st.integers(1, 5), min_size=1, max_size=4),
+       updates=st.lists(st.tuples(st.sampled_from([("score",), ("note",), ("name", "note")]),
+                                  st.lists(st.integers(0, 19), min_size=1, max_size=5,
+                                           unique=True)),
+                        max_size=3),
+       min_files=st.integers(1, 4))
+def test_any_history_reads_the_same_after_compaction(spark, commits, updates, min_files):
+    """Tables of 1-4 pypaimon commits and 0-3 column updates, compacted with
+    compaction.min.file-num 1-4: pypaimon 2.1 and dbt-paimon read the rows and _ROW_IDs of
+    before, a compacted run is one file covering whole ranges, and an update after it wins."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        catalog = CatalogFactory.create({"warehouse": folder})
+        catalog.create_database("db", True)
+        create(catalog, "h", **EVOLUTION, **{"compaction.min.file-num": str(min_files)})
+        start = 0
+        for size in commits:
+            write(catalog.get_table("db.h"), wide(range(start, start + size)))
+            start += size
+        for number, (columns, ids) in enumerate(updates):
+            ids = [i for i in ids if i < start]
+            if ids:
+                values = {"score": pa.array([i * 10 + number for i in ids], pa.int32()),
+                          "note": [f"u{number}-{i}" for i in ids],
+                          "name": [f"m{number}-{i}" for i in ids]}
+                _update(folder, "h", ids, **{c: values[c] for c in columns})
+        before = _state(catalog, folder, "h")
+        compact_table(spark, TableRef(folder, "db", "h", {}))
+        assert _state(catalog, folder, "h") == before
+        ranges = sorted((f.first_row_id, f.first_row_id + f.row_count)
+                        for f in _files(folder, "h"))
+        assert ranges[0][0] == 0 and max(end for _, end in ranges) == start
+        _update(folder, "h", [0], note=["after"])
+        assert dict((r[0], r[3]) for r in pypaimon_rows(catalog, "h"))[0] == "after"
+        assert our_rows(folder, "h") == pypaimon_rows(catalog, "h")

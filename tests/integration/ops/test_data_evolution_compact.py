@@ -133,23 +133,33 @@ def test_blob_files_are_left_as_they_are_and_read_the_same(spark, catalog, wareh
     assert _state(catalog, warehouse, "pictures") == before
 
 
-def test_rows_a_deletion_vector_deletes_refuse_the_compaction(spark, catalog, warehouse):
-    """Their positions would have to move to the new file: refused before anything is
-    written, naming the table and the files."""
+def test_deletion_vectors_move_to_the_new_file(spark, catalog, warehouse):
+    """pypaimon 2.1 deletes rows 1 and 4, one in each of two ranges: the new file keeps every
+    row (row ids stay contiguous) and the old anchors' vectors move to it, each position
+    shifted by its range's first row id (Java's DataEvolutionCompactDeletionVectorRewriter);
+    the partition's index holds that one vector, and the rows read as before."""
+    from dbt.adapters.paimon.format.deletion_vectors import read_deletion_vectors
+
     create(catalog, "dv", **EVOLUTION, **EVERY_RUN, **{"deletion-vectors.enabled": "true"})
-    for start in (0, 3):
+    for start in (0, 3, 6):
         write(catalog.get_table("db.dv"), wide(range(start, start + 3)))
     builder = catalog.get_table("db.dv").new_batch_write_builder()
     committer = builder.new_commit()
-    committer.commit(builder.new_update().delete_by_row_id([1]))
+    committer.commit(builder.new_update().delete_by_row_id([1, 4]))
     committer.close()
+    _update(warehouse, "dv", [7], note=["seven"])
     before = _state(catalog, warehouse, "dv")
-    location = TableRef(warehouse, "db", "dv", {})
-    snapshots = kinds(location)
-    with pytest.raises(ValueError, match=r"compaction of db.dv is refused: deletion vectors "
-                                         r"delete rows .* Nothing was written"):
-        compact_table(spark, location)
-    assert kinds(location) == snapshots and _state(catalog, warehouse, "dv") == before
+    assert sorted(r[0] for r in before[0]) == [0, 2, 3, 5, 6, 7, 8]
+    result = compact_table(spark, TableRef(warehouse, "db", "dv", {}))
+    assert result.snapshot_id is not None and result.files_after == 1
+    (split,) = plan_splits(open_table(warehouse, "db", "dv"))
+    (new,) = split.files
+    assert (new.first_row_id, new.row_count) == (0, 9)
+    assert list(split.deletion_files) == [new.file_name]
+    vectors = read_deletion_vectors(open_table(warehouse, "db", "dv").file_io,
+                                    split.deletion_files)
+    assert vectors[new.file_name].tolist() == [1, 4]
+    assert _state(catalog, warehouse, "dv") == before
 
 
 def test_threads_and_spark_tasks_compact_to_the_same_rows(spark, tmp_path):

@@ -51,6 +51,7 @@ from dbt.adapters.paimon.ops.append_compact import (AppendCompactionConfig, Appe
 from dbt.adapters.paimon.ops.compaction_strategy import CompactionConfig, CompactUnit, pick_full, pick_minor
 from dbt.adapters.paimon.ops.data_evolution_compact import (DataEvolutionCompactUnit,
                                                             compact_data_evolution_unit,
+                                                            move_deletion_vectors,
                                                             plan_data_evolution_units)
 from dbt.adapters.paimon.ops.data_evolution_compact import refusal as data_evolution_refusal
 from dbt.adapters.paimon.runtime.changelog import full_compaction_changelog
@@ -127,11 +128,11 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
         splits = [s for s in splits if (tuple(s.partition_values), s.bucket) in buckets]
     files_before = sum(len(s.files) for s in splits)
     if is_data_evolution(table):
-        units = plan_data_evolution_units(
-            splits, AppendCompactionConfig.from_options(_options(table)))
-        refused = data_evolution_refusal(table, units)
+        refused = data_evolution_refusal(table)
         if refused:
             raise ValueError(refused)
+        units = plan_data_evolution_units(
+            splits, AppendCompactionConfig.from_options(_options(table)))
     elif table.primary_keys:
         config = CompactionConfig.from_options(_options(table))
         pick = pick_full if full else pick_minor
@@ -146,6 +147,8 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
         return CompactResult(None, full, 0, files_before, files_before, 0, 0,
                              row_id_ranges=is_data_evolution(table))
     messages = run_units(spark, location, units)
+    if is_data_evolution(table):
+        _move_deletion_vectors(table, splits, messages)
     properties = {FULL_COMPACTION_PROPERTY: "full"} if full else None
     snapshot_id = commit_units(table, messages, properties)
     deleted = sum(len(m.deleted_files) for m in messages)
@@ -160,6 +163,18 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
         result = replace(result, postpone_rows=moved.result.postpone_rows,
                          postpone_snapshot_id=moved.snapshot_id)
     return result
+
+
+def _move_deletion_vectors(table, splits, messages) -> None:
+    """A data-evolution table's deletion vectors moved to the compacted files (their index
+    written; every written file deleted again on failure)."""
+    from dbt.adapters.paimon.format.commit import abort
+
+    try:
+        move_deletion_vectors(table, splits, messages)
+    except BaseException:
+        abort(table, messages)
+        raise
 
 
 @dataclass(frozen=True)

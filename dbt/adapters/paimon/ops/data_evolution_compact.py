@@ -27,15 +27,20 @@ smallest to the largest of the files it replaces, so a later update (numbered by
 still wins. Not written: Java's per-column maximum sequence numbers (``_WRITE_COLS_SEQUENCES``;
 pypaimon 2.1 writes them for no file either). Readers then take the file's maximum sequence
 number, which picks the same file for every field, as the range has one file holding them.
+Deleted rows stay in the new file (dropping them would renumber the rows after them). Their
+deletion vectors move to it, as Java's ``DataEvolutionCompactDeletionVectorRewriter`` moves
+them: a range's vector belongs to its anchor file (the oldest data file of the range) and counts
+positions from the range's first row id, so each old anchor's positions are shifted by its
+range's distance from the new file's first row id. The partition's index then holds the moved
+vectors and those of the files left alone, in the same snapshot.
+
 All tasks commit as one COMPACT snapshot. pypaimon's conflict check refuses the commit if
 another writer changed the ranges meanwhile (for example, a column update of part of a new,
 wider range): the table stays as it was.
 
-Refused before anything is written, naming the table:
-- a range to compact whose rows a deletion vector deletes: Paimon carries those positions over
-  to the new file; dbt-paimon does not;
-- inline BLOB storage (``blob-descriptor-field`` and the like): values kept in the data files
-  as descriptors, which this rewrite does not carry.
+Refused before anything is written, naming the table: inline BLOB storage
+(``blob-descriptor-field`` and the like), values kept in the data files as descriptors, which
+this rewrite does not carry.
 """
 
 from __future__ import annotations
@@ -157,23 +162,15 @@ def _pack(groups: Sequence[List], config: AppendCompactionConfig) -> List[List]:
     return [t for t in tasks if t]
 
 
-def refusal(table, units: Sequence[DataEvolutionCompactUnit]):
-    """Why the planned compaction may not run (a message naming the table), or None."""
-    name = table.identifier.get_full_name()
+def refusal(table):
+    """Why the table's compaction may not run (a message naming the table), or None."""
     options = table.table_schema.options
     inline = [o for o in INLINE_BLOB_OPTIONS if options.get(o)]
     if inline:
-        return (f"compaction of {name} is refused: the data-evolution table keeps BLOB "
-                f"values in its data files ({', '.join(inline)}), which dbt-paimon's "
-                f"compaction does not rewrite. Nothing was written; compact it with Paimon "
-                f"(Spark's CALL sys.compact).")
-    deleted = [n for u in units for n in u.split.deletion_files]
-    if deleted:
-        return (f"compaction of {name} is refused: deletion vectors delete rows of the "
-                f"row-id ranges it would rewrite (data files {sorted(deleted)[:3]}), and "
-                f"dbt-paimon does not carry deleted positions into a data-evolution table's "
-                f"new files. Nothing was written; compact it with Paimon (Spark's CALL "
-                f"sys.compact).")
+        return (f"compaction of {table.identifier.get_full_name()} is refused: the "
+                f"data-evolution table keeps BLOB values in its data files "
+                f"({', '.join(inline)}), which dbt-paimon's compaction does not rewrite. "
+                f"Nothing was written; compact it with Paimon (Spark's CALL sys.compact).")
     return None
 
 
@@ -198,7 +195,9 @@ def compact_data_evolution_unit(table, unit: DataEvolutionCompactUnit):
     options.set(CoreOptions.TARGET_FILE_SIZE, ONE_FILE_TARGET)
     writer = AppendOnlyDataWriter(table, tuple(split.partition_values), split.bucket, 0,
                                   options=options, write_cols=columns if dedicated else None)
-    rows = iter_data_evolution_split(table, split, columns)
+    # every row, deleted or not: the deletion vectors move to the new file
+    rows = iter_data_evolution_split(table, dataclasses.replace(split, deletion_files={}),
+                                     columns)
     new_files = list(write_through(writer, (b for piece in rows for b in piece.to_batches())))
     try:
         if len(new_files) != 1 or new_files[0].row_count != unit.row_count:
@@ -218,3 +217,32 @@ def compact_data_evolution_unit(table, unit: DataEvolutionCompactUnit):
         raise
     return new_commit_message(split.partition_values, split.bucket, new_files=[meta],
                               deleted_files=split.files)
+
+
+def move_deletion_vectors(table, splits: Sequence[Split], messages: Sequence) -> None:
+    """Each rewritten partition's deletion vectors moved to the new files, set as index changes
+    on one of its messages (the vectors of the files left alone kept)."""
+    import numpy as np
+    from pypaimon.utils.data_evolution_utils import retrieve_anchor_file
+
+    from dbt.adapters.paimon.format.data_evolution import row_id_groups
+    from dbt.adapters.paimon.format.deletion_vectors import (read_deletion_vectors,
+                                                            replace_bucket_index)
+
+    for split in splits:
+        mine = [m for m in messages if (tuple(m.partition), m.bucket) ==
+                (tuple(split.partition_values), split.bucket)]
+        gone = {f.file_name for m in mine for f in m.deleted_files}
+        if not gone & set(split.deletion_files):
+            continue
+        vectors = read_deletion_vectors(table.file_io, split.deletion_files)
+        kept = {name: v for name, v in vectors.items() if name not in gone}
+        for message in mine:
+            (new,) = message.new_files
+            moved = [vectors[anchor.file_name] + (anchor.first_row_id - new.first_row_id)
+                     for anchor in map(retrieve_anchor_file, row_id_groups(message.deleted_files))
+                     if len(vectors.get(anchor.file_name, ()))]
+            if moved:
+                kept[new.file_name] = np.unique(np.concatenate(moved))
+        mine[0].index_adds, mine[0].index_deletes = replace_bucket_index(table, split, kept)
+

@@ -63,7 +63,7 @@ class DataEvolutionCompactUnit:
     """One task: the data files of adjacent row-id ranges of one (partition, bucket),
     rewritten into one file."""
 
-    split: Split                       # narrowed to the task's files, in row-id order
+    split: Split        # narrowed to the task's files, in row-id order; no deletion files
     other_files: List = field(default_factory=list)   # none (compact.run_units sizes units)
 
     @property
@@ -113,13 +113,11 @@ def plan_data_evolution_units(splits: Sequence[Split], config: AppendCompactionC
         for run in _merge_ranges(files, touching=True):
             for task in _pack(_merge_ranges(run, touching=False), config):
                 if len(task) >= config.min_file_num:
-                    narrowed = dataclasses.replace(split, files=task, levels=[0] * len(task),
-                                                   deletion_files={
-                                                       f.file_name: split.deletion_files[
-                                                           f.file_name]
-                                                       for f in task
-                                                       if f.file_name in split.deletion_files})
-                    units.append(DataEvolutionCompactUnit(narrowed))
+                    # no deletion files: every row is rewritten, deleted or not, and the
+                    # vectors move to the new file afterwards (move_deletion_vectors)
+                    units.append(DataEvolutionCompactUnit(dataclasses.replace(
+                        split, files=task, levels=[0] * len(task), deletion_files={},
+                        deletion_index_files=[])))
     return units
 
 
@@ -195,9 +193,7 @@ def compact_data_evolution_unit(table, unit: DataEvolutionCompactUnit):
     options.set(CoreOptions.TARGET_FILE_SIZE, ONE_FILE_TARGET)
     writer = AppendOnlyDataWriter(table, tuple(split.partition_values), split.bucket, 0,
                                   options=options, write_cols=columns if dedicated else None)
-    # every row, deleted or not: the deletion vectors move to the new file
-    rows = iter_data_evolution_split(table, dataclasses.replace(split, deletion_files={}),
-                                     columns)
+    rows = iter_data_evolution_split(table, split, columns)
     new_files = list(write_through(writer, (b for piece in rows for b in piece.to_batches())))
     try:
         if len(new_files) != 1 or new_files[0].row_count != unit.row_count:

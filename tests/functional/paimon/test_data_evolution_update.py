@@ -2,7 +2,8 @@
 data-evolution table, a second model writes two of its columns by key (one commit of column
 files), pypaimon 2.1 reads the table exactly and the model's view shows every column; a model
 whose keys match no row, or naming a column the table lacks, fails without a commit, and one with
-`when_not_matched='insert'` adds them as new rows."""
+`when_not_matched='insert'` adds them as new rows. Then `compact` rewrites the row-id ranges into
+one file (rows and _ROW_IDs kept) and `update_rows` changes a row by row id."""
 
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
@@ -107,3 +108,11 @@ class TestDataEvolutionUpdate:
                                              "{{ paimon_row_tracking(ref('base')) }}"])
         assert sorted(map(tuple, again.results[0].agate_table.rows)) == \
             sorted(map(tuple, row_ids.results[0].agate_table.rows))
+
+        # a row operation changes the table by row id: a column file, no data file rewritten
+        _, out = run_dbt_and_capture(["run-operation", "update_rows", "--args",
+                                      '{model: base, set: {note: "nine"}, where: "id = 9"}'])
+        assert "1 updated by row id" in out and "0 data files rewritten" in out, out
+        assert pypaimon_rows(project) == [(1, "a", 100, "updated a"), (2, "b", 5, "n2"),
+                                          (3, "c", 301, "updated c"), (9, None, 7, "nine")]
+        assert commit_kinds(project, "base")[-1] == "APPEND"

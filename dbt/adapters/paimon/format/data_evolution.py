@@ -56,19 +56,20 @@ def is_column_file(meta: DataFileMeta) -> bool:
 
 
 def rewrite_refusal(table, what: str) -> Optional[str]:
-    """Why ``what`` (a row operation) may not run on ``table``, or None: it rewrites rows
-    into files that store ``_ROW_ID`` and have no ``first_row_id``, as on a row-tracking
-    table, but every file of a data-evolution table is matched to its rows by its
-    ``first_row_id`` (its column files, BLOB and VECTOR files, and Paimon's readers rely on
-    it): after such a rewrite neither Paimon nor pypaimon nor dbt-paimon could read the table.
-    (A compaction rewrites such a table by row-id range: ops/data_evolution_compact.py.)"""
+    """Why ``what`` may not rewrite rows of ``table`` into files of their own, or None. Such
+    files store ``_ROW_ID`` and have no ``first_row_id``, as on a row-tracking table, but every
+    file of a data-evolution table is matched to its rows by its ``first_row_id`` (its column
+    files, BLOB and VECTOR files, and Paimon's readers rely on it): after such a rewrite neither
+    Paimon nor pypaimon nor dbt-paimon could read the table. The row operations change such a
+    table by row id instead (ops/data_evolution_row_ops.py), and its compaction rewrites whole
+    row-id ranges (ops/data_evolution_compact.py)."""
     if not is_data_evolution(table):
         return None
     return (f"{what} of {table.identifier.get_full_name()} is refused: it is a data-evolution "
             f"table ('data-evolution.enabled'), whose files are matched to their rows by "
-            f"row-id range, and dbt-paimon rewrites rows only into files of their own. Nothing "
-            f"was written. Update its columns with a data_evolution_update model, and delete "
-            f"or rewrite its rows with Paimon (Spark's UPDATE, DELETE, MERGE INTO).")
+            f"row-id range, so its rows are never rewritten into files of their own. Nothing "
+            f"was written. Change its rows by row id (update_rows, delete_rows, merge_rows, "
+            f"a data_evolution_update model) and compact it with `compact`.")
 
 
 def row_id_groups(files: Sequence[DataFileMeta]) -> List[List[DataFileMeta]]:

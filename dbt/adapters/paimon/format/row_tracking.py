@@ -112,9 +112,9 @@ def read_tracked_split(table, split: Split, columns: Sequence[str],
 
     A data-evolution table whose rows are stored across several files is read only with
     ``assemble_rows`` (the ``paimon_row_tracking`` source; its splits hold whole row-id
-    ranges), and never with ``SOURCE_FILE``: such a row lives in no one file, so the callers
-    that rewrite files row by row (the row operations) are refused. (Its compaction rewrites
-    whole row-id ranges: ops/data_evolution_compact.py.)"""
+    ranges), and never with ``SOURCE_FILE``: such a row lives in no one file. (The row
+    operations change such a table by row id, ops/data_evolution_row_ops.py; its compaction
+    rewrites whole row-id ranges, ops/data_evolution_compact.py.)"""
     from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
 
     schema = tracked_schema(table, with_source_file=True)
@@ -125,9 +125,9 @@ def read_tracked_split(table, split: Split, columns: Sequence[str],
                 f"Paimon table {table.identifier.get_full_name()} is a data-evolution table "
                 f"whose rows are stored across several files (a column updated by row id, a "
                 f"BLOB or a VECTOR column): dbt-paimon reads its rows, with _ROW_ID and "
-                f"_SEQUENCE_NUMBER too, but does not rewrite its rows (row operations). "
-                f"Update its columns with a data_evolution_update model, or with "
-                f"Paimon (Spark's UPDATE/MERGE INTO, pypaimon's update_by_arrow_with_row_id).")
+                f"_SEQUENCE_NUMBER too, but a row of it lives in no one file, so it is "
+                f"never rewritten file by file: its rows are changed by row id (update_rows, "
+                f"delete_rows, merge_rows, a data_evolution_update model).")
         return _read_assembled(table, split, out_schema)
     data_columns = [c for c in columns if c not in TRACKING_COLUMNS and c != SOURCE_FILE]
     pieces = []
@@ -194,7 +194,8 @@ class TrackedRowsWriter:
     def __init__(self, table):
         from dbt.adapters.paimon.format.data_evolution import rewrite_refusal
 
-        refusal = rewrite_refusal(table, "rewriting rows")  # the operations refuse first
+        # never reached through the operations, which change such tables by row id
+        refusal = rewrite_refusal(table, "rewriting rows")
         if refusal:
             raise PaimonFormatError(refusal)
         self.table = table

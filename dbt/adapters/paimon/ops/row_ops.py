@@ -15,6 +15,8 @@ On a table with deletion vectors (Paimon Spark's DELETE there writes vectors) th
 copy-on-write applies: rows already deleted by a vector are not read, and the rewritten files'
 vectors leave the index in the same commit (format/row_tracking.py: deletion_messages); Paimon
 Spark would write vectors instead of rewriting files there, with the same rows as the result.
+A data-evolution table's rows are changed by row id instead, none rewritten
+(ops/data_evolution_row_ops.py).
 Conditions and expressions are Spark SQL over the table's columns (and ``_ROW_ID``,
 ``_SEQUENCE_NUMBER``); MERGE names the table ``t`` and the source ``s``.
 
@@ -38,7 +40,7 @@ from pyspark.sql import functions as F
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.row_tracking import (ROW_ID, SEQUENCE_NUMBER, SOURCE_FILE,
                                                      require_row_tracking)
-from dbt.adapters.paimon.ops import row_executors
+from dbt.adapters.paimon.ops import data_evolution_row_ops, row_executors
 
 _MATCHED = "_paimon_merge_matched"
 _ORDER = "_paimon_merge_source_order"
@@ -88,15 +90,19 @@ def tracked_rows(spark: SparkSession, location: TableRef,
 
 
 def _open_tracked(location: TableRef, what: str):
-    from dbt.adapters.paimon.format.data_evolution import rewrite_refusal
     from dbt.adapters.paimon.format.splits import current_snapshot_id
 
     table = location.open()
     require_row_tracking(table, what)
-    refusal = rewrite_refusal(table, what)
-    if refusal:
-        raise ValueError(refusal)
     return table, current_snapshot_id(table)
+
+
+def _by_row_id(table) -> bool:
+    """A data-evolution table: its rows are changed by row id (ops/data_evolution_row_ops.py),
+    never rewritten."""
+    from dbt.adapters.paimon.format.data_evolution import is_data_evolution
+
+    return is_data_evolution(table)
 
 
 def _executor(spark, location: TableRef, table, base: Optional[int], what: str,
@@ -157,6 +163,9 @@ def update_rows(spark: SparkSession, location: TableRef, where: Optional[str],
     sets.update({c: F.expr(str(e)) for c, e in (expressions or {}).items()})
     _check_assignments(table, sets, "set", what)
     condition = F.coalesce(_condition(where, "where", what), F.lit(False))
+    if _by_row_id(table):
+        return data_evolution_row_ops.update_rows(tracked_rows(spark, location), table, what,
+                                                  condition, sets)
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes)
     frame = executor.frame
     files, count = _files_and_count(frame.where(condition))
@@ -180,6 +189,9 @@ def delete_rows(spark: SparkSession, location: TableRef, where: Optional[str],
     what = f"delete_rows on {location.name}"
     table, base = _open_tracked(location, what)
     condition = F.coalesce(_condition(where, "where", what), F.lit(False))
+    if _by_row_id(table):
+        return data_evolution_row_ops.delete_rows(tracked_rows(spark, location), table, what,
+                                                  condition)
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes)
     frame = executor.frame
     files, count = _files_and_count(frame.where(condition))
@@ -223,6 +235,9 @@ def merge_rows(spark: SparkSession, location: TableRef, source: DataFrame,
     condition = _condition(on, "condition", what)
     updates = _merge_assignments(table, source, update, "update", what)
     inserts = _merge_assignments(table, source, insert, "insert", what)
+    if _by_row_id(table):
+        return data_evolution_row_ops.merge_rows(tracked_rows(spark, location), table, what,
+                                                 source, condition, updates, inserts, on)
     columns = _data_columns(table)
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes,
                          source)

@@ -260,18 +260,25 @@ def new_rows(table, model: str, rows: pa.Table) -> pa.Table:
 
 
 def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequence[str],
-                   when_not_matched: str = "error") -> ColumnUpdateResult:
+                   when_not_matched: str = "error",
+                   appended: Optional[pa.Table] = None) -> ColumnUpdateResult:
     """Write ``columns`` of ``rows`` into the rows of ``table`` their ``key`` names: one column
     file per touched row-id range (pypaimon's update writer), ONE commit. With
     ``when_not_matched='insert'`` the rows matching none are appended as new rows in the same
-    commit (``rows`` then also carries the table's partition columns)."""
+    commit (``rows`` then also carries the table's partition columns). ``appended``: more new
+    rows for that commit (a MERGE's inserts), their columns the table's or fewer."""
     from dbt.adapters.paimon.datasource.source import write_append_files
     from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
 
     insert = when_not_matched == "insert"
-    check_update(table, model, key, columns, rows.column_names, insert)
-    data, files, unmatched = matched_rows(table, model, rows, key, columns, insert)
-    added = new_rows(table, model, unmatched) if unmatched.num_rows else None
+    if columns or appended is None:
+        check_update(table, model, key, columns, rows.column_names, insert)
+        data, files, unmatched = matched_rows(table, model, rows, key, columns, insert)
+    else:   # only new rows
+        data, files, unmatched = rows.slice(0, 0), None, rows.slice(0, 0)
+    pieces = [new_rows(table, model, r) for r in (unmatched, appended)
+              if r is not None and r.num_rows]
+    added = pa.concat_tables(pieces) if pieces else None
     if not data.num_rows and added is None:
         return ColumnUpdateResult(0, 0, None)
     stored = {f.name: f.type for f in _arrow_schema(table)}

@@ -1,0 +1,141 @@
+"""UPDATE, DELETE and MERGE INTO on data-evolution tables (ops/data_evolution_row_ops.py,
+through ops/row_ops.py's functions): pypaimon 2.1 writes the table, the operation changes rows by
+row id, and pypaimon 2.1's read and ours give the expected rows. No data file is rewritten:
+UPDATE writes files holding only the assigned columns, DELETE deletion vectors, MERGE both
+and new rows whose row ids follow the table's last. Each is one snapshot, of the kind Paimon's
+commit gives it: APPEND for new files, OVERWRITE for deletion vectors changed (its
+``shouldBeOverwriteCommit``). Bad input fails before anything is written."""
+import pyarrow as pa
+import pytest
+
+from dbt.adapters.paimon.catalog.warehouse import open_table
+from dbt.adapters.paimon.datasource.source import TableRef
+from dbt.adapters.paimon.format.splits import plan_splits
+from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, update_rows
+from tests.integration.data_evolution_tables import (  # noqa: F401  (fixtures)
+    EVOLUTION, catalog, create, our_rows, pypaimon_rows, warehouse, wide, write)
+from ops_helpers import kinds
+
+DV = {"deletion-vectors.enabled": "true"}
+
+
+def _table(catalog, warehouse, name, **options):
+    create(catalog, name, partition_keys=["dt"], **EVOLUTION, **options)
+    write(catalog.get_table(f"db.{name}"), wide(range(0, 4), "a"))
+    write(catalog.get_table(f"db.{name}"), wide(range(4, 6), "b"))
+    return TableRef(warehouse, "db", name, {})
+
+
+def _rows(catalog, warehouse, name):
+    rows = pypaimon_rows(catalog, name)
+    assert our_rows(warehouse, name) == rows
+    return {r[0]: r for r in rows}
+
+
+def _data_files(location):
+    return sorted(f.file_name for s in plan_splits(location.open()) for f in s.files
+                  if not f.write_cols)
+
+
+def test_update_writes_only_the_assigned_columns_by_row_id(spark, catalog, warehouse):
+    location = _table(catalog, warehouse, "u")
+    ids = dict(pypaimon_rows(catalog, "u", with_row_id=True))
+    files = _data_files(location)
+    result = update_rows(spark, location, "id % 2 = 1", values={"note": "odd"},
+                         expressions={"score": "score * 100"})
+    assert (result.updated, result.rewritten_files) == (3, 0)
+    assert result.message == f"3 updated by row id (snapshot {result.snapshot_id}; 0 data " \
+                             f"files rewritten)"
+    assert kinds(location) == ["APPEND"] * 3
+    rows = _rows(catalog, warehouse, "u")
+    for i in range(6):
+        name, score, note, dt = f"n{i}", i, f"note{i}", "a" if i < 4 else "b"
+        if i % 2:
+            score, note = i * 100, "odd"
+        assert rows[i] == (i, name, score, note, dt)
+    assert dict(pypaimon_rows(catalog, "u", with_row_id=True)) == ids
+    # the rows' files are as they were; the new ones hold only the assigned columns
+    assert _data_files(location) == files
+    written = [f for s in plan_splits(location.open()) for f in s.files if f.write_cols]
+    assert written and all(sorted(f.write_cols) == ["note", "score"] for f in written)
+    # nothing matched: no commit
+    assert update_rows(spark, location, "id > 100", values={"note": "x"}).snapshot_id is None
+    assert len(kinds(location)) == 3
+
+
+def test_delete_marks_rows_in_deletion_vectors(spark, catalog, warehouse):
+    location = _table(catalog, warehouse, "d", **DV)
+    files = _data_files(location)
+    result = delete_rows(spark, location, "id in (1, 4)")
+    assert (result.deleted, result.rewritten_files) == (2, 0)
+    assert kinds(location) == ["APPEND", "APPEND", "OVERWRITE"]
+    assert sorted(_rows(catalog, warehouse, "d")) == [0, 2, 3, 5]
+    assert _data_files(location) == files
+    (split_a, split_b) = plan_splits(location.open())
+    assert split_a.deletion_files and split_b.deletion_files
+    # a deleted row is no longer matched
+    assert delete_rows(spark, location, "id = 1").snapshot_id is None
+
+
+def test_delete_needs_deletion_vectors(spark, catalog, warehouse):
+    location = _table(catalog, warehouse, "nodv")
+    before = _rows(catalog, warehouse, "nodv")
+    with pytest.raises(ValueError, match="whose rows Paimon deletes with deletion vectors, and "
+                                         "it has none: set its table option 'deletion-vectors"
+                                         ".enabled'"):
+        delete_rows(spark, location, "id = 1")
+    assert kinds(location) == ["APPEND"] * 2 and _rows(catalog, warehouse, "nodv") == before
+
+
+def test_merge_updates_matched_rows_by_row_id_and_appends_the_others(spark, catalog,
+                                                                      warehouse):
+    location = _table(catalog, warehouse, "m")
+    ids = dict(pypaimon_rows(catalog, "m", with_row_id=True))
+    source = spark.createDataFrame([(1, "one", "a"), (5, "five", "b"), (7, "seven", "b"),
+                                    (8, "eight", "a")], "id bigint, note string, dt string")
+    result = merge_rows(spark, location, source, "t.id = s.id", update={"note": "s.note"},
+                        insert={"id": "s.id", "note": "s.note", "dt": "s.dt",
+                                "score": "cast(s.id * 10 as int)"})
+    assert (result.updated, result.inserted) == (2, 2)
+    assert kinds(location) == ["APPEND"] * 3
+    rows = _rows(catalog, warehouse, "m")
+    assert rows[1] == (1, "n1", 1, "one", "a") and rows[5] == (5, "n5", 5, "five", "b")
+    assert rows[7] == (7, None, 70, "seven", "b") and rows[8] == (8, None, 80, "eight", "a")
+    assert rows[2] == (2, "n2", 2, "note2", "a")
+    after = dict(pypaimon_rows(catalog, "m", with_row_id=True))
+    assert {i: after[i] for i in ids} == ids            # existing rows keep their ids
+    assert sorted([after[7], after[8]]) == [6, 7]       # new rows after the table's last
+
+
+def test_bad_input_fails_before_anything_is_written(spark, catalog, warehouse):
+    location = _table(catalog, warehouse, "bad")
+    before = _rows(catalog, warehouse, "bad")
+    with pytest.raises(ValueError, match=r"update_rows on db.bad: db.bad is a data-evolution "
+                                         r"table, whose rows are changed by row id: \['dt'\] "
+                                         r"are partition columns"):
+        update_rows(spark, location, "id = 1", values={"dt": "b"})
+    twice = spark.createDataFrame([(1, "x"), (1, "y")], "id bigint, note string")
+    with pytest.raises(ValueError, match="match more than one source row"):
+        merge_rows(spark, location, twice, "t.id = s.id", update={"note": "s.note"},
+                   insert=None)
+    with pytest.raises(ValueError, match="unknown|cannot be resolved|UNRESOLVED"):
+        update_rows(spark, location, "nope = 1", values={"note": "x"})
+    assert kinds(location) == ["APPEND"] * 2 and _rows(catalog, warehouse, "bad") == before
+
+
+def test_a_merge_inserting_null_into_a_not_null_column_fails_before_its_commit(spark, catalog,
+                                                                             warehouse):
+    from pypaimon import Schema
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("note", pa.string())])
+    catalog.create_table("db.strict", Schema.from_pyarrow_schema(schema, options=EVOLUTION),
+                         False)
+    write(catalog.get_table("db.strict"),
+          pa.table({"id": pa.array([1], pa.int64()), "note": ["a"]}, schema=schema))
+    location = TableRef(warehouse, "db", "strict", {})
+    source = spark.createDataFrame([(2, "b")], "key bigint, note string")
+    with pytest.raises(ValueError, match=r"1 source rows match no row and would be inserted "
+                                         r"holding NULL in the NOT NULL column\(s\) \['id'\]"):
+        merge_rows(spark, location, source, "t.id = s.key", update=None,
+                   insert={"note": "s.note"})
+    assert kinds(location) == ["APPEND"]

@@ -24,7 +24,7 @@ decode them).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -33,7 +33,6 @@ from pyspark.sql import functions as F
 
 from dbt.adapters.paimon.format.row_tracking import ROW_ID
 
-EXECUTOR = "by row id"
 _MATCHED = "_paimon_merge_matched"
 _ORDER = "_paimon_merge_source_order"
 
@@ -69,14 +68,24 @@ def _matched_values(frame: DataFrame, condition: Column, sets: Dict[str, Column]
         F.col(ROW_ID), *[sets[c].cast(frame.schema[c].dataType).alias(c) for c in sets]))
 
 
-def _result(update, deleted: int = 0):
-    from dbt.adapters.paimon.ops.row_ops import RowOpResult
+class Changed(NamedTuple):
+    """What an operation changed: rows updated, deleted and inserted, and its snapshot (None
+    when nothing matched)."""
+    updated: int
+    deleted: int
+    inserted: int
+    snapshot_id: Optional[int]
 
-    return RowOpResult(update.rows, deleted, update.inserted, 0, update.snapshot_id, EXECUTOR)
+
+NOTHING = Changed(0, 0, 0, None)
+
+
+def _result(update) -> Changed:
+    return Changed(update.rows, 0, update.inserted, update.snapshot_id)
 
 
 def update_rows(frame: DataFrame, table, what: str, condition: Column,
-                sets: Dict[str, Column]):
+                sets: Dict[str, Column]) -> Changed:
     """UPDATE t SET ``sets`` WHERE ``condition`` over ``frame`` (the tracked rows)."""
     from dbt.adapters.paimon.write.column_update import update_columns
 
@@ -85,12 +94,11 @@ def update_rows(frame: DataFrame, table, what: str, condition: Column,
     return _result(update_columns(table, what, values, ROW_ID, list(sets)))
 
 
-def delete_rows(frame: DataFrame, table, what: str, condition: Column):
+def delete_rows(frame: DataFrame, table, what: str, condition: Column) -> Changed:
     """DELETE FROM t WHERE ``condition``: the matched rows marked in deletion vectors."""
     from pypaimon.write.table_delete import TableDeleteByRowId
 
     from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
-    from dbt.adapters.paimon.ops.row_ops import RowOpResult
 
     if not table.options.deletion_vectors_enabled():
         raise ValueError(f"{what}: {table.identifier.get_full_name()} is a data-evolution "
@@ -100,14 +108,14 @@ def delete_rows(frame: DataFrame, table, what: str, condition: Column):
     check_assignable(table, what, [])
     ids = collect_row_ids(frame.where(condition))
     if not ids:
-        return RowOpResult(0, 0, 0, 0, None, EXECUTOR)
+        return NOTHING
     messages = TableDeleteByRowId(table).delete(ids)
     try:
         snapshot = commit_append(table, messages, check_sequences=False)
     except BaseException:
         abort_unless_committed(table, messages)
         raise
-    return RowOpResult(0, len(ids), 0, 0, snapshot, EXECUTOR)
+    return Changed(0, len(ids), 0, snapshot)
 
 
 def collect_row_ids(frame: DataFrame) -> List[int]:
@@ -129,7 +137,7 @@ def _check_not_null(table, what: str, added: pa.Table) -> None:
 
 def merge_rows(frame: DataFrame, table, what: str, source: DataFrame, condition: Column,
                updates: Optional[Dict[str, Column]], inserts: Optional[Dict[str, Column]],
-               on: str):
+               on: str) -> Changed:
     """MERGE INTO t USING s ON ``condition``: the matched rows' ``updates`` written by row id,
     the unmatched source rows' ``inserts`` appended as new rows, in one commit."""
     from dbt.adapters.paimon.datasource.spark_arrow import collect_arrow
@@ -160,5 +168,7 @@ def merge_rows(frame: DataFrame, table, what: str, source: DataFrame, condition:
             added = None
         else:
             _check_not_null(table, what, added)
+    if not values.num_rows and added is None:
+        return NOTHING
     update = update_columns(table, what, values, ROW_ID, list(updates or {}), appended=added)
     return _result(update)

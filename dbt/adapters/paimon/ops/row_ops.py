@@ -105,6 +105,12 @@ def _by_row_id(table) -> bool:
     return is_data_evolution(table)
 
 
+def _by_row_id_result(changed: data_evolution_row_ops.Changed) -> RowOpResult:
+    """No data file is rewritten; the message names the executor ``by row id``."""
+    return RowOpResult(changed.updated, changed.deleted, changed.inserted, 0,
+                       changed.snapshot_id, "by row id")
+
+
 def _executor(spark, location: TableRef, table, base: Optional[int], what: str,
               write_path: Optional[str], max_bytes: Optional[int],
               source: Optional[DataFrame] = None) -> row_executors.RowOpExecutor:
@@ -164,8 +170,8 @@ def update_rows(spark: SparkSession, location: TableRef, where: Optional[str],
     _check_assignments(table, sets, "set", what)
     condition = F.coalesce(_condition(where, "where", what), F.lit(False))
     if _by_row_id(table):
-        return data_evolution_row_ops.update_rows(tracked_rows(spark, location), table, what,
-                                                  condition, sets)
+        return _by_row_id_result(data_evolution_row_ops.update_rows(
+            tracked_rows(spark, location), table, what, condition, sets))
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes)
     frame = executor.frame
     files, count = _files_and_count(frame.where(condition))
@@ -190,8 +196,8 @@ def delete_rows(spark: SparkSession, location: TableRef, where: Optional[str],
     table, base = _open_tracked(location, what)
     condition = F.coalesce(_condition(where, "where", what), F.lit(False))
     if _by_row_id(table):
-        return data_evolution_row_ops.delete_rows(tracked_rows(spark, location), table, what,
-                                                  condition)
+        return _by_row_id_result(data_evolution_row_ops.delete_rows(
+            tracked_rows(spark, location), table, what, condition))
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes)
     frame = executor.frame
     files, count = _files_and_count(frame.where(condition))
@@ -236,8 +242,9 @@ def merge_rows(spark: SparkSession, location: TableRef, source: DataFrame,
     updates = _merge_assignments(table, source, update, "update", what)
     inserts = _merge_assignments(table, source, insert, "insert", what)
     if _by_row_id(table):
-        return data_evolution_row_ops.merge_rows(tracked_rows(spark, location), table, what,
-                                                 source, condition, updates, inserts, on)
+        return _by_row_id_result(data_evolution_row_ops.merge_rows(
+            tracked_rows(spark, location), table, what, source, condition, updates, inserts,
+            on))
     columns = _data_columns(table)
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes,
                          source)

@@ -131,6 +131,29 @@ def test_compact_moves_streaming_rows_into_real_buckets(spark, catalog, tmp_path
     assert compact_table(spark, location).postpone_snapshot_id is None
 
 
+def test_threads_and_spark_tasks_move_postpone_rows_alike(spark, catalog, tmp_path):
+    """A partition per unit, run in threads of the dbt process or one Spark task each: the
+    same rows land in the same buckets, in one COMPACT snapshot."""
+    first = rows([1, 2, 1, 5, 30, 31, 30], ["a"] * 5 + ["b"] * 2, "first")
+    second = rows([2, 31, 40], ["a", "b", "c"], "second")
+    layouts = {}
+    for path in ("in_process", "distributed"):
+        create(catalog, path, **{"postpone.default-bucket-num": "2"})
+        stream_write(catalog, path, first, 1)
+        stream_write(catalog, path, second, 2)
+        location = location_of(tmp_path, path)
+        spark.conf.set("spark.dbt.paimon.writePath", path)
+        try:
+            result = compact_table(spark, location)
+        finally:
+            spark.conf.unset("spark.dbt.paimon.writePath")
+        assert result.postpone_rows == 10 and result.postpone_snapshot_id == 3
+        assert ours(location) == pypaimon_rows(catalog, path) == expected(first, second)
+        layouts[path] = sorted((s.partition["dt"], s.bucket, s.row_count)
+                               for s in splits_mod.plan_splits(location.open()))
+    assert layouts["in_process"] == layouts["distributed"]
+
+
 def test_compact_estimates_bucket_counts_as_paimon(spark, catalog, tmp_path):
     """Without postpone.default-bucket-num: ceil(postpone rows /
     postpone.target-row-num-per-bucket) per new partition."""

@@ -119,7 +119,7 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
     table = location.open()
     moved = None
     if is_postpone_table(table):
-        moved = _move_postpone_rows(location, table, partitions)
+        moved = _move_postpone_rows(spark, location, table, partitions)
         if not full:
             buckets = moved.buckets if buckets is None else buckets & moved.buckets
         table = location.open()
@@ -184,7 +184,7 @@ class _Moved:
     result: CompactResult
 
 
-def _move_postpone_rows(location: TableRef, table, partitions) -> _Moved:
+def _move_postpone_rows(spark, location: TableRef, table, partitions) -> _Moved:
     """A postpone-bucket table: its postpone files' rows moved into real buckets as one
     COMPACT snapshot (ops/postpone.py); the buckets the compaction after it considers are
     those and the real buckets holding level-0 files, as Paimon's postpone compaction."""
@@ -195,7 +195,7 @@ def _move_postpone_rows(location: TableRef, table, partitions) -> _Moved:
             f"Paimon table {location.name} is a postpone-bucket table (bucket = -2): its "
             f"compaction moves every partition's postpone rows at once, as Paimon's does "
             f"(Paimon's postpone compaction takes no partitions); leave out 'partitions'")
-    messages, written = move_postpone_rows(location, table)
+    messages, written = move_postpone_rows(spark, location, table)
     snapshot_id = None
     rows = sum(f.row_count for m in messages for f in m.deleted_files)
     if messages:
@@ -264,7 +264,7 @@ def _run_in_threads(location: TableRef, units: Sequence[CompactUnit]) -> List[di
 
     def run(unit: CompactUnit) -> dict:
         try:
-            return {"messages": [compact_unit(location.open(), unit)], "error": None}
+            return {"messages": unit_messages(location.open(), unit), "error": None}
         except BaseException as exc:  # noqa: BLE001 - every unit's files must be known first
             return {"messages": [], "error": exc}
 
@@ -301,13 +301,23 @@ def compact_task(location: TableRef,
             table = None
             try:
                 table = location.open()
-                messages.append(compact_unit(table, unit))
+                messages += unit_messages(table, unit)
             except BaseException as exc:  # noqa: BLE001 - reported to the driver
                 error = task_errors.encode(exc)
             result = pickle.dumps({"messages": messages if error is None else [],
                                    "error": error})
             yield pa.RecordBatch.from_arrays([pa.array([result], pa.binary())],
                                              names=["payload"])
+
+
+def unit_messages(table, unit) -> list:
+    """The commit messages of one unit: a postpone partition's move (ops/postpone.py) gives
+    one per bucket it writes, every other unit one."""
+    from dbt.adapters.paimon.ops.postpone import PostponeMoveUnit, move_partition
+
+    if isinstance(unit, PostponeMoveUnit):
+        return move_partition(table, unit)
+    return [compact_unit(table, unit)]
 
 
 def compact_unit(table, unit: CompactUnit):

@@ -38,7 +38,8 @@ for any run below that).
 
 from __future__ import annotations
 
-from typing import Tuple
+from dataclasses import dataclass, field
+from typing import Any, List, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -53,16 +54,25 @@ from dbt.adapters.paimon.format.splits import POSTPONE_BUCKET, Split, plan_split
 
 # --------------------------------------------------------------------------- compaction
 
-def move_postpone_rows(location, table) -> Tuple[list, set]:
+@dataclass
+class PostponeMoveUnit:
+    """One partition's postpone files, whose rows move into its real buckets: a task of the
+    compaction (ops/compact.py runs it in a thread or a Spark task, as a compaction unit)."""
+
+    split: Split              # the partition's postpone files, in replay order (writer_order)
+    plan: Any                 # the write plan, every partition's bucket count in it
+    other_files: List = field(default_factory=list)   # none (compact.run_units sizes units)
+
+
+def move_postpone_rows(spark, location, table) -> Tuple[list, set]:
     """The commit messages that move every postpone file's rows into real buckets (new level-0
-    files, the postpone files deleted), and the (partition, bucket) pairs written. Files
-    written are deleted again when anything fails."""
-    from dbt.adapters.paimon.format.commit import abort
-    from dbt.adapters.paimon.format.kv_files import new_commit_message, read_split_records
-    from dbt.adapters.paimon.write.plan import BUCKET, ROW_KIND, SEQ
+    files, the postpone files deleted), and the (partition, bucket) pairs written: a partition
+    per unit (a key lives in one partition, so a unit holds one partition's pending rows),
+    in threads of this process or in Spark tasks as compaction units are. Files written are
+    deleted again when anything fails."""
+    from dbt.adapters.paimon.format.kv_files import new_commit_message
+    from dbt.adapters.paimon.ops.compact import run_units
     from dbt.adapters.paimon.write.spark_job import make_plan
-    from dbt.adapters.paimon.write.tasks import existing_splits, fixed_buckets, split_groups, \
-        write_groups
 
     snapshot = table.snapshot_manager().get_latest_snapshot()
     if snapshot is None:
@@ -75,35 +85,47 @@ def move_postpone_rows(location, table) -> Tuple[list, set]:
     plan = make_plan(None, table, location, f"compaction of {location.name}", None,
                      postpone_counts={**known, **counts})
     keys = list(table.partition_keys)
-    messages: list = []
-    try:
-        # a partition at a time (a key lives in one partition): the process holds one
-        # partition's pending rows, not the table's
-        for partition, files in pending.items():
-            split = Split(partition=dict(zip(keys, partition)), partition_values=partition,
-                          bucket=POSTPONE_BUCKET, files=writer_order(files),
-                          snapshot_id=snapshot.id)
-            data = read_split_records(table, split, columns=plan.names).drop_columns(["_level"])
-            if not data.num_rows:
-                continue
-            # arrival order: writer by writer, file by file, row by row
-            data = data.set_column(data.schema.get_field_index("_seq"), SEQ,
-                                   pa.array(np.arange(data.num_rows, dtype=np.int64)))
-            data = data.rename_columns([ROW_KIND if n == "_row_kind" else n
-                                        for n in data.column_names])
-            data = data.append_column(BUCKET, fixed_buckets(
-                plan, *[data.column(k) for k in plan.bucket_input_columns]))
-            groups = list(split_groups(data, plan.group_columns))
-            del data
-            write_groups(plan, table, groups, existing_splits(plan, table, groups), messages)
-    except BaseException:
-        if messages:
-            abort(table, messages)
-        raise
+    units = [PostponeMoveUnit(Split(partition=dict(zip(keys, partition)),
+                                    partition_values=partition, bucket=POSTPONE_BUCKET,
+                                    files=writer_order(files), snapshot_id=snapshot.id), plan)
+             for partition, files in pending.items()]
+    messages = run_units(spark, location, units)
     written = {(tuple(m.partition), m.bucket) for m in messages}
     for partition, files in pending.items():
         messages.append(new_commit_message(partition, POSTPONE_BUCKET, deleted_files=files))
     return messages, written
+
+
+def move_partition(table, unit: PostponeMoveUnit) -> list:
+    """The unit's rows written into their fixed buckets: the messages adding the new level-0
+    files (none for a partition whose postpone files hold no row)."""
+    from dbt.adapters.paimon.format.commit import abort
+    from dbt.adapters.paimon.format.kv_files import read_split_records
+    from dbt.adapters.paimon.write.plan import BUCKET, ROW_KIND, SEQ
+    from dbt.adapters.paimon.write.tasks import existing_splits, fixed_buckets, split_groups, \
+        write_groups
+
+    plan = unit.plan
+    data = read_split_records(table, unit.split, columns=plan.names).drop_columns(["_level"])
+    if not data.num_rows:
+        return []
+    # arrival order: writer by writer, file by file, row by row
+    data = data.set_column(data.schema.get_field_index("_seq"), SEQ,
+                           pa.array(np.arange(data.num_rows, dtype=np.int64)))
+    data = data.rename_columns([ROW_KIND if n == "_row_kind" else n
+                                for n in data.column_names])
+    data = data.append_column(BUCKET, fixed_buckets(
+        plan, *[data.column(k) for k in plan.bucket_input_columns]))
+    groups = list(split_groups(data, plan.group_columns))
+    del data
+    messages: list = []
+    try:
+        write_groups(plan, table, groups, existing_splits(plan, table, groups), messages)
+    except BaseException:
+        if messages:
+            abort(table, messages)
+        raise
+    return messages
 
 
 def level0_buckets(table) -> set:

@@ -148,7 +148,7 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
                              row_id_ranges=is_data_evolution(table))
     messages = run_units(spark, location, units)
     if is_data_evolution(table):
-        _move_deletion_vectors(table, splits, messages)
+        move_deletion_vectors(table, splits, messages)
     properties = {FULL_COMPACTION_PROPERTY: "full"} if full else None
     snapshot_id = commit_units(table, messages, properties)
     deleted = sum(len(m.deleted_files) for m in messages)
@@ -163,18 +163,6 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
         result = replace(result, postpone_rows=moved.result.postpone_rows,
                          postpone_snapshot_id=moved.snapshot_id)
     return result
-
-
-def _move_deletion_vectors(table, splits, messages) -> None:
-    """A data-evolution table's deletion vectors moved to the compacted files (their index
-    written; every written file deleted again on failure)."""
-    from dbt.adapters.paimon.format.commit import abort
-
-    try:
-        move_deletion_vectors(table, splits, messages)
-    except BaseException:
-        abort(table, messages)
-        raise
 
 
 @dataclass(frozen=True)

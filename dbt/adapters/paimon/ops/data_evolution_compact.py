@@ -217,7 +217,18 @@ def compact_data_evolution_unit(table, unit: DataEvolutionCompactUnit):
 
 def move_deletion_vectors(table, splits: Sequence[Split], messages: Sequence) -> None:
     """Each rewritten partition's deletion vectors moved to the new files, set as index changes
-    on one of its messages (the vectors of the files left alone kept)."""
+    on one of its messages (the vectors of the files left alone kept). On failure every file
+    the messages wrote is deleted."""
+    from dbt.adapters.paimon.format.commit import abort
+
+    try:
+        _move_deletion_vectors(table, splits, messages)
+    except BaseException:
+        abort(table, messages)
+        raise
+
+
+def _move_deletion_vectors(table, splits: Sequence[Split], messages: Sequence) -> None:
     import numpy as np
     from pypaimon.utils.data_evolution_utils import retrieve_anchor_file
 

@@ -97,3 +97,52 @@ def test_expired_start_is_a_clear_error(spark, tmp_path):
         _spark_changes(spark, location, changes_from=0, changes_to=3)
     with pytest.raises(Exception, match="has no snapshot 7"):
         _spark_changes(spark, location, changes_from=2, changes_to=7)
+
+
+def test_data_evolution_changes_are_whole_rows_or_a_clear_error(tmp_path):
+    """A data-evolution table (pypaimon 2.1 writes it, column updates by row id): a full read is
+    the assembled rows (deletion vectors applied); a range's appended rows are read with the
+    column updates made to them in the range (their final values); an update of rows written
+    before the range is no row of its own, so the read is refused, naming the table, the
+    snapshot and the columns, instead of returning rows holding only the updated columns."""
+    from pypaimon import CatalogFactory
+
+    from dbt.adapters.paimon.catalog.warehouse import open_table
+    from dbt.adapters.paimon.format.errors import PaimonFormatError
+    from dbt.adapters.paimon.write.column_update import update_columns
+    from tests.integration.data_evolution_tables import EVOLUTION, create, wide, write
+
+    warehouse = str(tmp_path / "warehouse")
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    create(catalog, "t", **EVOLUTION, **{"deletion-vectors.enabled": "true"})
+
+    def update(ids, note):
+        update_columns(open_table(warehouse, "db", "t"), "m", pa.table({
+            "id": pa.array(ids, pa.int64()), "note": [note] * len(ids)}), "id", ["note"])
+
+    def changes(start, end):
+        rows = read_changes(open_table(warehouse, "db", "t"), ChangeRange(start, end, "delta"))
+        return sorted((r["id"], r["note"], r["_row_kind"]) for r in rows.to_pylist())
+
+    write(catalog.get_table("db.t"), wide(range(0, 3)))             # snapshot 1
+    write(catalog.get_table("db.t"), wide(range(3, 5)))             # snapshot 2
+    update([3], "three")                                            # 3: rows of snapshot 2
+    builder = catalog.get_table("db.t").new_batch_write_builder()
+    committer = builder.new_commit()
+    committer.commit(builder.new_update().delete_by_row_id([0]))    # 4: a deletion vector
+    committer.close()
+    update([1], "one")                                              # 5: a row of snapshot 1
+    write(catalog.get_table("db.t"), wide(range(5, 6)))             # 6
+    assert changes(None, 6) == [(1, "one", "+I"), (2, "note2", "+I"), (3, "three", "+I"),
+                                (4, "note4", "+I"), (5, "note5", "+I")]
+    # rows 3 and 4 are new in (1, 3]: read with their update
+    assert changes(1, 3) == [(3, "three", "+I"), (4, "note4", "+I")]
+    assert changes(5, 6) == [(5, "note5", "+I")]
+    for start in (4, 1):
+        with pytest.raises(PaimonFormatError, match=r"the changes of Paimon table db.t after "
+                                                    r"snapshot \d up to 6 include updates of "
+                                                    r"columns \['note'\] of rows written "
+                                                    r"before them, by row id \(snapshot\(s\) "
+                                                    r"\[5\]"):
+            changes(start, 6)

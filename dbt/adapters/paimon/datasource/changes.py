@@ -192,12 +192,15 @@ def _change_manifests(lists, snapshot, mode: str) -> list:
 def read_change_split(table, split, changes: ChangeRange,
                       columns: Optional[Sequence[str]] = None) -> pa.Table:
     """The rows of one change split: ``columns`` (default all) plus ``_row_kind``."""
-    from dbt.adapters.paimon.datasource.source import read_merged_split
+    from dbt.adapters.paimon.datasource.source import iter_split_rows, read_merged_split
+    from dbt.adapters.paimon.format.data_evolution import assembles_rows
     from dbt.adapters.paimon.format.kv_files import read_append_split, read_split_records
 
     names = list(columns) if columns is not None else list(table.field_names)
-    if not table.primary_keys and _assembled_rows(table, split):
-        rows = _read_data_evolution_rows(table, split, changes, names)
+    if not table.primary_keys and assembles_rows(table, split.files):
+        if not changes.full:
+            _refuse_updates_of_older_rows(table, split, changes)
+        rows = _concat(table, names, iter_split_rows(table, split, names))
     elif changes.full:
         rows = read_merged_split(table, split, names) if table.primary_keys else \
             read_append_split(table, split, names)
@@ -209,46 +212,40 @@ def read_change_split(table, split, changes: ChangeRange,
     return rows.append_column(ROW_KIND, pa.array(["+I"] * rows.num_rows, pa.string()))
 
 
-def _assembled_rows(table, split) -> bool:
-    """A data-evolution table's split whose rows are assembled from several files."""
-    from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
-
-    return is_data_evolution(table) and needs_field_merge(split.files)
-
-
-def _read_data_evolution_rows(table, split, changes: ChangeRange, names) -> pa.Table:
-    """A data-evolution split's rows, each assembled from its row-id range's files
-    (format/data_evolution.py). In a change range, a range's rows are new when the range
+def _refuse_updates_of_older_rows(table, split, changes: ChangeRange) -> None:
+    """A data-evolution split of a change range: a row-id range's rows are new when the range
     added the file that wrote them (BLOB files and column updates of those rows are read with
     them, as their final values). A column file alone updates rows written before the range:
-    it is no row of its own, so the read is refused rather than returning rows that hold
-    only the updated columns."""
-    from dbt.adapters.paimon.datasource.source import arrow_schema_of
-    from dbt.adapters.paimon.format.data_evolution import (is_column_file,
-                                                           iter_data_evolution_split,
-                                                           row_id_groups)
+    it is no row of its own, so the read is refused rather than returning rows that hold only
+    the updated columns."""
+    from dbt.adapters.paimon.format.data_evolution import is_column_file, row_id_groups
     from dbt.adapters.paimon.format.errors import PaimonFormatError
 
-    if not changes.full:
-        updates = [f for group in row_id_groups(split.files)
-                   if all(is_column_file(f) for f in group) for f in group]
-        if updates:
-            snapshots = sorted({f.max_sequence_number for f in updates})
-            columns = sorted({c for f in updates for c in (f.write_cols or [])})
-            raise PaimonFormatError(
-                f"the changes of Paimon table {table.identifier.get_full_name()} after "
-                f"snapshot {changes.start} up to {changes.end} include updates of columns "
-                f"{columns} of rows written before them, by row id (snapshot(s) "
-                f"{snapshots[:5]}; a data-evolution table's column update). A change read of "
-                f"such a table lists the rows the range appended; an update of some columns "
-                f"of older rows is no row of its own, so it is refused rather than read as "
-                f"rows holding only those columns. Read the table as of snapshot "
-                f"{changes.end} instead, or start the change read after the update.")
-    pieces = list(iter_data_evolution_split(table, split, names))
-    if not pieces:
-        schema = arrow_schema_of(table)
-        return pa.schema([schema.field(n) for n in names]).empty_table()
-    return pa.concat_tables(pieces)
+    updates = [f for group in row_id_groups(split.files)
+               if all(is_column_file(f) for f in group) for f in group]
+    if updates:
+        snapshots = sorted({f.max_sequence_number for f in updates})
+        columns = sorted({c for f in updates for c in (f.write_cols or [])})
+        raise PaimonFormatError(
+            f"the changes of Paimon table {table.identifier.get_full_name()} after "
+            f"snapshot {changes.start} up to {changes.end} include updates of columns "
+            f"{columns} of rows written before them, by row id (snapshot(s) "
+            f"{snapshots[:5]}; a data-evolution table's column update). A change read of "
+            f"such a table lists the rows the range appended; an update of some columns "
+            f"of older rows is no row of its own, so it is refused rather than read as "
+            f"rows holding only those columns. Read the table as of snapshot "
+            f"{changes.end} instead, or start the change read after the update.")
+
+
+def _concat(table, names: Sequence[str], pieces) -> pa.Table:
+    """Pieces of ``names`` of ``table`` as one Arrow table (empty: the columns' schema)."""
+    pieces = list(pieces)
+    if pieces:
+        return pa.concat_tables(pieces)
+    from dbt.adapters.paimon.datasource.source import arrow_schema_of
+
+    schema = arrow_schema_of(table)
+    return pa.schema([schema.field(n) for n in names]).empty_table()
 
 
 def read_changes(table, changes: ChangeRange, columns: Optional[Sequence[str]] = None
@@ -258,11 +255,7 @@ def read_changes(table, changes: ChangeRange, columns: Optional[Sequence[str]] =
     pieces = [read_change_split(table, s, changes, names)
               for s in plan_change_splits(table, changes)]
     if not pieces:
-        from dbt.adapters.paimon.datasource.source import arrow_schema_of
-
-        schema = arrow_schema_of(table)
-        return pa.schema([schema.field(n) for n in names]
-                         + [pa.field(ROW_KIND, pa.string())]).empty_table()
+        return _concat(table, names, []).append_column(ROW_KIND, pa.array([], pa.string()))
     return pa.concat_tables(pieces)
 
 

@@ -392,7 +392,7 @@ def iter_split_rows(table, split, columns: Sequence[str], row_groups=None,
     (read_tasks.py), streamed a batch at a time; a primary-key split merged."""
     from dbt.adapters.paimon.format import data_evolution
 
-    if data_evolution.is_data_evolution(table) and data_evolution.needs_field_merge(split.files):
+    if data_evolution.assembles_rows(table, split.files):
         yield from data_evolution.iter_data_evolution_split(table, split, columns)
         return
     if not table.primary_keys or row_groups is not None:

@@ -48,11 +48,16 @@ def is_data_evolution(table) -> bool:
     return bool(table.options.data_evolution_enabled())
 
 
+def is_dedicated_file(meta: DataFileMeta) -> bool:
+    """A BLOB or VECTOR file: a column stored in files of its own, beside the data files."""
+    return DataFileMeta.is_blob_file(meta.file_name) or \
+        DataFileMeta.is_vector_file(meta.file_name)
+
+
 def is_column_file(meta: DataFileMeta) -> bool:
     """A file holding some columns of rows stored elsewhere: a BLOB or VECTOR file, or one an
     update by row id wrote (``write_cols`` names its columns)."""
-    return bool(meta.write_cols) or DataFileMeta.is_blob_file(meta.file_name) \
-        or DataFileMeta.is_vector_file(meta.file_name)
+    return bool(meta.write_cols) or is_dedicated_file(meta)
 
 
 def rewrite_refusal(table, what: str) -> Optional[str]:
@@ -94,6 +99,12 @@ def needs_field_merge(files: Sequence[DataFileMeta]) -> bool:
     if any(is_column_file(f) for f in files):
         return True
     return any(len(group) > 1 for group in row_id_groups(files))
+
+
+def assembles_rows(table, files: Sequence[DataFileMeta]) -> bool:
+    """Whether a read of ``files`` of ``table`` must assemble its rows field by field
+    (``iter_data_evolution_split``): a data-evolution table whose files need a field merge."""
+    return is_data_evolution(table) and needs_field_merge(files)
 
 
 def iter_data_evolution_split(table, split: Split, columns: Sequence[str],

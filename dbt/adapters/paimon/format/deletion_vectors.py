@@ -187,6 +187,14 @@ def bucket_deletion_index(table, snapshot
 
 # --------------------------------------------------------------------------- writing
 
+def has_64bit_vectors(table) -> bool:
+    """Whether the table keeps deletion vectors as 64-bit bitmaps (``deletion-vectors.enabled``
+    and ``deletion-vectors.bitmap64``), which pypaimon 2.1 cannot decode."""
+    options = table.table_schema.options
+    return all(str(options.get(key, "")).lower() == "true"
+               for key in ("deletion-vectors.enabled", "deletion-vectors.bitmap64"))
+
+
 def write_index_file(table, vectors: Mapping[str, Sequence[int]], bitmap64: Optional[bool] = None):
     """Write one DELETION_VECTORS index file holding ``vectors`` (data file name -> deleted
     positions; empty vectors are left out, as Java's maintainer drops them). Returns the

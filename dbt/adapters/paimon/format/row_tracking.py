@@ -115,11 +115,11 @@ def read_tracked_split(table, split: Split, columns: Sequence[str],
     ranges), and never with ``SOURCE_FILE``: such a row lives in no one file. (The row
     operations change such a table by row id, ops/data_evolution_row_ops.py; its compaction
     rewrites whole row-id ranges, ops/data_evolution_compact.py.)"""
-    from dbt.adapters.paimon.format.data_evolution import is_data_evolution, needs_field_merge
+    from dbt.adapters.paimon.format.data_evolution import assembles_rows
 
     schema = tracked_schema(table, with_source_file=True)
     out_schema = pa.schema([schema.field(c) for c in columns])
-    if is_data_evolution(table) and needs_field_merge(split.files):
+    if assembles_rows(table, split.files):
         if not assemble_rows or SOURCE_FILE in columns:
             raise PaimonFormatError(
                 f"Paimon table {table.identifier.get_full_name()} is a data-evolution table "

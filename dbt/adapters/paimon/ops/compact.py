@@ -127,7 +127,8 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
     if buckets is not None:
         splits = [s for s in splits if (tuple(s.partition_values), s.bucket) in buckets]
     files_before = sum(len(s.files) for s in splits)
-    if is_data_evolution(table):
+    by_row_id_range = is_data_evolution(table)
+    if by_row_id_range:
         refused = data_evolution_refusal(table)
         if refused:
             raise ValueError(refused)
@@ -145,9 +146,9 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
         if moved is not None and moved.snapshot_id is not None:
             return moved.result
         return CompactResult(None, full, 0, files_before, files_before, 0, 0,
-                             row_id_ranges=is_data_evolution(table))
+                             row_id_ranges=by_row_id_range)
     messages = run_units(spark, location, units)
-    if is_data_evolution(table):
+    if by_row_id_range:
         move_deletion_vectors(table, splits, messages)
     properties = {FULL_COMPACTION_PROPERTY: "full"} if full else None
     snapshot_id = commit_units(table, messages, properties)
@@ -158,7 +159,7 @@ def compact_table(spark, location: TableRef, partitions=None, full: bool = False
         levels[unit.output_level] = levels.get(unit.output_level, 0) + 1
     result = CompactResult(snapshot_id, full, len(units), files_before,
                            files_before - deleted + added, deleted, added, levels,
-                           row_id_ranges=is_data_evolution(table))
+                           row_id_ranges=by_row_id_range)
     if moved is not None and moved.snapshot_id is not None:
         result = replace(result, postpone_rows=moved.result.postpone_rows,
                          postpone_snapshot_id=moved.snapshot_id)

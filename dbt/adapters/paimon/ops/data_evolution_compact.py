@@ -51,6 +51,7 @@ from typing import List, Sequence
 
 from dbt.adapters.paimon.config.blob_vector import (INLINE_BLOB_OPTIONS, VECTOR_FILE_FORMAT,
                                                     blob_columns, vector_columns)
+from dbt.adapters.paimon.format.data_evolution import is_dedicated_file
 from dbt.adapters.paimon.format.splits import Split
 from dbt.adapters.paimon.ops.append_compact import FILE_SOURCE_COMPACT, AppendCompactionConfig
 
@@ -83,14 +84,6 @@ class DataEvolutionCompactUnit:
 def _end(meta) -> int:
     """One past the last row id of the file's range."""
     return meta.first_row_id + meta.row_count
-
-
-def is_dedicated_file(meta) -> bool:
-    """A BLOB or VECTOR file: a column stored beside the data files, left out of a task."""
-    from pypaimon.manifest.schema.data_file_meta import DataFileMeta
-
-    return DataFileMeta.is_blob_file(meta.file_name) or \
-        DataFileMeta.is_vector_file(meta.file_name)
 
 
 def dedicated_columns(options) -> List[str]:

@@ -39,6 +39,7 @@ _ORDER = "_paimon_merge_source_order"
 
 def check_assignable(table, what: str, columns: List[str]) -> None:
     """ValueError, before anything is read, for assignments Paimon cannot write by row id."""
+    from dbt.adapters.paimon.format.deletion_vectors import has_64bit_vectors
     from dbt.adapters.paimon.write.column_update import _blob_or_vector_columns
 
     name = table.identifier.get_full_name()
@@ -51,9 +52,7 @@ def check_assignable(table, what: str, columns: List[str]) -> None:
     if special:
         problems.append(f"{special} are BLOB or VECTOR columns, which live in files of their "
                         f"own; writing them by row id is not built")
-    raw = table.table_schema.options
-    if str(raw.get("deletion-vectors.enabled", "")).lower() == "true" and \
-            str(raw.get("deletion-vectors.bitmap64", "")).lower() == "true":
+    if has_64bit_vectors(table):
         problems.append("the table has 64-bit deletion vectors ('deletion-vectors.bitmap64'), "
                         "which pypaimon 2.1's update and delete writers cannot decode")
     if problems:

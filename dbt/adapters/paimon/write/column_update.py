@@ -71,6 +71,8 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
     """Every reason the update cannot be written, as one PaimonConfigError naming the model,
     the config and the fix; nothing is read or written. ``insert``: with
     ``when_not_matched='insert'``."""
+    from dbt.adapters.paimon.format.deletion_vectors import has_64bit_vectors
+
     name = table.identifier.get_full_name()
     options = table.options
     problems = []
@@ -81,9 +83,7 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
         problems.append(f"{name} is not a data-evolution table (it needs table options "
                         f"'row-tracking.enabled' = 'true' and 'data-evolution.enabled' = "
                         f"'true', set when the table is created)")
-    raw = table.table_schema.options
-    if str(raw.get("deletion-vectors.enabled", "")).lower() == "true" and \
-            str(raw.get("deletion-vectors.bitmap64", "")).lower() == "true":
+    if has_64bit_vectors(table):
         problems.append(f"{name} has 64-bit deletion vectors ('deletion-vectors.bitmap64'), "
                         f"which pypaimon 2.1's read of its keys and its update writer cannot "
                         f"decode; column updates are refused on it (its reads are not)")

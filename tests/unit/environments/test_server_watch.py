@@ -61,6 +61,38 @@ def test_the_policy_retries_a_live_server_for_about_half_a_minute_at_most(listen
     assert server_watch.server_loss() is None
 
 
+def waited_seconds(policy) -> float:
+    state, waited = policy.to_state(), 0.0
+    while True:
+        wait = state.next_attempt()
+        if wait is None:
+            return waited
+        waited += wait / 1000  # milliseconds
+
+
+def test_joining_a_live_port_that_answers_no_spark_connect_gives_up_within_seconds(listening):
+    """The daemon's command falls back to Spark in its own process after these seconds."""
+    joining = server_watch.watched_policy(server_watch.port_watch("127.0.0.1", listening, "x"),
+                                          server_watch.JOIN_MAX_RETRIES)
+    assert joining.can_retry(Unavailable())
+    assert 3 <= waited_seconds(joining) <= 5 + 0.5 * server_watch.JOIN_MAX_RETRIES
+
+
+def test_a_session_retries_briefly_while_joining_and_fully_once_joined(listening):
+    class Client:
+        def set_retry_policies(self, policies):
+            self.policies = policies
+
+    class Session:
+        client = Client()
+
+    watch = server_watch.port_watch("127.0.0.1", listening, "x")
+    server_watch.watch_session(Session(), watch, joining=True)
+    assert Session.client.policies[0].max_retries == server_watch.JOIN_MAX_RETRIES
+    server_watch.watch_session(Session(), watch)
+    assert Session.client.policies[0].max_retries == server_watch.MAX_RETRIES
+
+
 def test_a_closed_port_stops_the_retries_and_says_why():
     port = closed_port()
     watch = server_watch.port_watch("127.0.0.1", port, "Restart it and run the command again.")

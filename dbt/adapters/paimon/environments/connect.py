@@ -123,9 +123,11 @@ def join_shared_session(url: connect_client.ConnectUrl, session_conf: Dict[str, 
             # session, under pyspark's ten minutes of retries
             spark = builder.create()
             if watch is not None:
-                server_watch.watch_session(spark, watch)
+                server_watch.watch_session(spark, watch, joining=True)
             _set_session_conf(spark, session_conf)
             spark.conf.get(connect_client.WAREHOUSE_CONF, None)  # the session is usable
+            if watch is not None:
+                server_watch.watch_session(spark, watch)
             return spark, target
         except Exception as exc:  # noqa: BLE001 - classified below
             last_error = exc

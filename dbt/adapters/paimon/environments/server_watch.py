@@ -25,6 +25,12 @@ LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 # (0.05 + 0.2 + 0.8 + 2 * 15 s), never pyspark's ten minutes
 MAX_RETRIES = 18
 MAX_BACKOFF_MS = 2000
+# while joining: a live process whose port accepts connections but answers no Spark Connect (a
+# server wedged at its start, another program on a reused port) is given up after about 5 s
+# (0.05 + 0.2 + 0.8 + 2 + 2 s): the daemon's command then runs Spark in its own process at once.
+# A Spark Connect server opens its port once its SparkContext runs (SparkConnectServer), so
+# only a joined server's later failures get the full MAX_RETRIES.
+JOIN_MAX_RETRIES = 5
 
 _lock = threading.Lock()
 _loss: Optional["ServerLoss"] = None
@@ -117,7 +123,7 @@ def process_watch(host: str, port: int, pids: dict, remedy: str, log: str = "") 
     return ServerWatch(gone, "The background Spark of this warehouse", remedy, log)
 
 
-def watched_policy(watch: ServerWatch):
+def watched_policy(watch: ServerWatch, max_retries: int = MAX_RETRIES):
     """pyspark's default retry rules, bounded, and only while ``watch`` finds the server alive.
     Every failed request passes through the policy, also the first (pyspark's retry loop asks
     it before anything else): once the server is gone, the policy raises the loss as dbt's
@@ -129,7 +135,7 @@ def watched_policy(watch: ServerWatch):
 
     class WatchedServerPolicy(DefaultPolicy):
         def __init__(self):
-            super().__init__(max_retries=MAX_RETRIES, max_backoff=MAX_BACKOFF_MS,
+            super().__init__(max_retries=max_retries, max_backoff=MAX_BACKOFF_MS,
                              max_server_retry_delay=MAX_BACKOFF_MS)
 
         def can_retry(self, e: BaseException) -> bool:
@@ -146,10 +152,12 @@ def is_loopback(host: str) -> bool:
     return host.strip("[]").lower() in LOOPBACK_HOSTS
 
 
-def watch_session(spark, watch: ServerWatch) -> None:
-    """Retry the session's failed requests only while ``watch`` finds its server alive."""
+def watch_session(spark, watch: ServerWatch, joining: bool = False) -> None:
+    """Retry the session's failed requests only while ``watch`` finds its server alive; while
+    ``joining``, for a few seconds only (JOIN_MAX_RETRIES): call again without it once joined."""
     global _watch
-    spark.client.set_retry_policies([watched_policy(watch)])
+    retries = JOIN_MAX_RETRIES if joining else MAX_RETRIES
+    spark.client.set_retry_policies([watched_policy(watch, retries)])
     # pyspark warns on stderr when retries run out; the command's own line says what happened
     warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
     _watch = watch

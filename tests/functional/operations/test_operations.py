@@ -5,19 +5,20 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 
 from dbt.adapters.paimon.format import splits
+from tests.functional.batch_runs import run_batch
 from tests.functional.paimon_tables import commit_kinds, location
 
 ORDERS = """
 {{ config(materialized='paimon_pk', primary_key=['dt', 'id'], partition_by='dt', buckets=2) }}
 select concat('2024-03-1', cast(id % 2 + 1 as string)) as dt, cast(id as bigint) as id,
-       cast(id * {{ var('batch') }} as bigint) as v
+       cast(id * {{ env_var('DBT_TEST_BATCH', '0') }} as bigint) as v
 from range(0, 40)
 """
 
 FIRST = """
 {{ config(materialized='paimon_pk', primary_key='id', merge_engine='first-row', buckets=2) }}
-select cast(id as bigint) as id, cast({{ var('batch') }} as bigint) as batch from range(0, 20)
-where id < 10 * {{ var('batch') }}
+select cast(id as bigint) as id, cast({{ env_var('DBT_TEST_BATCH', '0') }} as bigint) as batch from range(0, 20)
+where id < 10 * {{ env_var('DBT_TEST_BATCH', '0') }}
 """
 
 DYNAMIC = """
@@ -46,7 +47,7 @@ class TestOperations:
 
     def test_compact_rescale_expire_info(self, project):
         for batch in (1, 2, 3):
-            run_dbt(["run", "--select", "orders", "--vars", f"{{batch: {batch}}}"])
+            run_batch(["run", "--select", "orders"], batch)
         before = rows(project, "orders")
         assert len(before) == 40 and len(files(project, "orders")) == 12
 
@@ -73,7 +74,7 @@ class TestOperations:
         # the model says buckets=3 too from now on; its next run writes into the new buckets
         write_file(ORDERS.replace("buckets=2", "buckets=3"), project.project_root, "models",
                    "orders.sql")
-        run_dbt(["run", "--select", "orders", "--vars", "{batch: 4}"])
+        run_batch(["run", "--select", "orders"], 4)
         after_run = rows(project, "orders")
         assert len(after_run) == 40 and (("2024-03-11", 4, 16)) in after_run
         assert {s.total_buckets for s in splits.plan_splits(location(project, "orders").open())} == {3}
@@ -88,7 +89,7 @@ class TestOperations:
 
     def test_first_row_table_readable_after_compaction(self, project):
         for batch in (1, 2):
-            run_dbt(["run", "--select", "first_rows", "--vars", f"{{batch: {batch}}}"])
+            run_batch(["run", "--select", "first_rows"], batch)
         ours = rows(project, "first_rows")
         assert ours == [(i, 1 if i < 10 else 2) for i in range(20)]
         # pypaimon's reader skips level 0 of first-row tables: it sees nothing until the files
@@ -102,7 +103,7 @@ class TestOperations:
         assert rows(project, "first_rows") == ours
 
     def test_errors(self, project):
-        run_dbt(["run", "--select", "dyn", "--vars", "{batch: 1}"])
+        run_batch(["run", "--select", "dyn"], 1)
         _, out = operation("rescale_buckets", "{model: dyn, buckets: 4}", expect_pass=False)
         assert "dynamic bucket mode" in out
         _, out = operation("compact", "{model: nope}", expect_pass=False)
@@ -139,9 +140,8 @@ class TestSystemTables:
 
     def test_system_tables_in_models_tests_and_show(self, project):
         for batch in (1, 2):
-            run_dbt(["run", "--select", "orders", "--vars", f"{{batch: {batch}}}"])
-        run_dbt(["build", "--select", "snapshot_log", "audit_log_complete",
-                 "--vars", "{batch: 2}"])
+            run_batch(["run", "--select", "orders"], batch)
+        run_batch(["build", "--select", "snapshot_log", "audit_log_complete"], 2)
         assert [tuple(r) for r in project.run_sql(
             f"select * from {project.test_schema}.snapshot_log order by 1", fetch="all")] == \
             [(1, "APPEND", 40), (2, "APPEND", 80)]

@@ -2,13 +2,12 @@
 and `dbt test` on the merged rows. Inputs come from a seed filtered by the run's batch number, so
 every run is one INSERT statement of the seed documents' examples."""
 
-import contextlib
-import os
-
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from dbt.adapters.paimon.catalog import warehouse as wh
+from tests.functional import batch_runs
+from tests.functional.batch_runs import batch_env
 from tests.functional.paimon_tables import snapshots
 
 
@@ -25,23 +24,9 @@ def appends(project, table):
     return [s.id for s in snapshots(project, table) if s.commit_kind == "APPEND"]
 
 
-@contextlib.contextmanager
-def batch_env(batch):
-    """The models' batch number (``env_var('PK_TEST_BATCH')``), an environment variable rather
-    than a dbt var: after a change of `--vars` dbt parses the whole project again (2.2 s of an
-    in-process command), after a change of an environment variable only the files that read
-    it."""
-    os.environ["PK_TEST_BATCH"] = str(batch)
-    try:
-        yield
-    finally:
-        del os.environ["PK_TEST_BATCH"]
-
-
 def run_batch(batch, select=None, expect_pass=True):
     args = ["run"] + (["--select", select] if select else [])
-    with batch_env(batch):
-        return run_dbt(args, expect_pass=expect_pass)
+    return batch_runs.run_batch(args, batch, expect_pass)
 
 
 # Seed 001, first example: sequence groups g_1 (a, b) and g_2 (c, d).
@@ -56,7 +41,7 @@ SEQUENCE_GROUP_MODEL = """
           sequence_groups={'g_1': ['a', 'b'], 'g_2': ['c', 'd']}) }}
 select cast(k as int) k, cast(a as int) a, cast(b as int) b, cast(g_1 as int) g_1,
        cast(c as int) c, cast(d as int) d, cast(g_2 as int) g_2
-from {{ ref('sg_input') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
+from {{ ref('sg_input') }} where batch = {{ env_var('DBT_TEST_BATCH', '0') }}
 """
 
 SCHEMA_YML = """
@@ -104,7 +89,7 @@ def engine_model(engine):
     return f"""
 {{{{ config(materialized='paimon_pk', primary_key='k', merge_engine='{engine}', buckets=2) }}}}
 select cast(k as int) k, cast(v1 as double) v1, v2 from {{{{ ref('engine_input') }}}}
-where batch = {{{{ env_var('PK_TEST_BATCH', '0') }}}}
+where batch = {{{{ env_var('DBT_TEST_BATCH', '0') }}}}
 """
 
 
@@ -172,7 +157,7 @@ AGG_MODEL = """
           aggregations={'price': 'max', 'sales': 'sum'}) }}
 select cast(product_id as bigint) product_id, cast(price as double) price,
        cast(sales as bigint) sales
-from {{ ref('agg_input') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
+from {{ ref('agg_input') }} where batch = {{ env_var('DBT_TEST_BATCH', '0') }}
 """
 
 
@@ -199,7 +184,7 @@ BAD_INPUT = """batch,k,v
 
 BAD_MODEL = """
 {{ config(materialized='paimon_pk', primary_key='k') }}
-select cast(k as int) k, v from {{ ref('bad_input') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
+select cast(k as int) k, v from {{ ref('bad_input') }} where batch = {{ env_var('DBT_TEST_BATCH', '0') }}
 """
 
 
@@ -335,14 +320,14 @@ ORDERS_PART = """
 {{ config(materialized='partial_update', target='wide', primary_key='id',
           sequence_groups={'order_ts': ['status']}) }}
 select cast(id as int) id, status, cast(order_ts as int) order_ts
-from {{ ref('order_events') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
+from {{ ref('order_events') }} where batch = {{ env_var('DBT_TEST_BATCH', '0') }}
 """
 
 PAYMENTS_PART = """
 {{ config(materialized='partial_update', target='wide', primary_key='id',
           sequence_groups={'pay_ts': ['paid']}) }}
 select cast(id as int) id, paid, cast(pay_ts as int) pay_ts
-from {{ ref('pay_events') }} where batch = {{ env_var('PK_TEST_BATCH', '0') }}
+from {{ ref('pay_events') }} where batch = {{ env_var('DBT_TEST_BATCH', '0') }}
 """
 
 

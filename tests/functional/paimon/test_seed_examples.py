@@ -1,19 +1,21 @@
 """The seed documents' merge-engine examples as dbt models, with the results the documents print.
 
 Every `INSERT INTO` of a document is one dbt run (one Paimon commit): each model reads the rows
-of batch `var('batch')` from its seed, and the project runs batch 1, 2, 3, 4 in turn. Expected
-rows are the documents' printed outputs, copied verbatim (seed 001: partial update and sequence
-groups; seeds 002/003: one example per merge engine). Seed 001's first sequence-group example and
+of the run's batch (tests/functional/batch_runs.py) from its seed, and the project runs batch 1,
+2, 3, 4 in turn. Expected rows are the documents' printed outputs, copied verbatim (seed 001:
+partial update and sequence groups; seeds 002/003: one example per merge engine). Seed 001's first sequence-group example and
 seed 002's deduplicate-with-delete example are in test_paimon_pk.py.
 """
 
 import pytest
 from dbt.tests.util import run_dbt
 
+from tests.functional.batch_runs import BATCH_SQL, run_batch
+
 
 def model(config: str, columns: str, seed: str) -> str:
     return ("{{ config(" + config + ") }}\nselect " + columns +
-            "\nfrom {{ ref('" + seed + "') }} where batch = {{ var('batch') }}\n")
+            "\nfrom {{ ref('" + seed + "') }} where batch = " + BATCH_SQL + "\n")
 
 
 INT7 = ("cast(k as int) k, cast(a as int) a, cast(b as int) b, cast(g_1 as int) g_1, "
@@ -127,7 +129,7 @@ class TestSeedDocumentExamples:
         run_dbt(["seed"])
         after = {}
         for batch in (1, 2, 3, 4):
-            run_dbt(["run", "--vars", f"{{batch: {batch}}}"])
+            run_batch(["run"], batch)
             after[batch] = {name[:-4]: rows(name[:-4]) for name in MODELS}
 
         # seed 001, SG: "output 1, 2, 2, 2, 1, 1, 1, 1" then "output 1, 2, 2, 2, 3, 3, 3, 1"

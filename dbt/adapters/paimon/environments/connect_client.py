@@ -13,11 +13,12 @@ finding generation n closed moves to n+1, and every client takes the same steps.
 
 from __future__ import annotations
 
-import socket
 import uuid
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 from urllib.parse import urlparse
+
+from dbt.adapters.paimon.server import ports
 
 SCHEME = "sc://"
 DEFAULT_PORT = 15002
@@ -128,11 +129,9 @@ def restart_remedy(warehouse: Optional[str], port: int) -> str:
 
 def check_reachable(url: ConnectUrl, warehouse: Optional[str], timeout: float = 3.0) -> None:
     """Fail fast (instead of gRPC's minutes of retries) when nothing listens at the URL."""
-    try:
-        with socket.create_connection((url.host, url.port), timeout=timeout):
-            return
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
+    reason = ports.connect_error(url.host, url.port, timeout)
+    if reason is None:
+        return
     raise ConnectSetupError(
         f"No Spark Connect server answers at {url.redacted} ({reason}). Start one with "
         f"`{start_command(warehouse, url.port)}`, or fix `host` in the profile.")

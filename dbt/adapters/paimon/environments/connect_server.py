@@ -16,7 +16,6 @@ from __future__ import annotations
 import glob
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from dbt.adapters.paimon.environments.locations import SPARK_STATE_DIRNAME, is_l
 from dbt.adapters.paimon.environments.spark_conf import (DRIVER_JAVA_OPTIONS, default_spark_conf,
                                                          is_loopback_master, with_profile_conf)
 from dbt.adapters.paimon.datasource.spark_env import PARALLELISM_CONF, register_data_source
+from dbt.adapters.paimon.server import ports
 from dbt.adapters.paimon.server.processes import alive, command_line
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -78,11 +78,7 @@ class Server:
         return pid if alive(pid) else None
 
     def accepts_connections(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                return True
-        except OSError:
-            return False
+        return ports.accepts_connections("127.0.0.1", self.port)
 
     def start_command(self) -> str:
         return connect_client.start_command(self.warehouse, self.port)
@@ -258,10 +254,15 @@ def stop(warehouse: str, port: int = connect_client.DEFAULT_PORT,
         return False
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
+    killed = False
     while server.pid() is not None:
         if time.monotonic() > deadline:
+            if killed:
+                break
+            # and wait (a few seconds) until it is gone: until then it holds the port and
+            # the metastore that the next start needs
             os.kill(pid, signal.SIGKILL)
-            break
+            killed, deadline = True, time.monotonic() + 10
         time.sleep(0.2)
     _remove(server.pid_file)
     return True

@@ -12,12 +12,12 @@ what the next command does, instead of the gRPC trace.
 
 from __future__ import annotations
 
-import socket
 import threading
 import warnings
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from dbt.adapters.paimon.server.ports import accepts_connections
 from dbt.adapters.paimon.server.processes import alive
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
@@ -75,12 +75,6 @@ def _record(loss: ServerLoss) -> None:
             _loss = loss
 
 
-def accepts_connections(host: str, port: int, timeout: float = 1.0) -> bool:
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout):
-            return True
-    except OSError:
-        return False
 
 
 @dataclass

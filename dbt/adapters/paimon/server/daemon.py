@@ -50,6 +50,7 @@ from dbt.adapters.paimon.server.daemon_process import (CLIENTS_NAME, INFO_NAME,
                                                        LAST_USED_NAME, LOG_NAME,
                                                        SPARK_OUT_NAME, read_json, touch,
                                                        write_private_json)
+from dbt.adapters.paimon.server.ports import accepts_connections
 from dbt.adapters.paimon.server.processes import alive, command_line, listens_on
 
 LOCK_NAME = "daemon.lock"
@@ -302,11 +303,7 @@ def _stop_orphan(info: Dict) -> None:
 
 
 def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", int(port)), timeout=1):
-            return True
-    except OSError:
-        return False
+    return accepts_connections("127.0.0.1", port)
 
 
 def _free_port() -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from dbt.tests.util import run_dbt, run_dbt_and_capture
+from dbt.tests.util import run_dbt
 
 BATCH = "DBT_TEST_BATCH"
 # what a model reads the batch number with
@@ -32,8 +32,3 @@ def run_batch(args, batch, expect_pass=True):
     """``run_dbt(args)`` with the models' batch number ``batch``."""
     with batch_env(batch):
         return run_dbt(list(args), expect_pass=expect_pass)
-
-
-def run_batch_and_capture(args, batch, expect_pass=True):
-    with batch_env(batch):
-        return run_dbt_and_capture(list(args), expect_pass=expect_pass)

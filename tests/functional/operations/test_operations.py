@@ -17,7 +17,8 @@ from range(0, 40)
 
 FIRST = """
 {{ config(materialized='paimon_pk', primary_key='id', merge_engine='first-row', buckets=2) }}
-select cast(id as bigint) as id, cast({{ env_var('DBT_TEST_BATCH', '0') }} as bigint) as batch from range(0, 20)
+select cast(id as bigint) as id, cast({{ env_var('DBT_TEST_BATCH', '0') }} as bigint) as batch
+from range(0, 20)
 where id < 10 * {{ env_var('DBT_TEST_BATCH', '0') }}
 """
 

@@ -3,8 +3,9 @@
 Every `INSERT INTO` of a document is one dbt run (one Paimon commit): each model reads the rows
 of the run's batch (tests/functional/batch_runs.py) from its seed, and the project runs batch 1,
 2, 3, 4 in turn. Expected rows are the documents' printed outputs, copied verbatim (seed 001:
-partial update and sequence groups; seeds 002/003: one example per merge engine). Seed 001's first sequence-group example and
-seed 002's deduplicate-with-delete example are in test_paimon_pk.py.
+partial update and sequence groups; seeds 002/003: one example per merge engine). Seed 001's
+first sequence-group example and seed 002's deduplicate-with-delete example are in
+test_paimon_pk.py.
 """
 
 import pytest

@@ -75,8 +75,6 @@ def _record(loss: ServerLoss) -> None:
             _loss = loss
 
 
-
-
 @dataclass
 class ServerWatch:
     """How to tell that a loopback server is gone. ``gone`` returns why, or "" while it lives;

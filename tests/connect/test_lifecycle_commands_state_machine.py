@@ -11,7 +11,7 @@ use, and that every command reads what the model says. A plain Python model hold
 each tag's and the branch's; after every step the table is read from disk by dbt-paimon's own
 Spark-free reader. tests/reliability/test_lifecycle_across_commands.py walks one fixed order in
 session mode and through the daemon (whose commands run this mode's code);
-tests/integration/ops/test_lifecycle_state_machine.py checks the operations' own semantics
+tests/unit/ops/test_lifecycle_state_machine.py checks the operations' own semantics
 (expiry, fast-forward, refusals) in-process, without dbt."""
 import itertools
 import json

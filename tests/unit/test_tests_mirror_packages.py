@@ -84,7 +84,7 @@ TESTED_ELSEWHERE = {
     "environments/spark_logs": "Spark's output to a file: "
                                "tests/unit/environments/test_spark_log_routing.py",
     # format/
-    "format/data_evolution": "tests/integration/write/test_data_evolution_writes.py, "
+    "format/data_evolution": "tests/unit/write/test_data_evolution_writes.py, "
                              "tests/integration/datasource/test_paimon_2x_tables.py",
     "format/deletion_vectors": "tests/unit/format/test_deletion_vector_encoding.py, "
                                "tests/interop/test_deletion_vector_tables.py",
@@ -112,7 +112,7 @@ TESTED_ELSEWHERE = {
     "format/system_tables": "tests/integration/ops/test_system_tables.py, "
                             "tests/interop/test_system_tables_java.py",
     "format/time_travel": "tests/integration/ops/test_tags_and_rollback.py, "
-                          "tests/integration/ops/test_lifecycle_state_machine.py",
+                          "tests/unit/ops/test_lifecycle_state_machine.py",
     # materialize/
     "materialize/consumption": "paimon_changes positions: tests/unit/format/test_consumers.py, "
                                "tests/functional/paimon/test_paimon_changes.py",
@@ -122,13 +122,13 @@ TESTED_ELSEWHERE = {
                                    "tests/integration/write/test_append_paths.py",
     # ops/
     "ops/branches": "tests/integration/ops/test_tags_and_rollback.py, "
-                    "tests/integration/ops/test_lifecycle_state_machine.py",
+                    "tests/unit/ops/test_lifecycle_state_machine.py",
     "ops/catalog_stats": "dbt docs' table statistics: tests/functional/adapter/test_docs_generate.py",
     "ops/invocations": "rollback_invocation: tests/integration/ops/test_tags_and_rollback.py, "
                        "tests/functional/operations/test_tags_rollback.py",
     "ops/postpone": "postpone compaction: tests/functional/paimon/test_postpone_bucket_model.py",
     "ops/rollback": "tests/integration/ops/test_tags_and_rollback.py, "
-                    "tests/integration/ops/test_lifecycle_state_machine.py",
+                    "tests/unit/ops/test_lifecycle_state_machine.py",
     "ops/table_info": "tests/integration/ops/test_tags_and_rollback.py, "
                       "tests/functional/operations/test_operations.py",
     # runtime/: the merge engines and their aggregators, tested through the engine
@@ -152,7 +152,7 @@ TESTED_ELSEWHERE = {
     # write/
     "write/append_run": "tests/integration/write/test_append_paths.py",
     "write/column_update": "data_evolution_update runs: "
-                           "tests/integration/write/test_data_evolution_writes.py",
+                           "tests/unit/write/test_data_evolution_writes.py",
     "write/dynamic_index": "tests/integration/write/test_dynamic_buckets.py",
     "write/in_process": "tests/integration/write/test_write_paths.py",
     "write/path_choice": "tests/integration/write/test_write_paths.py",

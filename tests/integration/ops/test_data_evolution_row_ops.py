@@ -12,7 +12,7 @@ from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.datasource.source import TableRef
 from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, update_rows
-from tests.integration.data_evolution_tables import (  # noqa: F401  (fixtures)
+from tests.data_evolution_tables import (  # noqa: F401  (fixtures)
     EVOLUTION, catalog, create, our_rows, pypaimon_rows, warehouse, wide, write)
 from ops_helpers import kinds
 

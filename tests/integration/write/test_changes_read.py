@@ -110,7 +110,7 @@ def test_data_evolution_changes_are_whole_rows_or_a_clear_error(tmp_path):
     from dbt.adapters.paimon.catalog.warehouse import open_table
     from dbt.adapters.paimon.format.errors import PaimonFormatError
     from dbt.adapters.paimon.write.column_update import update_columns
-    from tests.integration.data_evolution_tables import EVOLUTION, create, wide, write
+    from tests.data_evolution_tables import EVOLUTION, create, wide, write
 
     warehouse = str(tmp_path / "warehouse")
     catalog = CatalogFactory.create({"warehouse": warehouse})

@@ -37,7 +37,7 @@ from dbt.adapters.paimon.ops.tags import create_tag, delete_tag
 from dbt.adapters.paimon.write.in_process import write_in_process
 from dbt.adapters.paimon.write.plan import SEQ
 from dbt.adapters.paimon.write.spark_job import _commit, make_plan
-from ops_helpers import make_table, read_back
+from tests.integration.ops.ops_helpers import make_table, read_back
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.int64())])
 TAGS = ("ta", "tb", "tc")

@@ -15,7 +15,7 @@ from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.format import splits as splits_mod
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 from dbt.adapters.paimon.write.column_update import update_columns
-from tests.integration.data_evolution_tables import (  # noqa: F401  (fixtures)
+from tests.data_evolution_tables import (  # noqa: F401  (fixtures)
     EVOLUTION, WIDE, catalog, create, our_rows, pypaimon_rows, warehouse, wide, write)
 
 

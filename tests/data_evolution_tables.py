@@ -1,4 +1,4 @@
-"""Data-evolution tables for the integration tests: a five-column table pypaimon 2.1 creates
+"""Data-evolution tables for the tests: a five-column table pypaimon 2.1 creates
 and writes (``create``, ``write``, ``wide``), and its rows as pypaimon reads them and as
 dbt-paimon's data-evolution reader does (format/data_evolution.py)."""
 import pyarrow as pa

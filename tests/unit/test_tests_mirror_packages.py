@@ -98,9 +98,6 @@ TESTED_ELSEWHERE = {
                                "tests/integration/write/test_paimon_2x_writes.py",
     "format/postpone_merge": "postpone.merge-on-read reads, before and after compact: "
                              "tests/integration/datasource/test_postpone_merge_on_read.py",
-    "format/pypaimon_compat": "pypaimon's gaps filled, through the catalogs that need them: "
-                              "tests/integration/catalog/test_jdbc_catalog.py, "
-                              "tests/integration/catalog/test_hive_catalog.py",
     "format/bucketed_append": "bucketed append (queue) tables: tests/integration/datasource/test_queue_tables.py, "
                     "tests/integration/write/test_append_paths.py",
     "format/row_groups": "row-group splits and skipping: "

@@ -2,9 +2,10 @@
 a data-evolution table's BLOB column (`blob-field`) lands in `.blob` files and its VECTOR column
 (`vector-field`, `vector.file.format`) in `.vector.parquet` files, in one commit per run; a
 table's VECTOR column without `vector.file.format` lives in its data files. pypaimon 2.1's own
-reader and dbt-paimon's read back exactly the models' rows, bytes included; a second run
-appends. A config Paimon refuses (a BLOB column that is not BINARY) and a run with a NULL vector
-are refused with nothing written."""
+reader and dbt-paimon's read back exactly the models' rows, bytes and NULL vectors included; a
+second run appends. A partial-update and an aggregation table hold a NULL vector until a writer
+gives the key one. A config Paimon refuses (a BLOB column that is not BINARY) and a vector of
+another length are refused with nothing written."""
 
 import os
 
@@ -41,6 +42,17 @@ select cast(id as bigint) as id,
             else array(cast(id as float), cast({{ var('low', 0) }} as float)) end as embedding
 from range({{ var('low', 0) }}, {{ var('low', 0) }} + 3)
 """
+# VECTOR columns in the merge engines whose rows hold NULL until a writer gives a value: run 1
+# gives keys 0-2 a label and key 1 a vector, run 2 gives keys 1-3 vectors (key 2's NULL)
+MERGED = """{{ config(materialized='paimon_pk', primary_key='id', merge_engine='ENGINE',
+    table_options={'vector-field': 'embedding', 'field.embedding.vector-dim': '2'}) }}
+{%- set second = var('second', 0) %}
+select cast(id as bigint) as id,
+       case when {{ 'id != 2' if second else 'id = 1' }}
+            then array(cast(id as float), cast({{ second }} as float)) end as embedding,
+       {{ 'cast(null as string)' if second else "concat('label', id)" }} as label
+from range({{ second }}, {{ second }} + 3)
+"""
 BAD_BLOB = """{{ config(materialized='paimon_append', row_tracking=true,
     table_options={'data-evolution.enabled': 'true', 'blob-field': 'label'}) }}
 select 1 as id, 'not bytes' as label
@@ -66,7 +78,9 @@ class TestBlobVectorWrites:
     @pytest.fixture(scope="class")
     def models(self):
         return {"pictures.sql": PICTURES, "embeddings.sql": EMBEDDINGS, "bad_blob.sql": BAD_BLOB,
-                "keyed_vectors.sql": KEYED}
+                "keyed_vectors.sql": KEYED,
+                "merged_vectors_partial_update.sql": MERGED.replace("ENGINE", "partial-update"),
+                "merged_vectors_aggregation.sql": MERGED.replace("ENGINE", "aggregation")}
 
     def test_vector_column_of_a_primary_key_table_merged_by_key(self, project):
         """Paimon allows VECTOR columns in a primary-key table's data files. A second run,
@@ -85,16 +99,42 @@ class TestBlobVectorWrites:
         assert [{"id": r[0], "embedding": list(r[1])} for r in read] == expected
 
         before = len(snapshots(project, "keyed_vectors"))
-        for bad, says in (("null_vector", "NULL in a VECTOR column"),
-                          ("short_vector", "vector(s) that are not 2 long (the VECTOR "
-                                           "column's 'field.embedding.vector-dim'); lengths "
-                                           "found: [1]")):
-            results = run_dbt(["run", "-s", "keyed_vectors", "--vars",
-                               f"{{low: 3, {bad}: true}}"], expect_pass=False)
-            message = str(results[0].message)
-            assert says in message and "embedding" in message, message
+        results = run_dbt(["run", "-s", "keyed_vectors", "--vars", "{low: 3, short_vector: true}"],
+                          expect_pass=False)
+        message = str(results[0].message)
+        assert "vector(s) that are not 2 long (the VECTOR column's 'field.embedding.vector-dim'); " \
+            "lengths found: [1]" in message and "embedding" in message, message
         assert len(snapshots(project, "keyed_vectors")) == before
         assert pypaimon_rows(project, "keyed_vectors") == expected
+
+        # a NULL vector is stored as Paimon stores it, and replaces key 3's vector
+        run_dbt(["run", "-s", "keyed_vectors", "--vars", "{low: 3, null_vector: true}"])
+        expected = expected[:3] + [{"id": 3, "embedding": None},
+                                   {"id": 4, "embedding": [4.0, 3.0]},
+                                   {"id": 5, "embedding": [5.0, 3.0]}]
+        assert pypaimon_rows(project, "keyed_vectors") == expected
+        read = project.run_sql(f"select id, embedding from {project.test_schema}.keyed_vectors "
+                               f"order by id", fetch="all")
+        assert [{"id": r[0], "embedding": r[1] and list(r[1])} for r in read] == expected
+
+    @pytest.mark.parametrize("engine", ["partial-update", "aggregation"])
+    def test_a_vector_column_stays_null_until_a_writer_gives_it(self, project, engine):
+        """Run 1 gives only key 1 a vector; run 2 gives keys 1 and 3 vectors and key 2 a NULL
+        (no value): key 0 keeps its NULL, key 1 takes the newer vector, key 2 keeps NULL and
+        its label. pypaimon 2.1 merges the stored files itself and reads what Spark reads."""
+        name = f"merged_vectors_{engine.replace('-', '_')}"
+        run_dbt(["run", "-s", name])
+        run_dbt(["run", "-s", name, "--vars", "{second: 1}"])
+        assert str(open_table(project, name).fields[1].type) == "VECTOR<FLOAT, 2>"
+        expected = [{"id": 0, "embedding": None, "label": "label0"},
+                    {"id": 1, "embedding": [1.0, 1.0], "label": "label1"},
+                    {"id": 2, "embedding": None, "label": "label2"},
+                    {"id": 3, "embedding": [3.0, 1.0], "label": None}]
+        assert pypaimon_rows(project, name) == expected
+        read = project.run_sql(f"select id, embedding, label from {project.test_schema}.{name} "
+                               f"order by id", fetch="all")
+        assert [{"id": r[0], "embedding": r[1] and list(r[1]), "label": r[2]} for r in read] \
+            == expected
 
     def test_blob_and_vector_columns_written_and_read_back(self, project):
         run_dbt(["run", "-s", "pictures", "embeddings"])
@@ -122,17 +162,18 @@ class TestBlobVectorWrites:
                                f"order by id", fetch="all")
         assert [{"id": r[0], "embedding": list(r[1])} for r in read] == vectors
 
-        # refused runs: nothing written
-        before = len(snapshots(project, "embeddings"))
+        # a NULL vector lands in the append table's data file; the refused config writes nothing
         results = run_dbt(["run", "-s", "embeddings", "bad_blob", "--vars",
                            "{low: 6, null_vector: true}"], expect_pass=False)
-        messages = {r.node.name: str(r.message) for r in results}
-        assert "NULL in VECTOR column 'embedding'" in messages["embeddings"]
-        assert "unexpected" not in messages["embeddings"]  # bad rows, not a failure to report
-        assert "column 'label' in 'blob-field' is STRING" in messages["bad_blob"]
-        assert "cast(label as binary)" in messages["bad_blob"]
-        assert len(snapshots(project, "embeddings")) == before
+        messages = {r.node.name: (r.status, str(r.message)) for r in results}
+        assert messages["embeddings"][0] == "success", messages["embeddings"]
+        assert "column 'label' in 'blob-field' is STRING" in messages["bad_blob"][1]
+        assert "cast(label as binary)" in messages["bad_blob"][1]
+        vectors += [{"id": 6, "embedding": [6.0, None]}, {"id": 7, "embedding": None}]
         assert pypaimon_rows(project, "embeddings") == vectors
+        read = project.run_sql(f"select id, embedding from {project.test_schema}.embeddings "
+                               f"order by id", fetch="all")
+        assert [{"id": r[0], "embedding": r[1] and list(r[1])} for r in read] == vectors
         credentials = project.adapter.config.credentials
         assert not table_exists(credentials.warehouse, project.test_schema, "bad_blob",
                                 credentials.catalog_options)

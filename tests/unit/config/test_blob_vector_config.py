@@ -72,11 +72,6 @@ def test_blob_and_vector_columns_on_a_data_evolution_append_table():
       "table_options": {**VECTOR, "data-evolution.enabled": "true",
                         "vector.file.format": "parquet"}}, "paimon_append",
      "column(s) ['embedding'] are VECTOR stored in vector files"),
-    ({"primary_key": "id", "table_options": VECTOR}, "partial_update",
-     "VECTOR column(s) ['embedding'] ('vector-field') in a 'partial-update' table: its rows "
-     "hold NULL where a writer gave no value"),
-    ({"primary_key": "id", "merge_engine": "aggregation", "table_options": VECTOR}, "paimon_pk",
-     "in a 'aggregation' table"),
     ({"primary_key": "id", "table_options": {**VECTOR, "vector.file.format": "parquet"}},
      "paimon_pk", "remove 'vector.file.format' to store them in the primary-key table's data"),
 ])
@@ -84,11 +79,14 @@ def test_refusals_name_the_column_and_the_fix(config, materialization, expected)
     assert expected in error_of(config, materialization)
 
 
-def test_vectors_in_the_data_files_of_a_deduplicate_or_first_row_table():
-    for engine in ("deduplicate", "first-row"):
-        d = define({"primary_key": "id", "merge_engine": engine, "table_options": VECTOR},
-                   "paimon_pk")
-        assert d.options["vector-field"] == "embedding" and list(d.primary_keys) == ["id"]
+@pytest.mark.parametrize("engine", ["deduplicate", "first-row", "partial-update", "aggregation"])
+def test_vectors_in_the_data_files_of_a_primary_key_table_of_any_engine(engine):
+    # partial-update and aggregation rows hold a NULL vector until a writer gives one, which
+    # is stored as Paimon stores it (format/pypaimon_compat.py)
+    d = define({"primary_key": "id", "merge_engine": engine, "table_options": VECTOR},
+               "paimon_pk")
+    assert d.options["vector-field"] == "embedding" and list(d.primary_keys) == ["id"]
+    assert d.options["merge-engine"] == engine
 
 
 def test_every_column_a_blob_is_refused():

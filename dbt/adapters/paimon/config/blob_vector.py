@@ -13,10 +13,11 @@ As Paimon's Spark catalog makes them from a query's columns (``SparkCatalog.toIn
 - an ARRAY column named in ``vector-field`` becomes ``VECTOR<element, n>``, ``n`` from
   ``field.<column>.vector-dim``, its element BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT or
   DOUBLE (``VectorType.isValidElementType``). Without ``vector.file.format`` the vectors are
-  stored in the data files, of an append table or of a primary-key table whose merge engine
-  never leaves a NULL in a row (``deduplicate``, ``first-row``: Arrow's Parquet writer cannot
-  store a NULL vector); with it in ``.vector.<format>`` files of their own, which again
-  needs data evolution (an append table), no partition key among them and another column.
+  stored in the data files, of an append table or of a primary-key table of any merge engine
+  (a NULL vector, which a partial-update or aggregation row holds until a writer gives it one,
+  is stored as Paimon stores it: format/pypaimon_compat.py); with it in ``.vector.<format>``
+  files of their own, which again needs data evolution (an append table), no partition key
+  among them and another column.
 
 Pure Python with Arrow types and NumPy (no dbt, no Spark, no pypaimon).
 """
@@ -41,8 +42,6 @@ VECTOR_ELEMENT_TYPES = ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOA
 # vector.file.format -> the Python module pypaimon 2.1's writer of that format needs
 VECTOR_FORMAT_MODULES = {"parquet": None, "lance": "lance", "vortex": "vortex"}
 KEYED_MATERIALIZATIONS = ("paimon_pk", "partial_update")
-# merge engines whose rows hold NULL where no value was given
-NULL_MERGING_ENGINES = ("partial-update", "aggregation")
 
 
 def _names(value: Any) -> List[str]:
@@ -178,15 +177,6 @@ def check_blob_and_vector(materialization: str, strategy: Optional[str],
             elif vector_dim(options, column) is None:
                 problems.add(f"table_options '{key}' is {options[key]!r}; expected a whole "
                              f"number >= 1 (the vector's length).")
-        engine = options.get("merge-engine", "deduplicate")
-        if keyed and engine in NULL_MERGING_ENGINES:
-            # their rows carry NULL for "no value" (a partial row, an aggregate not yet fed),
-            # and a NULL vector cannot be stored (write/validation.py)
-            problems.add(f"VECTOR column(s) {vectors} ('vector-field') in a '{engine}' table: "
-                         f"its rows hold NULL where a writer gave no value, and Arrow's Parquet "
-                         f"writer, which writes dbt-paimon's and pypaimon's files, cannot store "
-                         f"a NULL vector. Use merge_engine 'deduplicate' or 'first-row', or "
-                         f"store the column as an ARRAY (remove 'vector-field').")
     file_format = options.get(VECTOR_FILE_FORMAT)
     if file_format is not None:
         module = VECTOR_FORMAT_MODULES.get(str(file_format).lower(), "")

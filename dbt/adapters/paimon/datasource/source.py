@@ -554,24 +554,27 @@ def write_append_files(table, batches: Iterable[Union[pa.RecordBatch, pa.Table]]
 
 def check_vector_values(table, batch: Union[pa.RecordBatch, pa.Table], target: pa.Schema) -> None:
     """Each VECTOR column of ``target`` (a fixed-size list) holds in ``batch`` only lists of
-    the vector's length, and no NULL: pypaimon 2.1 writes VECTOR values with Arrow's Parquet
-    writer, which cannot store a NULL fixed-size list (refused, or written as a file Paimon's
-    readers then fail on). Raised before the batch is written (vectorized), as bad data: the
-    model's rows to fix, not a failure to report."""
-    from dbt.adapters.paimon.config.blob_vector import wrong_vector_lengths
+    the vector's length (or NULL). A NULL is stored in Parquet files, data files and
+    ``.vector.parquet`` files alike (format/pypaimon_compat.py), but not in the Lance or Vortex
+    vector files of ``vector.file.format``, whose writers are pypaimon 2.1's and unmended here.
+    Raised before the batch is written (vectorized), as bad data: the model's rows to fix, not
+    a failure to report."""
+    from dbt.adapters.paimon.config.blob_vector import VECTOR_FILE_FORMAT, wrong_vector_lengths
     from dbt.adapters.paimon.runtime import PaimonDataError
 
+    vector_format = str(table.table_schema.options.get(VECTOR_FILE_FORMAT) or "parquet").lower()
     for field in target:
         if not pa.types.is_fixed_size_list(field.type) or field.name not in batch.schema.names:
             continue
         column = batch.column(field.name)
         name = table.identifier.get_full_name()
-        if column.null_count:
+        if column.null_count and vector_format != "parquet":
             raise PaimonDataError(
                 f"{column.null_count} row(s) have a NULL in VECTOR column '{field.name}' of "
-                f"{name}: pypaimon 2.1, whose writer writes VECTOR columns, cannot store a NULL "
-                f"vector. Filter those rows or give them a vector (e.g. coalesce) in the "
-                f"model's query.")
+                f"{name}, whose vectors are stored in {vector_format} files "
+                f"('{VECTOR_FILE_FORMAT}'), which dbt-paimon does not write NULL vectors into. "
+                f"Filter those rows or give them a vector (e.g. coalesce) in the model's "
+                f"query, or store the vectors in Parquet ('{VECTOR_FILE_FORMAT}': 'parquet').")
         if pa.types.is_fixed_size_list(column.type):
             continue
         rows, found = wrong_vector_lengths(column, field.type.list_size)

@@ -10,6 +10,8 @@ import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StructType
 
+from dbt.adapters.paimon.runtime.vectors import castable_lists
+
 
 def spark_schema(arrow_schema: pa.Schema) -> StructType:
     return from_arrow_schema(pa.schema([f.with_type(_tag_variants(f.type))
@@ -62,7 +64,7 @@ def arrow_schema_for_spark(schema: StructType) -> pa.Schema:
 def conform(batch: pa.RecordBatch | pa.Table, target: pa.Schema) -> pa.Table:
     """Select and cast columns to exactly ``target`` (Spark rejects any other Arrow type)."""
     table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
-    columns = [table.column(field.name).cast(field.type) for field in target]
+    columns = [castable_lists(table.column(field.name)).cast(field.type) for field in target]
     return pa.Table.from_arrays(columns, schema=target)
 
 

@@ -1,4 +1,5 @@
-"""Where pypaimon 2.1.0 cannot read tables written by other Paimon writers, mended in one place.
+"""Where pypaimon 2.1.0 cannot read tables written by other Paimon writers, or cannot write
+what Paimon stores, mended in one place.
 
 Imported first by every module of this package that uses pypaimon, so every process that reads
 or writes through this package (the Spark driver and every worker) has it.
@@ -6,8 +7,16 @@ or writes through this package (the Spark driver and every worker) has it.
 - Manifests written by Paimon 1.0 Java have no ``_VALUE_STATS_COLS`` field (it came later).
   pypaimon looks it up unconditionally and fails with KeyError. An absent field means what a
   NULL one means: the file keeps stats of every value column.
+- A NULL in a VECTOR column (a fixed-size list in Arrow): Arrow's Parquet writer, which writes
+  every Parquet file of pypaimon's writers, refuses a fixed-size list with a NULL slot ("Lists
+  with non-zero length null components are not supported"). Parquet stores a VECTOR as a LIST
+  either way, so the column is handed to the writer as a variable-size list whose NULL slots
+  are empty: the file's Parquet schema and values are what Paimon stores, and a partial-update
+  or aggregation row with no vector yet is written as NULL, as Paimon's writers write it.
 """
 
+import numpy as np
+import pyarrow as pa
 from pypaimon.manifest.manifest_file_manager import ManifestFileManager
 
 
@@ -23,6 +32,62 @@ def _install() -> None:
 
     value_stats_fields._dbt_paimon_compat = True
     ManifestFileManager._get_value_stats_fields = value_stats_fields
+    for file_io in _parquet_writing_file_ios():
+        _store_null_vectors_in(file_io)
+
+
+def storable_vectors(data):
+    """``data`` (an Arrow table or record batch) with each fixed-size list column that holds a
+    NULL as a variable-size list of the same values, its NULL slots empty: what Arrow's Parquet
+    writer stores (the same Parquet LIST as the fixed-size list's). Other columns, and data
+    without such a NULL, are returned as they are."""
+    for index, field in enumerate(data.schema):
+        column = data.column(index)
+        if pa.types.is_fixed_size_list(field.type) and column.null_count:
+            chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+            lists = pa.chunked_array([_empty_nulls(chunk) for chunk in chunks],
+                                     pa.list_(field.type.value_field))
+            if isinstance(data, pa.RecordBatch):
+                data = pa.Table.from_batches([data])
+            data = data.set_column(index, field.with_type(lists.type), lists)
+    return data
+
+
+def _empty_nulls(vectors: pa.FixedSizeListArray) -> pa.ListArray:
+    valid = np.asarray(vectors.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    lengths = np.where(valid, vectors.type.list_size, 0)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    values = vectors.filter(pa.array(valid)).flatten()
+    return pa.ListArray.from_arrays(pa.array(offsets), values,
+                                    type=pa.list_(vectors.type.value_field),
+                                    mask=pa.array(~valid))
+
+
+def _parquet_writing_file_ios():
+    """pypaimon's FileIO classes that write Parquet themselves (the others delegate to one)."""
+    from pypaimon.filesystem.local_file_io import LocalFileIO
+    from pypaimon.filesystem.pyarrow_file_io import PyArrowFileIO
+
+    classes = [LocalFileIO, PyArrowFileIO]
+    try:
+        from pypaimon.filesystem.hdfs_native_file_io import HdfsNativeFileIO
+    except ImportError:  # its optional dependencies are not installed
+        pass
+    else:
+        classes.append(HdfsNativeFileIO)
+    return classes
+
+
+def _store_null_vectors_in(file_io) -> None:
+    original = file_io.write_parquet
+    if getattr(original, "_dbt_paimon_compat", False):
+        return
+
+    def write_parquet(self, path, data, *args, **kwargs):
+        return original(self, path, storable_vectors(data), *args, **kwargs)
+
+    write_parquet._dbt_paimon_compat = True
+    file_io.write_parquet = write_parquet
 
 
 _install()

@@ -19,6 +19,7 @@ from .engines import engine_for, first_row
 from .engines.base import ADD, DELETE, ROW_KIND, SEQ, UPDATE_BEFORE
 from .errors import PaimonDataError
 from .spec import MergeSpec
+from .vectors import castable_lists, unsliced_vectors
 
 COMMIT = "_commit"
 _COMMIT = "__commit"
@@ -188,7 +189,7 @@ def _schema_column(records: pa.Table, name: str, sql_type) -> pa.ChunkedArray:
     column = records.column(name)
     if column.type != sql_type.arrow:
         try:
-            column = column.cast(sql_type.arrow)
+            column = castable_lists(column).cast(sql_type.arrow)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise PaimonDataError(f"Column '{name}' cannot be read as {sql_type.text}: {exc}") from None
     return column
@@ -211,6 +212,7 @@ def _frame(records: pa.Table, columns: List[pa.ChunkedArray], names: List[str],
     else:
         columns.append(pa.repeat(pa.scalar(0, pa.int64()), records.num_rows))
     names.append(_COMMIT)
+    columns = [unsliced_vectors(column) for column in columns]
     frame = pl.from_arrow(pa.Table.from_arrays(columns, names=names))
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - from_arrow of a table is a frame
         frame = frame.to_frame()

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from dbt.adapters.paimon.config.blob_vector import wrong_vector_lengths
 from dbt.adapters.paimon.runtime import PaimonDataError
+from dbt.adapters.paimon.runtime.vectors import castable_lists
 from dbt.adapters.paimon.write.plan import ROW_KIND, SEQ, WritePlan
 
 ROW_KINDS = ("+I", "-U", "+U", "-D")
@@ -83,6 +84,8 @@ def sample_rows(plan: WritePlan, batch: pa.Table, rows) -> List[dict]:
 def _cast(array, target: pa.DataType, safe: bool = True):
     if array.type == target:
         return array
+    if pa.types.is_fixed_size_list(target):
+        array = castable_lists(array)
     if pa.types.is_timestamp(array.type) and pa.types.is_timestamp(target):
         # Spark hands microseconds; a TIMESTAMP(0..3) column truncates them as Paimon's casts do
         return pc.cast(array, target, safe=False)
@@ -145,14 +148,6 @@ def conform_and_check(plan: WritePlan, batch: pa.Table, problems: Problems,
             unfit.add(target.name)
         elif reason is None:
             cast = _cast(column, target.type)
-            if vector and cast.null_count:
-                # Arrow's Parquet writer, which writes the run's files, cannot store a NULL
-                # fixed-size list ("Lists with non-zero length null components are not
-                # supported")
-                problems.add("null", target.name,
-                             "NULL in a VECTOR column, which Arrow's Parquet writer cannot "
-                             "store; filter those rows or give them a vector (e.g. coalesce) in "
-                             "the model's query", batch, _true_rows(pc.is_null(cast)))
         else:
             rows = failing_rows(column, target.type)
             values = column.take(pa.array(rows[:SAMPLE_SIZE])).to_pylist() if len(rows) else []

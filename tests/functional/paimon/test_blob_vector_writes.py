@@ -107,8 +107,10 @@ class TestBlobVectorWrites:
         assert len(snapshots(project, "keyed_vectors")) == before
         assert pypaimon_rows(project, "keyed_vectors") == expected
 
-        # a NULL vector is stored as Paimon stores it, and replaces key 3's vector
-        run_dbt(["run", "-s", "keyed_vectors", "--vars", "{low: 3, null_vector: true}"])
+        # a NULL vector is stored as Paimon stores it (here by Spark tasks), and replaces key
+        # 3's vector
+        run_dbt(["run", "-s", "keyed_vectors", "--vars",
+                 "{low: 3, null_vector: true, write_path: distributed}"])
         expected = expected[:3] + [{"id": 3, "embedding": None},
                                    {"id": 4, "embedding": [4.0, 3.0]},
                                    {"id": 5, "embedding": [5.0, 3.0]}]

@@ -3,7 +3,8 @@ data-evolution table, a second model writes two of its columns by key (one commi
 files), pypaimon 2.1 reads the table exactly and the model's view shows every column; a model
 whose keys match no row, or naming a column the table lacks, fails without a commit, and one with
 `when_not_matched='insert'` adds them as new rows. Then `compact` rewrites the row-id ranges into
-one file (rows and _ROW_IDs kept) and `update_rows` changes a row by row id."""
+one file (rows and _ROW_IDs kept) and `update_rows` changes a row by row id. A VECTOR column of
+the data files is written like any other column, a NULL vector and a new row included."""
 
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
@@ -39,6 +40,20 @@ BY_ROW_ID = """
           update_columns='score') }}
 select _ROW_ID, score + 1 as score from {{ paimon_row_tracking(ref('base')) }} where id >= 3
 """
+VECTOR_BASE = """
+{{ config(materialized='paimon_append', row_tracking=true,
+          table_options={'data-evolution.enabled': 'true', 'vector-field': 'emb',
+                         'field.emb.vector-dim': '2'}) }}
+select cast(id as bigint) as id, array(cast(id as float), cast(0 as float)) as emb, note
+from values (1, 'n1'), (2, 'n2'), (3, 'n3') as v(id, note)
+"""
+VECTOR_UPDATE = """
+{{ config(materialized='data_evolution_update', target='vector_base', update_key='id',
+          update_columns='emb', when_not_matched='insert') }}
+select cast(id as bigint) as id,
+       case when id = 2 then null else array(cast(id as float), cast(9 as float)) end as emb
+from values (2), (3), (4) as v(id)
+"""
 MISSING = """
 {{ config(materialized='data_evolution_update', target='base', update_key='id',
           update_columns=['score', 'nope']) }}
@@ -46,8 +61,8 @@ select cast(1 as bigint) as id, 5 as score, 6 as nope
 """
 
 
-def pypaimon_rows(project):
-    table = open_table(project, "base")
+def pypaimon_rows(project, name="base"):
+    table = open_table(project, name)
     builder = table.new_read_builder()
     data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
     return sorted(tuple(r.values()) for r in data.to_pylist())
@@ -58,7 +73,8 @@ class TestDataEvolutionUpdate:
     def models(self):
         return {"base.sql": BASE, "scores.sql": SCORES, "unmatched.sql": UNMATCHED,
                 "missing.sql": MISSING, "upsert.sql": UPSERT,
-                "by_row_id.sql": BY_ROW_ID}
+                "by_row_id.sql": BY_ROW_ID, "vector_base.sql": VECTOR_BASE,
+                "vector_update.sql": VECTOR_UPDATE}
 
     def test_a_model_writes_two_columns_and_leaves_the_others(self, project):
         run_dbt(["run", "-s", "base", "scores"])
@@ -116,3 +132,12 @@ class TestDataEvolutionUpdate:
         assert pypaimon_rows(project) == [(1, "a", 100, "updated a"), (2, "b", 5, "n2"),
                                           (3, "c", 301, "updated c"), (9, None, 7, "nine")]
         assert commit_kinds(project, "base")[-1] == "APPEND"
+
+    def test_a_vector_column_of_the_data_files_is_updated(self, project):
+        run_dbt(["run", "-s", "vector_base", "vector_update"])
+        want = [(1, [1.0, 0.0], "n1"), (2, None, "n2"), (3, [3.0, 9.0], "n3"),
+                (4, [4.0, 9.0], None)]
+        assert pypaimon_rows(project, "vector_base") == want
+        read = project.run_sql(f"select id, emb, note from {project.test_schema}.vector_base "
+                               f"order by id", fetch="all")
+        assert [(r[0], r[1] and list(r[1]), r[2]) for r in read] == want

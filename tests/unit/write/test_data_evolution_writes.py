@@ -143,10 +143,45 @@ def test_blob_columns_are_refused(catalog, warehouse):
     write(catalog.get_table("db.pictures"), pa.table({
         "id": pa.array([1], pa.int64()), "picture": pa.array([b"x"], pa.large_binary())},
         schema=schema))
-    with pytest.raises(PaimonConfigError, match=r"\['picture'\] are BLOB or VECTOR columns"):
+    with pytest.raises(PaimonConfigError, match=r"\['picture'\] are BLOB columns"):
         update_columns(open_table(warehouse, "db", "pictures"), "m", pa.table({
             "id": pa.array([1], pa.int64()), "picture": pa.array([b"y"], pa.large_binary())}),
             "id", ["picture"])
+
+
+VECTORS = pa.schema([("id", pa.int64()), ("emb", pa.list_(pa.float32(), 2)),
+                     ("note", pa.string())])
+
+
+@pytest.mark.parametrize("vector_file_format", [None, "parquet"])
+def test_vector_columns_of_the_data_files_are_updated_like_any_other(catalog, warehouse,
+                                                                    vector_file_format):
+    """A VECTOR column stored in the data files is a column file's column like any other: the
+    model's lists (Spark's ARRAY) become vectors, a NULL among them included, and a new row
+    holds a NULL vector. Stored in vector files of their own it is refused, nothing written."""
+    options = {**EVOLUTION, "vector-field": "emb", "field.emb.vector-dim": "2",
+               **({"vector.file.format": vector_file_format} if vector_file_format else {})}
+    catalog.create_table("db.vectors", Schema.from_pyarrow_schema(VECTORS, options=options),
+                         False)
+    write(catalog.get_table("db.vectors"), pa.table({
+        "id": pa.array([0, 1, 2], pa.int64()),
+        "emb": pa.array([[0, 0], [1, 1], [2, 2]], VECTORS.field("emb").type),
+        "note": ["a", "b", "c"]}, schema=VECTORS))
+    run = pa.table({"id": pa.array([1, 2, 9], pa.int64()),
+                    "emb": pa.array([[5, None], None, [9, 9]], pa.list_(pa.float64()))})
+    table = open_table(warehouse, "db", "vectors")
+    if vector_file_format:
+        with pytest.raises(PaimonConfigError, match=r"\['emb'\] are BLOB columns, or VECTOR "
+                                                    r"columns of vector files"):
+            update_columns(table, "m", run, "id", ["emb"], when_not_matched="insert")
+        assert pypaimon_rows(catalog, "vectors") == [
+            (0, [0.0, 0.0], "a"), (1, [1.0, 1.0], "b"), (2, [2.0, 2.0], "c")]
+        return
+    result = update_columns(table, "m", run, "id", ["emb"], when_not_matched="insert")
+    assert (result.rows, result.inserted) == (2, 1)
+    want = [(0, [0.0, 0.0], "a"), (1, [5.0, None], "b"), (2, None, "c"), (9, [9.0, 9.0], None)]
+    assert pypaimon_rows(catalog, "vectors") == sorted(want, key=repr)
+    assert our_rows(warehouse, "vectors") == sorted(want, key=repr)
 
 
 def test_rows_matching_no_row_become_new_rows_in_the_same_commit_when_asked(

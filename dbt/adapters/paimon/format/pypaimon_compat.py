@@ -8,11 +8,15 @@ or writes through this package (the Spark driver and every worker) has it.
   pypaimon looks it up unconditionally and fails with KeyError. An absent field means what a
   NULL one means: the file keeps stats of every value column.
 - A NULL in a VECTOR column (a fixed-size list in Arrow): Arrow's Parquet writer, which writes
-  every Parquet file of pypaimon's writers, refuses a fixed-size list with a NULL slot ("Lists
-  with non-zero length null components are not supported"). Parquet stores a VECTOR as a LIST
-  either way, so the column is handed to the writer as a variable-size list whose NULL slots
-  are empty: the file's Parquet schema and values are what Paimon stores, and a partial-update
-  or aggregation row with no vector yet is written as NULL, as Paimon's writers write it.
+  every Parquet file of pypaimon's writers, refuses a fixed-size list with a NULL slot inside
+  the column ("Lists with non-zero length null components are not supported"), and with one
+  at either end writes a file whose recorded Arrow schema pyarrow then cannot read back
+  ("Expected all lists to be of size=2"). Parquet stores a VECTOR as a LIST either way, so the
+  column is handed to the writer as a variable-size list whose NULL slots are empty: the
+  file's Parquet schema and values are what Paimon stores, and a partial-update or
+  aggregation row with no vector yet is written as NULL, as Paimon's writers write it. Both
+  of pypaimon's Parquet writers get it: ``FileIO.write_parquet`` (a whole file) and
+  ``SingleFileWriter`` (a file written batch by batch: column updates by row id).
 """
 
 import numpy as np
@@ -34,16 +38,24 @@ def _install() -> None:
     ManifestFileManager._get_value_stats_fields = value_stats_fields
     for file_io in _parquet_writing_file_ios():
         _store_null_vectors_in(file_io)
+    _stream_null_vectors()
 
 
-def storable_vectors(data):
+def storable_schema(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with each fixed-size list field as a variable-size list of the same values."""
+    return pa.schema([field.with_type(pa.list_(field.type.value_field))
+                      if pa.types.is_fixed_size_list(field.type) else field
+                      for field in schema], metadata=schema.metadata)
+
+
+def storable_vectors(data, every: bool = False):
     """``data`` (an Arrow table or record batch) with each fixed-size list column that holds a
-    NULL as a variable-size list of the same values, its NULL slots empty: what Arrow's Parquet
-    writer stores (the same Parquet LIST as the fixed-size list's). Other columns, and data
-    without such a NULL, are returned as they are."""
+    NULL (``every``: each one) as a variable-size list of the same values, its NULL slots
+    empty: what Arrow's Parquet writer stores (the same Parquet LIST as the fixed-size list's).
+    Other columns, and data without such a column, are returned as they are."""
     for index, field in enumerate(data.schema):
         column = data.column(index)
-        if pa.types.is_fixed_size_list(field.type) and column.null_count:
+        if pa.types.is_fixed_size_list(field.type) and (every or column.null_count):
             chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
             lists = pa.chunked_array([_empty_nulls(chunk) for chunk in chunks],
                                      pa.list_(field.type.value_field))
@@ -88,6 +100,35 @@ def _store_null_vectors_in(file_io) -> None:
 
     write_parquet._dbt_paimon_compat = True
     file_io.write_parquet = write_parquet
+
+
+class _ListVectorsWriter:
+    """A ``pq.ParquetWriter`` opened on ``storable_schema``: each batch's vectors as lists."""
+
+    def __init__(self, writer):
+        self._writer = writer
+
+    def write_table(self, data, *args, **kwargs):
+        return self._writer.write_table(storable_vectors(data, every=True), *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._writer, name)
+
+
+def _stream_null_vectors() -> None:
+    from pypaimon.write.writer.single_file_writer import SingleFileWriter
+
+    original = SingleFileWriter.__init__
+    if getattr(original, "_dbt_paimon_compat", False):
+        return
+
+    def init(self, file_io, path, schema, *args, **kwargs):
+        original(self, file_io, path, storable_schema(schema), *args, **kwargs)
+        if self._writer is not None:
+            self._writer = _ListVectorsWriter(self._writer)
+
+    init._dbt_paimon_compat = True
+    SingleFileWriter.__init__ = init
 
 
 _install()

@@ -17,9 +17,9 @@ conditions and expressions are Spark SQL as on other tables (ops/row_ops.py). Th
 written and committed, so ``write_path`` does not apply.
 
 Refused before anything is read or written, naming the table and the column: assigning a
-partition column (a row's partition is where its files are), a BLOB or VECTOR column (they
-live in files of their own), and tables with 64-bit deletion vectors (pypaimon 2.1 cannot
-decode them).
+partition column (a row's partition is where its files are), a BLOB column or a VECTOR column
+of vector files (they live in files of their own; a VECTOR column of the data files is assigned
+like any other), and tables with 64-bit deletion vectors (pypaimon 2.1 cannot decode them).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _ORDER = "_paimon_merge_source_order"
 def check_assignable(table, what: str, columns: List[str]) -> None:
     """ValueError, before anything is read, for assignments Paimon cannot write by row id."""
     from dbt.adapters.paimon.format.deletion_vectors import has_64bit_vectors
-    from dbt.adapters.paimon.write.column_update import _blob_or_vector_columns
+    from dbt.adapters.paimon.write.column_update import columns_in_files_of_their_own
 
     name = table.identifier.get_full_name()
     problems = []
@@ -48,10 +48,11 @@ def check_assignable(table, what: str, columns: List[str]) -> None:
     if partition:
         problems.append(f"{partition} are partition columns: Paimon cannot change them by row "
                         f"id (a row's partition is where its files are)")
-    special = _blob_or_vector_columns(table, columns)
+    special = columns_in_files_of_their_own(table, columns)
     if special:
-        problems.append(f"{special} are BLOB or VECTOR columns, which live in files of their "
-                        f"own; writing them by row id is not built")
+        problems.append(f"{special} are BLOB columns or VECTOR columns of vector files "
+                        f"('vector.file.format'), which live in files of their own; writing "
+                        f"them by row id is not built")
     if has_64bit_vectors(table):
         problems.append("the table has 64-bit deletion vectors ('deletion-vectors.bitmap64'), "
                         "which pypaimon 2.1's update and delete writers cannot decode")

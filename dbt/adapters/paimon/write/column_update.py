@@ -43,11 +43,16 @@ import pyarrow.compute as pc
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
+from dbt.adapters.paimon.runtime.vectors import castable_lists
 
 ROW_ID = "_ROW_ID"
 SAMPLES = 5
 # config `when_not_matched`: what a run does with rows whose key matches no row of the table
 WHEN_NOT_MATCHED = ("error", "insert")
+
+
+# the probe's row numbers in the key join (_left_join)
+_PROBE_ROW = "__probe_row"
 
 
 @dataclass(frozen=True)
@@ -115,11 +120,12 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
                         f"them by row id (a row's partition is where its files are)")
     if ROW_ID in columns:
         problems.append("_ROW_ID cannot be updated")
-    special = _blob_or_vector_columns(table, columns)
+    special = columns_in_files_of_their_own(table, columns)
     if special:
-        problems.append(f"{special} are BLOB or VECTOR columns of {name}, which live in files "
-                        f"of their own; writing them from a model is not built, so leave them "
-                        f"out of `update_columns`")
+        problems.append(f"{special} are BLOB columns, or VECTOR columns of vector files "
+                        f"('vector.file.format'), of {name}, which live in files of their own; "
+                        f"writing them from a model is not built, so leave them out of "
+                        f"`update_columns`")
     if insert:
         problems += _insert_problems(table, name, key, query_columns)
     if problems:
@@ -139,19 +145,24 @@ def _insert_problems(table, name: str, key: str, query_columns: Sequence[str]) -
         problems.append(f"config `when_not_matched='insert'` needs the partition columns "
                         f"{unreturned} of {name} from the model's query: they place each new "
                         f"row (matched rows keep theirs)")
-    special = _blob_or_vector_columns(table, list(table.field_names))
+    special = columns_in_files_of_their_own(table, list(table.field_names))
     if special:
-        problems.append(f"config `when_not_matched='insert'` on a table with BLOB or VECTOR "
-                        f"columns ({special}) is not built: a new row's NULL there would need "
-                        f"files of their own")
+        problems.append(f"config `when_not_matched='insert'` on a table with BLOB columns or "
+                        f"vector files ({special}) is not built: a new row's NULL there would "
+                        f"need files of their own")
     return problems
 
 
-def _blob_or_vector_columns(table, columns: Sequence[str]) -> List[str]:
+def columns_in_files_of_their_own(table, columns: Sequence[str]) -> List[str]:
+    """Which of ``columns`` live in files of their own, which a column update does not write:
+    BLOB columns (``.blob`` files) and, with ``vector.file.format``, VECTOR columns. A VECTOR
+    column of the data files is written like any other column."""
     from pypaimon.schema.data_types import is_blob_file_field
 
-    vectors = {c.strip() for c in
-               str(table.table_schema.options.get("vector-field") or "").split(",")}
+    from dbt.adapters.paimon.config.blob_vector import (VECTOR_FILE_FORMAT, vector_columns)
+
+    options = dict(table.table_schema.options)
+    vectors = set(vector_columns(options)) if options.get(VECTOR_FILE_FORMAT) else set()
     return [f.name for f in table.fields
             if f.name in columns and (is_blob_file_field(f) or f.name in vectors)]
 
@@ -222,7 +233,7 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
     else:
         probe = probe.set_column(0, key, _cast(probe[key], stored.schema.field(key).type,
                                                model, key))
-        joined = probe.join(stored, keys=key, join_type="left outer")
+        joined = _left_join(probe, key, stored)
         unmatched = joined.filter(pc.is_null(joined[ROW_ID]))[key].to_pylist()
         if insert:
             keys = _cast(rows[key], stored.schema.field(key).type, model, key)
@@ -237,6 +248,17 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
             f"with the table), or set config `when_not_matched='insert'` to add them as new "
             f"rows. Nothing was written.")
     return joined.select([ROW_ID] + list(columns)).sort_by(ROW_ID), files, unmatched_rows
+
+
+def _left_join(probe: pa.Table, key: str, stored: pa.Table) -> pa.Table:
+    """``probe`` with the ``_ROW_ID`` of ``stored``'s row of the same ``key`` (NULL where none):
+    the join made on the key and the probe's row numbers only, then the rows taken, since
+    Arrow's hash join carries no list, map or struct column (a VECTOR or ARRAY column the
+    model writes)."""
+    numbered = pa.table({key: probe[key], _PROBE_ROW: pa.array(range(probe.num_rows),
+                                                               pa.int64())})
+    matches = numbered.join(stored.select([key, ROW_ID]), keys=key, join_type="left outer")
+    return probe.take(matches[_PROBE_ROW]).append_column(ROW_ID, matches[ROW_ID])
 
 
 def new_rows(table, model: str, rows: pa.Table) -> pa.Table:
@@ -315,6 +337,8 @@ def _arrow_schema(table) -> pa.Schema:
 def _cast(column, to: pa.DataType, model: str, name: str):
     if column.type == to:
         return column
+    if pa.types.is_fixed_size_list(to):  # a VECTOR column, from Spark's lists
+        column = castable_lists(column)
     try:
         return pc.cast(column, to, safe=True)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:

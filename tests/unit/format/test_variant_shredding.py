@@ -1,6 +1,8 @@
 """Shredded VARIANT columns written through pypaimon 2.1's writer (format/variant_shredding.py):
-the option's fields land in ``typed_value``; a value of another type than the option gives its
-field is refused with an error that says what to do, and the writer's files are gone."""
+the option's fields land in ``typed_value``; with a flat schema of scalars (format/
+variant_shredder.py) a value of another type than the option gives its field stays in the
+field's untyped bytes and reads back whole; with the schemas pypaimon's shredder keeps it is
+refused with an error that says what to do, and the writer's files are gone."""
 
 import json
 import os
@@ -9,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pypaimon.data.generic_variant import GenericVariant
+from pypaimon.data.variant_shredding import assemble_shredded_column, build_variant_schema
 
 from dbt.adapters.paimon.catalog.warehouse import create_table
 from dbt.adapters.paimon.format import variant_shredding
@@ -21,6 +24,11 @@ SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", VARIANT_AR
 SHREDDING = json.dumps({"type": "ROW", "fields": [
     {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
         {"id": 0, "name": "a", "type": "BIGINT"}]}}]})
+# a nested object: a schema pypaimon's own shredder shreds
+NESTED = json.dumps({"type": "ROW", "fields": [
+    {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
+        {"id": 0, "name": "a", "type": {"type": "ROW", "fields": [
+            {"id": 0, "name": "b", "type": "BIGINT"}]}}]}}]})
 
 
 def keyed_table(warehouse, name, **options):
@@ -48,10 +56,26 @@ def test_the_options_fields_are_written_shredded(warehouse):
     assert stored.get_field_index("typed_value") >= 0, stored
 
 
-def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse):
+def test_a_value_of_another_type_is_kept_in_the_fields_untyped_bytes(warehouse):
     table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: SHREDDING})
+    written = [{"a": 1}, {"a": "one"}, {"a": 1.5, "b": [1]}, None, 7]
+    write_kv_file(table, (), 0, rows(written))
+    [path] = data_files(warehouse)
+    stored = pq.read_table(path).column("v").combine_chunks()
+    a = stored.field("typed_value").field("a")
+    assert a.field("typed_value").to_pylist() == [1, None, None, None, None]
+    assert [v is not None for v in a.field("value").to_pylist()] == \
+        [False, True, True, False, False]
+    # pypaimon's reader puts each row's variant back together from the shredded columns
+    back = assemble_shredded_column(stored, build_variant_schema(stored.type))
+    assert [None if v is None else GenericVariant.from_arrow_struct(v).to_python()
+            for v in back.to_pylist()] == written
+
+
+def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse):
+    table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: NESTED})
     with pytest.raises(PaimonDataError) as refused:
-        write_kv_file(table, (), 0, rows([{"a": 1}, {"a": "one"}]))
+        write_kv_file(table, (), 0, rows([{"a": {"b": 1}}, {"a": {"b": "one"}}]))
     message = str(refused.value)
     assert "db.shredded shreds VARIANT fields ('variant.shreddingSchema')" in message
     assert "pypaimon 2.1" in message and "leave it out of 'variant.shreddingSchema'" in message
@@ -60,7 +84,7 @@ def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse):
 
 def test_other_failures_are_not_taken_for_the_shredders(warehouse):
     plain = keyed_table(warehouse, "plain")
-    shredded = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: SHREDDING})
+    shredded = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: NESTED})
     try:
         raise pa.ArrowInvalid("not from the shredder")
     except pa.ArrowInvalid as error:

@@ -17,6 +17,10 @@ or writes through this package (the Spark driver and every worker) has it.
   aggregation row with no vector yet is written as NULL, as Paimon's writers write it. Both
   of pypaimon's Parquet writers get it: ``FileIO.write_parquet`` (a whole file) and
   ``SingleFileWriter`` (a file written batch by batch: column updates by row id).
+- VARIANT shredding (`variant.shreddingSchema`): pypaimon's shredder works row by row in Python
+  and converts a value of another type than its field's (or fails). A flat schema of scalar
+  fields is shredded by format/variant_shredder.py instead, vectorized and as Paimon's Java
+  writer does; other schemas keep pypaimon's.
 """
 
 import numpy as np
@@ -39,6 +43,7 @@ def _install() -> None:
     for file_io in _parquet_writing_file_ios():
         _store_null_vectors_in(file_io)
     _stream_null_vectors()
+    _shred_variants_vectorized()
 
 
 def storable_schema(schema: pa.Schema) -> pa.Schema:
@@ -129,6 +134,25 @@ def _stream_null_vectors() -> None:
 
     init._dbt_paimon_compat = True
     SingleFileWriter.__init__ = init
+
+
+def _shred_variants_vectorized() -> None:
+    from pypaimon.data import variant_shredding
+
+    from dbt.adapters.paimon.format import variant_shredder
+
+    original = variant_shredding.shred_variant_column
+    if getattr(original, "_dbt_paimon_compat", False):
+        return
+
+    def shred_variant_column(column, obj_fields, target_type):
+        if variant_shredder.shreds(obj_fields):
+            return variant_shredder.shred(column, obj_fields, target_type)
+        return original(column, obj_fields, target_type)
+
+    shred_variant_column._dbt_paimon_compat = True
+    shred_variant_column.pypaimon = original
+    variant_shredding.shred_variant_column = shred_variant_column
 
 
 _install()

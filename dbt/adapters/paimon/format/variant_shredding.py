@@ -2,8 +2,11 @@
 writer, through which dbt-paimon writes every data file, stores the fields the option lists in
 typed Parquet columns (``typed_value``) beside the rest of each variant (``value``). Where a
 row's field holds another type than the option gives it, Paimon's writers keep that value in
-the variant's remaining bytes; pypaimon 2.1's shredder fails on it instead, with a bare Arrow
-error deep in its writer. ``refused`` turns that failure into an error that says what to do."""
+the field's untyped bytes, and so does variant_shredder.py, which shreds a flat schema of
+scalar fields (format/pypaimon_compat.py installs it). pypaimon 2.1's shredder, which shreds the
+other schemas (nested objects, arrays, decimals, dates, timestamps), fails on such a value
+instead, with a bare Arrow error deep in its writer (or converts it: a DOUBLE 1.5 into a BIGINT
+field as 1). ``refused`` turns that failure into an error that says what to do."""
 
 from __future__ import annotations
 

@@ -1,0 +1,344 @@
+"""A VARIANT column shredded into the typed Parquet columns of `variant.shreddingSchema`,
+vectorized over the column's bytes with NumPy.
+
+pypaimon 2.1's writer, through which every data file is written, shreds row by row in Python
+(``shred_variant_column``: about 20,000 rows a second on the 2-core test machine), and stores
+a shredded field's value of another type than the option gives it by converting it anyway
+(a DOUBLE 1.5 into a BIGINT field as 1) or fails the write. This module shreds as Paimon's Java
+writer does (``VariantShreddingWriter.castShredded``):
+
+- a row whose variant is an object gets, per shredded field, ``typed_value`` when the field's
+  value has the field's type (an integer of any width that fits the integer type; a boolean,
+  float, double, string or binary of that type), else the value's own bytes in the field's
+  ``value``; a missing field has neither. The object's other fields stay in the top-level
+  ``value``, an object of the same key ids (NULL when none is left);
+- any other variant (a scalar, an array) is kept whole in the top-level ``value``.
+
+The object layout follows the Variant encoding spec: the header's id and offset widths are the
+smallest that hold the largest key id and the data size, fields listed in the object's own
+order (its keys' order), their bytes laid out in that order.
+
+``shreds(obj_fields)`` says whether a shredding schema is one this module handles: flat objects
+of the scalar types above. Other schemas (nested objects, arrays, decimals, dates,
+timestamps) keep pypaimon's shredder (format/pypaimon_compat.py picks).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+OBJECT = 2
+SHORT_STRING = 1
+PRIMITIVE = 0
+# primitive type ids of the Variant encoding spec
+TRUE, FALSE = 1, 2
+INT_WIDTHS = {3: 1, 4: 2, 5: 4, 6: 8}
+DOUBLE, FLOAT, BINARY, LONG_STRING = 7, 14, 15, 16
+NULL_VARIANT = b"\x00"
+
+_INTEGER_RANGES = {pa.int8(): (-2 ** 7, 2 ** 7 - 1), pa.int16(): (-2 ** 15, 2 ** 15 - 1),
+                   pa.int32(): (-2 ** 31, 2 ** 31 - 1), pa.int64(): (-2 ** 63, 2 ** 63 - 1)}
+_SCALARS = tuple(_INTEGER_RANGES) + (pa.bool_(), pa.float32(), pa.float64(), pa.string(),
+                                     pa.large_string(), pa.binary(), pa.large_binary())
+
+
+def shreds(obj_fields) -> bool:
+    """Whether ``obj_fields`` (pypaimon's parsed shredding schema of one column) is a flat
+    object of scalar types this module shreds."""
+    return bool(obj_fields) and all(
+        f.schema.object_fields is None and f.schema.array_schema is None
+        and f.schema.scalar_arrow_type in _SCALARS for f in obj_fields)
+
+
+def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
+    """``column`` (VARIANT as ``struct<value, metadata>``) as ``target_type`` (pypaimon's
+    ``shredding_schema_to_arrow_type(obj_fields)``)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    n = len(column)
+    values = _Bytes(column.field("value"))
+    metadata = _Bytes(column.field("metadata"))
+    present = _valid(column) & (values.lengths > 0)
+    header = np.zeros(n, np.int64)
+    header[present] = values.buf[values.starts[present]]
+    is_object = present & ((header & 3) == OBJECT)
+
+    entries = _Entries(values, np.flatnonzero(is_object), header)
+    names = _Names(metadata, entries)
+    shredded = np.zeros(len(entries.rows), bool)
+    fields = []
+    for field in obj_fields:
+        match = names.equal(field.field_name.encode("utf-8"))
+        shredded |= match
+        fields.append(_field_columns(values, entries, match, n,
+                                     field.schema.scalar_arrow_type))
+
+    top_value = _top_level_value(values, entries, ~shredded, present, is_object, n)
+    typed_type = target_type.field("typed_value").type
+    typed = pa.StructArray.from_arrays(
+        [pa.StructArray.from_arrays(list(columns), fields=list(typed_type.field(i).type))
+         for i, columns in enumerate(fields)],
+        fields=list(typed_type), mask=pa.array(~is_object))
+    metadata_column = pa.array(column.field("metadata")).cast(pa.binary()).fill_null(b"")
+    return pa.StructArray.from_arrays(
+        [metadata_column, top_value, typed], fields=list(target_type),
+        mask=pa.array(~_valid(column)))
+
+
+# ---------------------------------------------------------------------------- reading bytes
+
+class _Bytes:
+    """A binary column's bytes as NumPy: ``buf`` (padded with zeros so that a read of up to
+    8 bytes past any position stays inside it), each row's ``starts`` and ``lengths``."""
+
+    def __init__(self, array: pa.Array):
+        array = array.cast(pa.large_binary())
+        n = len(array)
+        offsets = np.frombuffer(array.buffers()[1], np.int64)[array.offset:array.offset + n + 1]
+        data = array.buffers()[2]
+        raw = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+        self.buf = np.concatenate([raw, np.zeros(8, np.uint8)])
+        self.starts = offsets[:-1].astype(np.int64)
+        self.lengths = (offsets[1:] - offsets[:-1]).astype(np.int64)
+        self.nulls = ~_valid(array)
+        self.lengths[self.nulls] = 0
+
+
+def _valid(array) -> np.ndarray:
+    return np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _read_uint(buf: np.ndarray, pos: np.ndarray, width) -> np.ndarray:
+    """The little-endian unsigned integers of ``width`` (1-8, per position) bytes at ``pos``."""
+    width = np.broadcast_to(np.asarray(width, np.int64), pos.shape)
+    result = np.zeros(pos.shape, np.uint64)
+    for j in range(8):
+        used = width > j
+        if not used.any():
+            break
+        byte = buf[pos + j].astype(np.uint64)
+        result |= np.where(used, byte << np.uint64(8 * j), np.uint64(0))
+    return result
+
+
+def _int_size(values: np.ndarray) -> np.ndarray:
+    """The Variant encoding's byte width of unsigned ``values``: 1, 2, 3 or 4."""
+    return 1 + (values > 0xFF) + (values > 0xFFFF) + (values > 0xFFFFFF)
+
+
+def _exclusive_cumsum(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if len(counts) \
+        else np.zeros(0, np.int64)
+
+
+def _range_positions(begins: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions of the ranges [begin, begin + length), one range after another: a
+    running sum of steps of one that jumps at each range's first position (one pass over the
+    bytes, where a repeat of each range's shift takes several)."""
+    keep = lengths > 0
+    begins, lengths = begins[keep], lengths[keep]
+    if not len(begins):
+        return np.zeros(0, np.int64)
+    steps = np.ones(int(lengths.sum()), np.int64)
+    firsts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    steps[firsts] = np.concatenate([[begins[0]], begins[1:] - (begins[:-1] + lengths[:-1] - 1)])
+    return np.cumsum(steps)
+
+
+def _gather(buf: np.ndarray, begins: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray,
+                                                                              np.ndarray]:
+    """The bytes of the ranges [begin, begin + length) one after another, and their offsets."""
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    return buf[_range_positions(begins, lengths)], offsets
+
+
+class _Entries:
+    """The fields of each object row, flattened: per entry its row (``rows``), its position in
+    the row (``ranks``), key id (``ids``) and the absolute byte range of its value."""
+
+    def __init__(self, values: _Bytes, object_rows: np.ndarray, header: np.ndarray):
+        buf, start = values.buf, values.starts[object_rows]
+        info = header[object_rows] >> 2
+        large = (info >> 4) & 1
+        id_size = ((info >> 2) & 3) + 1
+        offset_size = (info & 3) + 1
+        size_bytes = np.where(large == 1, 4, 1)
+        count = _read_uint(buf, start + 1, size_bytes).astype(np.int64)
+        id_start = start + 1 + size_bytes
+        offset_start = id_start + count * id_size
+        data_start = offset_start + (count + 1) * offset_size
+
+        per_row = np.repeat(np.arange(len(object_rows)), count)
+        self.rows = object_rows[per_row]
+        self.ranks = np.arange(len(per_row)) - np.repeat(_exclusive_cumsum(count), count)
+        self.ids = _read_uint(buf, id_start[per_row] + self.ranks * id_size[per_row],
+                              id_size[per_row]).astype(np.int64)
+        offsets = _read_uint(buf, offset_start[per_row] + self.ranks * offset_size[per_row],
+                             offset_size[per_row]).astype(np.int64)
+        ends_of_data = _read_uint(buf, offset_start + count * offset_size,
+                                  offset_size).astype(np.int64)
+        # a field's bytes end where the next field's begin in the data area (which need not
+        # follow the id order), the last at the data's end
+        order = np.lexsort((offsets, per_row))
+        following = np.empty(len(order), np.int64)
+        if len(order):
+            same_row = per_row[order][1:] == per_row[order][:-1]
+            following[:-1] = np.where(same_row, offsets[order][1:],
+                                      ends_of_data[per_row[order][:-1]])
+            following[-1] = ends_of_data[per_row[order][-1]]
+        ends = np.empty(len(order), np.int64)
+        ends[order] = following
+        self.begins = data_start[per_row] + offsets
+        self.lengths = ends - offsets
+
+
+class _Names:
+    """The key name of each entry, located in its row's metadata dictionary."""
+
+    def __init__(self, metadata: _Bytes, entries: _Entries):
+        buf, start = metadata.buf, metadata.starts[entries.rows]
+        size = ((buf[start].astype(np.int64) >> 6) & 3) + 1
+        dictionary = _read_uint(buf, start + 1, size).astype(np.int64)
+        strings = start + 1 + (dictionary + 2) * size
+        begin = _read_uint(buf, start + 1 + (entries.ids + 1) * size, size).astype(np.int64)
+        end = _read_uint(buf, start + 1 + (entries.ids + 2) * size, size).astype(np.int64)
+        self.buf, self.begins, self.lengths = buf, strings + begin, end - begin
+
+    def equal(self, name: bytes) -> np.ndarray:
+        match = self.lengths == len(name)
+        for j, byte in enumerate(name):
+            match &= self.buf[np.where(match, self.begins + j, 0)] == byte
+        return match
+
+
+# ---------------------------------------------------------------------------- writing columns
+
+def _field_columns(values: _Bytes, entries: _Entries, match: np.ndarray, n: int,
+                   arrow_type: pa.DataType) -> List[pa.Array]:
+    """The field's ``value`` and ``typed_value`` columns over all ``n`` rows."""
+    rows, begins, lengths = entries.rows[match], entries.begins[match], entries.lengths[match]
+    header = values.buf[begins].astype(np.int64)
+    typed, typed_ok = _typed(values.buf, begins, header, arrow_type)
+    kept = ~typed_ok  # another type (a variant NULL included): its own bytes
+    data, offsets = _gather(values.buf, begins[kept], lengths[kept])
+    value = _scatter_binary(data, offsets, rows[kept], n)
+    return [value, _scatter(typed.filter(pa.array(typed_ok)), rows[typed_ok], n, arrow_type)]
+
+
+def _typed(buf: np.ndarray, begins: np.ndarray, header: np.ndarray, arrow_type: pa.DataType):
+    """Each value (at ``begins``) as ``arrow_type``, and whether it has that type."""
+    basic, info = header & 3, header >> 2
+    primitive = basic == PRIMITIVE
+    if pa.types.is_boolean(arrow_type):
+        ok = primitive & ((info == TRUE) | (info == FALSE))
+        return pa.array(info == TRUE), ok
+    if arrow_type in _INTEGER_RANGES:
+        width = np.select([info == t for t in INT_WIDTHS], list(INT_WIDTHS.values()), 0)
+        ok = primitive & (width > 0)
+        raw = _read_uint(buf, begins + 1, np.maximum(width, 1))
+        shift = (64 - 8 * np.maximum(width, 1)).astype(np.uint64)
+        signed = ((raw << shift).view(np.int64)) >> shift.astype(np.int64)  # sign-extended
+        low, high = _INTEGER_RANGES[arrow_type]
+        ok &= (signed >= low) & (signed <= high)
+        return pa.array(np.where(ok, signed, 0)).cast(arrow_type), ok
+    if pa.types.is_floating(arrow_type):
+        wanted, width, dtype = (DOUBLE, 8, "<f8") if arrow_type == pa.float64() \
+            else (FLOAT, 4, "<f4")
+        ok = primitive & (info == wanted)
+        raw = _read_uint(buf, begins + 1, width)
+        floats = raw.view("<f8") if width == 8 else raw.astype(np.uint32).view(dtype)
+        return pa.array(floats.astype(dtype)).cast(arrow_type), ok
+    # strings and binary: the bytes after the header (and a 4-byte length, but for a short
+    # string, whose length is in its header)
+    string = pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
+    short = (basic == SHORT_STRING) if string else np.zeros(len(begins), bool)
+    long = primitive & (info == (LONG_STRING if string else BINARY))
+    ok = short | long
+    length = np.where(short, info, np.where(long, _read_uint(buf, begins + 1, 4), 0))
+    data, offsets = _gather(buf, np.where(short, begins + 1, begins + 5),
+                            np.where(ok, length, 0).astype(np.int64))
+    array = pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(begins),
+                                             [None, pa.py_buffer(offsets),
+                                              pa.py_buffer(data)])
+    return array.cast(pa.large_string() if string else pa.large_binary()).cast(arrow_type), ok
+
+
+def _scatter(array: pa.Array, rows: np.ndarray, n: int, arrow_type: pa.DataType) -> pa.Array:
+    """``array``'s values at ``rows`` of an ``n``-row column, NULL elsewhere."""
+    position = np.full(n, -1, np.int64)
+    position[rows] = np.arange(len(rows))
+    index = pa.array(position, mask=position < 0)
+    return array.take(index) if len(array) else pa.nulls(n, arrow_type)
+
+
+def _scatter_binary(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray,
+                    n: int) -> pa.Array:
+    array = pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(rows),
+                                             [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    return _scatter(array, rows, n, pa.large_binary()).cast(pa.binary())
+
+
+def _top_level_value(values: _Bytes, entries: _Entries, kept: np.ndarray, present: np.ndarray,
+                     is_object: np.ndarray, n: int) -> pa.Array:
+    """Per row: a non-object variant's bytes whole; an object's unshredded fields as an
+    object of their own (NULL when none is left); NULL for a NULL variant."""
+    whole = present & ~is_object
+    data, offsets = _gather(values.buf, values.starts[whole], values.lengths[whole])
+    scalars = _scatter_binary(data, offsets, np.flatnonzero(whole), n)
+    objects = _objects(values.buf, entries.rows[kept], entries.ids[kept], entries.begins[kept],
+                       entries.lengths[kept], n)
+    return pc.if_else(pa.array(whole), scalars, objects)
+
+
+def _objects(buf: np.ndarray, rows: np.ndarray, ids: np.ndarray, begins: np.ndarray,
+             lengths: np.ndarray, n: int) -> pa.Array:
+    """The objects made of each row's kept fields (in the order given: the object's own), as
+    Paimon's variant builder writes them: smallest id and offset widths, a 4-byte count above
+    255 fields. NULL for rows with no kept field."""
+    kept_rows, first, count = np.unique(rows, return_index=True, return_counts=True)
+    if not len(kept_rows):
+        return pa.nulls(n, pa.binary())
+    data_size = np.add.reduceat(lengths, first) if len(lengths) else np.zeros(0, np.int64)
+    max_id = np.maximum.reduceat(ids, first)
+    id_size = _int_size(max_id)
+    offset_size = np.where(data_size > 0, _int_size(data_size), 1)
+    large = count > 255
+    size_bytes = np.where(large, 4, 1)
+    total = 1 + size_bytes + count * id_size + (count + 1) * offset_size + data_size
+    out_start = _exclusive_cumsum(total)
+    out = np.zeros(int(total.sum()) + 8, np.uint8)
+
+    out[out_start] = ((large.astype(np.int64) << 6) | ((id_size - 1) << 4)
+                      | ((offset_size - 1) << 2) | OBJECT).astype(np.uint8)
+    _write_uint(out, out_start + 1, count, size_bytes)
+    per_field = np.repeat(np.arange(len(kept_rows)), count)
+    rank = np.arange(len(rows)) - np.repeat(first, count)
+    ids_at = out_start + 1 + size_bytes
+    _write_uint(out, ids_at[per_field] + rank * id_size[per_field], ids, id_size[per_field])
+    offsets_at = ids_at + count * id_size
+    within = np.cumsum(lengths) - lengths - np.repeat(np.cumsum(lengths)[first] -
+                                                      lengths[first], count)
+    _write_uint(out, offsets_at[per_field] + rank * offset_size[per_field], within,
+                offset_size[per_field])
+    _write_uint(out, offsets_at + count * offset_size, data_size, offset_size)
+    data_at = offsets_at + (count + 1) * offset_size
+    out[_range_positions(data_at[per_field] + within, lengths)] = \
+        buf[_range_positions(begins, lengths)]
+    offsets = np.concatenate([out_start, [total.sum()]]).astype(np.int64)
+    array = pa.LargeBinaryArray.from_buffers(pa.large_binary(), len(kept_rows),
+                                             [None, pa.py_buffer(offsets),
+                                              pa.py_buffer(out[:-8])])
+    return _scatter(array, kept_rows, n, pa.large_binary()).cast(pa.binary())
+
+
+def _write_uint(out: np.ndarray, pos: np.ndarray, values: np.ndarray, width) -> None:
+    width = np.broadcast_to(np.asarray(width, np.int64), pos.shape)
+    values = values.astype(np.uint64)
+    for j in range(4):
+        used = width > j
+        out[pos[used] + j] = ((values[used] >> np.uint64(8 * j)) & np.uint64(0xFF)) \
+            .astype(np.uint8)

@@ -7,9 +7,11 @@ Java sources the expectations follow: DataEvolutionCompactCoordinator (ranges me
 they overlap or touch, groups packed by weight against target-file-size, a task kept from
 compaction.min.file-num files, BLOB files left out) and DataEvolutionNormalCompactTask (one
 file, its first row id the task's first, sequence numbers from the inputs' smallest to their
-largest, BLOB columns not rewritten). The planning alone, on file metadata:
+largest, BLOB columns in files of their own not rewritten, those kept in the data files carried
+as their stored descriptors and views). The planning alone, on file metadata:
 tests/unit/ops/test_data_evolution_compact_planning.py."""
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pypaimon import CatalogFactory, Schema
@@ -35,6 +37,20 @@ def _files(warehouse, name):
 def _update(warehouse, table, ids, **columns):
     run = pa.table({"id": pa.array(ids, pa.int64()), **columns})
     update_columns(open_table(warehouse, "db", table), "m", run, "id", list(columns))
+
+
+def _commit(table, messages):
+    committer = table.new_batch_write_builder().new_commit()
+    committer.commit(messages)
+    committer.close()
+
+
+def _pypaimon_update(catalog, name, row_ids, column, values: pa.Array):
+    """pypaimon 2.1's own update of one column by row id (a column file)."""
+    table = catalog.get_table(f"db.{name}")
+    update = table.new_batch_write_builder().new_update().with_update_type([column])
+    _commit(table, update.update_by_arrow_with_row_id(pa.table({
+        "_ROW_ID": pa.array(row_ids, pa.int64()), column: values})))
 
 
 def _state(catalog, warehouse, name):
@@ -180,6 +196,35 @@ def test_threads_and_spark_tasks_compact_to_the_same_rows(spark, tmp_path):
     assert states["in_process"] == states["distributed"] == [(0, 10, 1, 3)]
 
 
+def test_columns_are_left_out_by_their_stored_type(spark, catalog, warehouse):
+    """Which columns live in files of their own is the schema's types' say, as pypaimon's writer
+    and Paimon's task decide it: a VECTOR column with vector.file.format is in .vector files,
+    but an ARRAY column named in 'vector-field' that pypaimon created as ARRAY is in the data
+    files, and is rewritten with them. (One row-id range: pypaimon 2.1 misreads a range whose
+    vectors lie in several .vector files.)"""
+    schema = pa.schema([("id", pa.int64()), ("a", pa.list_(pa.float32())),
+                        ("v", pa.list_(pa.float32(), 2))])
+    catalog.create_table("db.vectors", Schema.from_pyarrow_schema(schema, options={
+        **EVOLUTION, **EVERY_RUN, "vector-field": "a,v", "field.a.vector-dim": "2",
+        "field.v.vector-dim": "2", "vector.file.format": "parquet"}), False)
+    ids = list(range(4))
+    write(catalog.get_table("db.vectors"), pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "a": pa.array([[i, -i] for i in ids], pa.list_(pa.float32())),
+        "v": pa.array([[i, i] for i in ids], pa.list_(pa.float32(), 2))}, schema=schema))
+    _pypaimon_update(catalog, "vectors", [1], "a", pa.array([[9, 9]], pa.list_(pa.float32())))
+    before = _state(catalog, warehouse, "vectors")
+    (vectors,) = [f.file_name for f in _files(warehouse, "vectors") if ".vector." in f.file_name]
+
+    assert compact_table(spark, TableRef(warehouse, "db", "vectors", {})).snapshot_id
+
+    files = _files(warehouse, "vectors")
+    assert [f.file_name for f in files if ".vector." in f.file_name] == [vectors]
+    (data,) = [f for f in files if ".vector." not in f.file_name]
+    assert (data.first_row_id, data.row_count, data.write_cols) == (0, 4, ["id", "a"])
+    assert _state(catalog, warehouse, "vectors") == before
+
+
 # --------------------------------------------------------------------------- any history
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -219,3 +264,187 @@ def test_any_history_reads_the_same_after_compaction(spark, commits, updates, mi
         _update(folder, "h", [0], note=["after"])
         assert dict((r[0], r[3]) for r in pypaimon_rows(catalog, "h"))[0] == "after"
         assert our_rows(folder, "h") == pypaimon_rows(catalog, "h")
+
+
+# --------------------------------------------------------------------------- inline BLOB storage
+# blob-descriptor-field (or its older key blob.stored-descriptor-fields) and blob-view-field
+# keep a BLOB column's values in the data files, as serialized BlobDescriptor / BlobViewStruct
+# bytes; video-frame-field keeps them in .video files of their own. Paimon's
+# DataEvolutionNormalCompactTask rewrites an inline column as a column of the new file
+# (fieldNamesInBlobFile leaves it out of the dedicated ones) and leaves the .blob/.video files.
+
+RAW = {"blob-as-descriptor": "true", "blob-view.resolve.enabled": "false"}
+
+
+def _raw_rows(catalog, name):
+    """The rows with _ROW_ID and each inline BLOB value as its data file holds it (a serialized
+    descriptor or view), neither fetched nor resolved."""
+    table = catalog.get_table(f"db.{name}").copy(RAW)
+    builder = table.new_read_builder().with_projection(table.field_names + ["_ROW_ID"])
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sorted(tuple(r.values()) for r in data.to_pylist())
+
+
+def _stored(warehouse, meta):
+    """The new data file itself, as pyarrow reads it."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    (path,) = glob.glob(f"{warehouse}/**/{meta.file_name}", recursive=True)
+    return pq.read_table(path)
+
+
+@pytest.mark.parametrize("option, path", [("blob-descriptor-field", "in_process"),
+                                          ("blob.stored-descriptor-fields", "distributed")])
+def test_descriptor_fields_are_carried_byte_for_byte(spark, catalog, warehouse, tmp_path,
+                                                     option, path):
+    """The descriptors (one set by pypaimon's update of the column, one NULL) are read as
+    stored and written into the new file unchanged, in this process or in Spark tasks; a read
+    then fetches the same payload ranges."""
+    from pypaimon.table.row.blob import BlobDescriptor
+
+    payload = tmp_path / "payload.bin"
+    payload.write_bytes(bytes(range(256)))
+
+    def descriptor(i, shift=0):
+        return BlobDescriptor(f"file://{payload}", i * 7 + shift, 3 + i % 4).serialize()
+
+    schema = pa.schema([("id", pa.int64()), ("note", pa.string()), ("doc", pa.large_binary())])
+    catalog.create_table("db.docs", Schema.from_pyarrow_schema(
+        schema, options={**EVOLUTION, **EVERY_RUN, option: "doc"}), False)
+    for start in (0, 3, 6):
+        ids = list(range(start, start + 3))
+        write(catalog.get_table("db.docs"), pa.table({
+            "id": pa.array(ids, pa.int64()), "note": [f"n{i}" for i in ids],
+            "doc": pa.array([descriptor(i) for i in ids], pa.large_binary())}, schema=schema))
+    _update(warehouse, "docs", [1, 7], note=["one", "seven"])
+    _pypaimon_update(catalog, "docs", [4, 5], "doc",
+                     pa.array([descriptor(4, 100), None], pa.large_binary()))
+    before = _state(catalog, warehouse, "docs"), _raw_rows(catalog, "docs")
+    assert not [f for f in _files(warehouse, "docs") if ".blob" in f.file_name]
+    assert dict((r[0], r[2]) for r in before[0][0])[4] == bytes(range(128, 131))
+
+    spark.conf.set("spark.dbt.paimon.writePath", path)
+    try:
+        result = compact_table(spark, TableRef(warehouse, "db", "docs", {}))
+    finally:
+        spark.conf.unset("spark.dbt.paimon.writePath")
+
+    assert result.snapshot_id is not None and result.files_after == 1
+    (new,) = _files(warehouse, "docs")
+    assert (new.first_row_id, new.row_count, new.write_cols) == (0, 9, None)
+    assert (new.level, new.file_source) == (0, 1)
+    assert (_state(catalog, warehouse, "docs"), _raw_rows(catalog, "docs")) == before
+    stored = _stored(warehouse, new)
+    assert stored.schema.field("doc").type == pa.large_binary()
+    by_row = {row[3]: row[2] for row in before[1]}      # _ROW_ID -> descriptor bytes
+    assert stored.column("doc").to_pylist() == [by_row[i] for i in range(9)]
+
+
+def test_view_fields_are_carried_byte_for_byte(spark, catalog, warehouse):
+    """blob-view-field values are BlobViewStruct bytes (a table, a field id, a row id) that a
+    read resolves through the catalog: the compaction keeps the references, never the
+    payloads they resolve to."""
+    from pypaimon.table.row.blob import BlobViewStruct
+
+    pictures = pa.schema([("id", pa.int64()), ("picture", pa.large_binary())])
+    catalog.create_table("db.pictures", Schema.from_pyarrow_schema(
+        pictures, options={**EVOLUTION, "blob-field": "picture"}), False)
+    write(catalog.get_table("db.pictures"), pa.table({
+        "id": pa.array(range(8), pa.int64()),
+        "picture": pa.array([bytes([i]) * 4 for i in range(8)], pa.large_binary())},
+        schema=pictures))
+    field_id = catalog.get_table("db.pictures").field_dict["picture"].id
+
+    def view(row_id):
+        return BlobViewStruct("db.pictures", field_id, row_id).serialize()
+
+    schema = pa.schema([("id", pa.int64()), ("note", pa.string()), ("ref", pa.large_binary())])
+    catalog.create_table("db.refs", Schema.from_pyarrow_schema(
+        schema, options={**EVOLUTION, **EVERY_RUN, "blob-view-field": "ref"}), False)
+    for start in (0, 3):
+        ids = list(range(start, start + 3))
+        write(catalog.get_table("db.refs"), pa.table({
+            "id": pa.array(ids, pa.int64()), "note": [f"n{i}" for i in ids],
+            "ref": pa.array([view(7 - i) for i in ids], pa.large_binary())}, schema=schema))
+    _update(warehouse, "refs", [2], note=["two"])
+    _pypaimon_update(catalog, "refs", [0], "ref", pa.array([view(1)], pa.large_binary()))
+    before = _state(catalog, warehouse, "refs"), _raw_rows(catalog, "refs")
+    assert dict((r[0], r[2]) for r in before[0][0])[0] == bytes([1]) * 4
+
+    result = compact_table(spark, TableRef(warehouse, "db", "refs", {}))
+
+    assert result.snapshot_id is not None and result.files_after == 1
+    (new,) = _files(warehouse, "refs")
+    assert (new.first_row_id, new.row_count, new.write_cols) == (0, 6, None)
+    assert (_state(catalog, warehouse, "refs"), _raw_rows(catalog, "refs")) == before
+    by_row = {row[3]: row[2] for row in before[1]}
+    assert _stored(warehouse, new).column("ref").to_pylist() == [by_row[i] for i in range(6)]
+
+
+def test_video_frames_stay_in_their_video_files(spark, catalog, warehouse, tmp_path):
+    """video-frame-field (pypaimon 2.1): a BLOB column whose frames live in .video files of
+    their own, read as frame descriptors into them. The column is BLOB by its type alone (no
+    'blob-field'); the .video files stay as they are and the data file holds the rest."""
+    from pypaimon.multimodal.table import MultimodalTable
+
+    schema = pa.schema([("id", pa.int64()), ("note", pa.string()), ("frame", pa.large_binary())])
+    catalog.create_table("db.clips", Schema.from_pyarrow_schema(
+        schema, options={**EVOLUTION, **EVERY_RUN, "video-frame-field": "frame"}), False)
+    clips = MultimodalTable(catalog, "db.clips", catalog.get_table("db.clips"))
+    for number, start in enumerate((0, 3)):
+        video = tmp_path / f"clip{number}.mp4"
+        video.write_bytes(bytes([number]) * 64)
+        ids = list(range(start, start + 3))
+        clips.add_video(str(video), pa.table({"id": pa.array(ids, pa.int64()),
+                                              "note": [f"n{i}" for i in ids]}))
+    _update(warehouse, "clips", [4], note=["four"])
+    before = _state(catalog, warehouse, "clips")
+    videos = sorted(f.file_name for f in _files(warehouse, "clips") if ".video" in f.file_name)
+    assert len(videos) == 2
+
+    result = compact_table(spark, TableRef(warehouse, "db", "clips", {}))
+
+    assert result.snapshot_id is not None
+    files = _files(warehouse, "clips")
+    assert sorted(f.file_name for f in files if ".video" in f.file_name) == videos
+    (data,) = [f for f in files if ".video" not in f.file_name]
+    assert (data.first_row_id, data.row_count, data.write_cols) == (0, 6, ["id", "note"])
+    assert _state(catalog, warehouse, "clips") == before
+
+
+def test_a_column_both_in_blob_files_and_inline_is_refused(spark, catalog, warehouse,
+                                                           tmp_path):
+    """'blob.stored-descriptor-fields' (unlike 'blob-descriptor-field') may be set on a table
+    already written: its older rows keep the column's bytes in .blob files, the newer ones
+    descriptors in the data files. pypaimon 2.1 cannot read such a table, and a compaction
+    would turn the .blob values into descriptors: refused, nothing written."""
+    from pypaimon.schema.schema_change import SchemaChange
+    from pypaimon.table.row.blob import BlobDescriptor
+
+    schema = pa.schema([("id", pa.int64()), ("doc", pa.large_binary())])
+    catalog.create_table("db.mixed", Schema.from_pyarrow_schema(
+        schema, options={**EVOLUTION, **EVERY_RUN, "blob-field": "doc"}), False)
+    write(catalog.get_table("db.mixed"), pa.table({
+        "id": pa.array([0, 1], pa.int64()), "doc": pa.array([b"aa", b"bb"], pa.large_binary())},
+        schema=schema))
+    catalog.alter_table("db.mixed", [SchemaChange.set_option(
+        "blob.stored-descriptor-fields", "doc")], False)
+    payload = tmp_path / "payload.bin"
+    payload.write_bytes(b"0123456789")
+    write(catalog.get_table("db.mixed"), pa.table({
+        "id": pa.array([2], pa.int64()),
+        "doc": pa.array([BlobDescriptor(f"file://{payload}", 0, 3).serialize()],
+                        pa.large_binary())}, schema=schema))
+    location = TableRef(warehouse, "db", "mixed", {})
+    files = sorted(f.file_name for f in _files(warehouse, "mixed"))
+
+    with pytest.raises(ValueError) as refused:
+        compact_table(spark, location)
+
+    message = str(refused.value)
+    assert "db.mixed" in message and "'blob.stored-descriptor-fields'" in message
+    assert "'doc'" in message and "Nothing was written" in message
+    assert kinds(location)[-1] == "APPEND"
+    assert sorted(f.file_name for f in _files(warehouse, "mixed")) == files

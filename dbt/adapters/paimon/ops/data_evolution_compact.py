@@ -5,9 +5,10 @@
 A row of such a table lives in the files of its row-id range: the file that wrote the row and
 the files an update by row id has written some of its columns into since
 (format/data_evolution.py). A compaction rewrites the files of one or more adjacent row-id
-ranges into ONE file holding every column except those stored in files of their own (BLOB;
-VECTOR with ``vector.file.format``), whose ``first_row_id`` is the first range's. The rows keep
-their ``_ROW_ID``, and a read then finds each of those fields in one file.
+ranges into ONE file holding every column except those stored in files of their own (BLOB,
+unless kept in the data files; VECTOR with ``vector.file.format``), whose ``first_row_id`` is
+the first range's. The rows keep their ``_ROW_ID``, and a read then finds each of those fields
+in one file.
 
 Planning, per (partition, bucket):
 - the data files' row-id ranges are merged where they overlap or touch (a range ending where
@@ -38,25 +39,46 @@ All tasks commit as one COMPACT snapshot. pypaimon's conflict check refuses the 
 another writer changed the ranges meanwhile (for example, a column update of part of a new,
 wider range): the table stays as it was.
 
-Refused before anything is written, naming the table: inline BLOB storage
-(``blob-descriptor-field`` and the like), values kept in the data files as descriptors, which
-this rewrite does not carry.
+Which BLOB columns count as stored in files of their own follows Paimon's task
+(``fieldNamesInBlobFile``): every BLOB, ARRAY<BLOB> or MAP<X, BLOB> column, by its type, except
+those an option keeps in the data files:
+- ``blob-descriptor-field`` (or its older key ``blob.stored-descriptor-fields``) and
+  ``blob-view-field`` keep a BLOB column in the data files, each value a serialized
+  ``BlobDescriptor`` (a URI, an offset, a length) or ``BlobViewStruct`` (a table, a field id, a
+  row id) that a read resolves to the payload. Such a column is a column of the new file like
+  any other: read as the stored bytes (``blob-as-descriptor``, views not resolved) and written
+  back as they are, so no payload is fetched and a read resolves them as before. (Paimon's task
+  serializes each value again, which gives the same bytes for a descriptor or view of the
+  current version.)
+- ``video-frame-field`` (pypaimon 2.1) keeps a BLOB column's frames in ``.video`` files of
+  their own, read as frame descriptors into them: those files stay as the ``.blob`` files do.
+
+Refused before anything is written, naming the table, the option and the column: a column an
+option keeps in the data files while some of its values still lie in ``.blob`` files
+(``blob.stored-descriptor-fields``, unlike ``blob-descriptor-field``, may be set after rows
+were written). pypaimon 2.1 cannot read such a table, and a rewrite would turn those values
+into descriptors: there is no "as before" to keep.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import List, Sequence
+from typing import Dict, List, Sequence, Set
 
-from dbt.adapters.paimon.config.blob_vector import (INLINE_BLOB_OPTIONS, VECTOR_FILE_FORMAT,
-                                                    blob_columns, vector_columns)
 from dbt.adapters.paimon.format.data_evolution import is_dedicated_file
 from dbt.adapters.paimon.format.splits import Split
 from dbt.adapters.paimon.ops.append_compact import FILE_SOURCE_COMPACT, AppendCompactionConfig
 
 # a target the writer never reaches: Paimon's task writes exactly one file
 ONE_FILE_TARGET = "1024 tb"
+# the read of a task: an inline BLOB column as the bytes its files hold (serialized descriptors
+# and views), which the new file holds again; nothing fetched, no view resolved
+STORED_BLOB_READ = {"blob-as-descriptor": "true", "blob-view.resolve.enabled": "false"}
+# the options keeping a BLOB column in the data files (video-frame-field keeps it in files of
+# its own)
+DESCRIPTOR_KEY, OLD_DESCRIPTOR_KEY = "blob-descriptor-field", "blob.stored-descriptor-fields"
+INLINE_OPTIONS = (DESCRIPTOR_KEY, OLD_DESCRIPTOR_KEY, "blob-view-field")
 
 
 @dataclass
@@ -86,13 +108,23 @@ def _end(meta) -> int:
     return meta.first_row_id + meta.row_count
 
 
-def dedicated_columns(options) -> List[str]:
-    """The columns stored in files of their own: BLOB columns, and VECTOR columns with
-    ``vector.file.format``."""
-    columns = blob_columns(options)
-    if options.get(VECTOR_FILE_FORMAT):
-        columns += vector_columns(options)
-    return columns
+def inline_blob_columns(table) -> Set[str]:
+    """The BLOB columns kept in the data files (``blob-descriptor-field`` or its older key,
+    ``blob-view-field``), as pypaimon reads the options."""
+    return set(table.options.blob_descriptor_fields()) | set(table.options.blob_view_fields())
+
+
+def dedicated_columns(table) -> List[str]:
+    """The columns stored in files of their own, by their type as Paimon picks them: BLOB
+    columns (ARRAY<BLOB> and MAP<X, BLOB> too) other than the inline ones, in ``.blob`` or
+    ``.video`` files; VECTOR columns when the table has ``vector.file.format``."""
+    from pypaimon.schema.data_types import VectorType, is_blob_file_field
+
+    inline = inline_blob_columns(table)
+    vector_files = bool(table.options.with_vector_format())
+    return [f.name for f in table.table_schema.fields
+            if (is_blob_file_field(f) and f.name not in inline)
+            or (vector_files and isinstance(f.type, VectorType))]
 
 
 # --------------------------------------------------------------------------- planning
@@ -154,15 +186,37 @@ def _pack(groups: Sequence[List], config: AppendCompactionConfig) -> List[List]:
 
 
 def refusal(table):
-    """Why the table's compaction may not run (a message naming the table), or None."""
-    options = table.table_schema.options
-    inline = [o for o in INLINE_BLOB_OPTIONS if options.get(o)]
-    if inline:
-        return (f"compaction of {table.identifier.get_full_name()} is refused: the "
-                f"data-evolution table keeps BLOB values in its data files "
-                f"({', '.join(inline)}), which dbt-paimon's compaction does not rewrite. "
-                f"Nothing was written; compact it with Paimon (Spark's CALL sys.compact).")
-    return None
+    """Why the table's compaction may not run (a message naming the table), or None. Only a
+    table keeping a BLOB column inline can be refused, and only its file list tells (a .blob
+    file of such a column), so only such a table's files are listed here."""
+    inline = inline_blob_columns(table)
+    if not inline:
+        return None
+    from dbt.adapters.paimon.format.splits import plan_splits
+
+    in_blob_files = sorted({column for split in plan_splits(table) for f in split.files
+                            if is_dedicated_file(f) for column in (f.write_cols or ())
+                            if column in inline})
+    if not in_blob_files:
+        return None
+    named = _inline_options(table, in_blob_files)
+    return (f"compaction of {table.identifier.get_full_name()} is refused: column(s) "
+            f"{', '.join(repr(c) for c in in_blob_files)} are stored in the data files "
+            f"({', '.join(repr(o) for o in named)}), but some of their values still lie in "
+            f".blob files, written before the option named them. pypaimon 2.1 cannot read "
+            f"such a table, and compacting it would turn those values into descriptors. "
+            f"Nothing was written. If no rows were written since the option was set, remove "
+            f"the column(s) from it; otherwise rebuild the table from its source.")
+
+
+def _inline_options(table, columns: Sequence[str]) -> List[str]:
+    """The options that keep ``columns`` in the data files, as the table sets them (the older
+    descriptor key counts only without the newer one, as in Paimon)."""
+    options: Dict[str, str] = table.table_schema.options
+    keys = [k for k in INLINE_OPTIONS
+            if not (k == OLD_DESCRIPTOR_KEY and DESCRIPTOR_KEY in options)]
+    return [k for k in keys
+            if {c.strip() for c in str(options.get(k) or "").split(",")} & set(columns)]
 
 
 # --------------------------------------------------------------------------- rewriting
@@ -180,13 +234,16 @@ def compact_data_evolution_unit(table, unit: DataEvolutionCompactUnit):
     from dbt.adapters.paimon.format.kv_files import new_commit_message, write_through
 
     split = unit.split
-    dedicated = set(dedicated_columns(table.table_schema.options))
+    dedicated = set(dedicated_columns(table))
     columns = [c for c in table.field_names if c not in dedicated]
     options = full_stats_options(table)
     options.set(CoreOptions.TARGET_FILE_SIZE, ONE_FILE_TARGET)
     writer = AppendOnlyDataWriter(table, tuple(split.partition_values), split.bucket, 0,
                                   options=options, write_cols=columns if dedicated else None)
-    rows = iter_data_evolution_split(table, split, columns)
+    # inline BLOB columns carried as their stored bytes, as Paimon's task carries them
+    read_table = table.copy_without_time_travel(STORED_BLOB_READ) \
+        if inline_blob_columns(table) else table
+    rows = iter_data_evolution_split(read_table, split, columns)
     new_files = list(write_through(writer, (b for piece in rows for b in piece.to_batches())))
     try:
         if len(new_files) != 1 or new_files[0].row_count != unit.row_count:

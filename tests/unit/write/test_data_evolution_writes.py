@@ -184,6 +184,22 @@ def test_vector_columns_of_the_data_files_are_updated_like_any_other(catalog, wa
     assert our_rows(warehouse, "vectors") == sorted(want, key=repr)
 
 
+def test_an_array_column_named_in_vector_field_lives_in_the_data_files(catalog, warehouse):
+    """Paimon stores a column in vector files by its type (VECTOR), not by the option naming
+    it: an ARRAY column the table's schema holds is updated like any other column."""
+    schema = pa.schema([("id", pa.int64()), ("tags", pa.list_(pa.int32()))])
+    catalog.create_table("db.arrays", Schema.from_pyarrow_schema(schema, options={
+        **EVOLUTION, "vector-field": "tags", "field.tags.vector-dim": "2",
+        "vector.file.format": "parquet"}), False)
+    write(catalog.get_table("db.arrays"), pa.table({
+        "id": pa.array([1, 2], pa.int64()), "tags": pa.array([[1], [2, 2]], pa.list_(pa.int32()))},
+        schema=schema))
+    update_columns(open_table(warehouse, "db", "arrays"), "m", pa.table({
+        "id": pa.array([2], pa.int64()), "tags": pa.array([[7, 8, 9]], pa.list_(pa.int64()))}),
+        "id", ["tags"])
+    assert pypaimon_rows(catalog, "arrays") == [(1, [1]), (2, [7, 8, 9])]
+
+
 def test_rows_matching_no_row_become_new_rows_in_the_same_commit_when_asked(
         catalog, warehouse):
     """when_not_matched='insert': MERGE INTO ... WHEN NOT MATCHED THEN INSERT (id, score, note,

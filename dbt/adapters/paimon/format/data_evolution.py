@@ -29,7 +29,7 @@ Spark's own readers read it (``datasource/native_read.py``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator, List, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence, Set
 
 import numpy as np
 import pyarrow as pa
@@ -46,6 +46,25 @@ BATCH_ROWS = 65536
 def is_data_evolution(table) -> bool:
     """Whether the table stores rows across files by row id (``data-evolution.enabled``)."""
     return bool(table.options.data_evolution_enabled())
+
+
+def inline_blob_columns(table) -> Set[str]:
+    """The BLOB columns kept in the data files (``blob-descriptor-field`` or its older key,
+    ``blob-view-field``), as pypaimon reads the options."""
+    return set(table.options.blob_descriptor_fields()) | set(table.options.blob_view_fields())
+
+
+def dedicated_columns(table) -> List[str]:
+    """The columns stored in files of their own, by their type as Paimon picks them: BLOB
+    columns (ARRAY<BLOB> and MAP<X, BLOB> too) other than the inline ones, in ``.blob`` or
+    ``.video`` files; VECTOR columns when the table has ``vector.file.format``."""
+    from pypaimon.schema.data_types import VectorType, is_blob_file_field
+
+    inline = inline_blob_columns(table)
+    vector_files = bool(table.options.with_vector_format())
+    return [f.name for f in table.table_schema.fields
+            if (is_blob_file_field(f) and f.name not in inline)
+            or (vector_files and isinstance(f.type, VectorType))]
 
 
 def is_dedicated_file(meta: DataFileMeta) -> bool:

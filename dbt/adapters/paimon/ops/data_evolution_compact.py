@@ -64,9 +64,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Sequence
 
-from dbt.adapters.paimon.format.data_evolution import is_dedicated_file
+from dbt.adapters.paimon.format.data_evolution import (dedicated_columns, inline_blob_columns,
+                                                       is_dedicated_file)
 from dbt.adapters.paimon.format.splits import Split
 from dbt.adapters.paimon.ops.append_compact import FILE_SOURCE_COMPACT, AppendCompactionConfig
 
@@ -106,25 +107,6 @@ class DataEvolutionCompactUnit:
 def _end(meta) -> int:
     """One past the last row id of the file's range."""
     return meta.first_row_id + meta.row_count
-
-
-def inline_blob_columns(table) -> Set[str]:
-    """The BLOB columns kept in the data files (``blob-descriptor-field`` or its older key,
-    ``blob-view-field``), as pypaimon reads the options."""
-    return set(table.options.blob_descriptor_fields()) | set(table.options.blob_view_fields())
-
-
-def dedicated_columns(table) -> List[str]:
-    """The columns stored in files of their own, by their type as Paimon picks them: BLOB
-    columns (ARRAY<BLOB> and MAP<X, BLOB> too) other than the inline ones, in ``.blob`` or
-    ``.video`` files; VECTOR columns when the table has ``vector.file.format``."""
-    from pypaimon.schema.data_types import VectorType, is_blob_file_field
-
-    inline = inline_blob_columns(table)
-    vector_files = bool(table.options.with_vector_format())
-    return [f.name for f in table.table_schema.fields
-            if (is_blob_file_field(f) and f.name not in inline)
-            or (vector_files and isinstance(f.type, VectorType))]
 
 
 # --------------------------------------------------------------------------- planning

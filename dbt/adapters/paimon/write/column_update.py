@@ -155,16 +155,12 @@ def _insert_problems(table, name: str, key: str, query_columns: Sequence[str]) -
 
 def columns_in_files_of_their_own(table, columns: Sequence[str]) -> List[str]:
     """Which of ``columns`` live in files of their own, which a column update does not write:
-    BLOB columns (``.blob`` files) and, with ``vector.file.format``, VECTOR columns. A VECTOR
-    column of the data files is written like any other column."""
-    from pypaimon.schema.data_types import is_blob_file_field
+    BLOB columns in ``.blob`` files and, with ``vector.file.format``, VECTOR columns (by their
+    type, as Paimon stores them: format/data_evolution.py). A VECTOR column of the data files is
+    written like any other column."""
+    from dbt.adapters.paimon.format.data_evolution import dedicated_columns
 
-    from dbt.adapters.paimon.config.blob_vector import (VECTOR_FILE_FORMAT, vector_columns)
-
-    options = dict(table.table_schema.options)
-    vectors = set(vector_columns(options)) if options.get(VECTOR_FILE_FORMAT) else set()
-    return [f.name for f in table.fields
-            if f.name in columns and (is_blob_file_field(f) or f.name in vectors)]
+    return [name for name in dedicated_columns(table) if name in columns]
 
 
 def _table_keys(table, key: str):

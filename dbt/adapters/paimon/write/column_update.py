@@ -154,13 +154,14 @@ def _insert_problems(table, name: str, key: str, query_columns: Sequence[str]) -
 
 
 def columns_in_files_of_their_own(table, columns: Sequence[str]) -> List[str]:
-    """Which of ``columns`` live in files of their own, which a column update does not write:
-    BLOB columns in ``.blob`` files and, with ``vector.file.format``, VECTOR columns (by their
-    type, as Paimon stores them: format/data_evolution.py). A VECTOR column of the data files is
-    written like any other column."""
-    from dbt.adapters.paimon.format.data_evolution import dedicated_columns
+    """Which of ``columns`` a column update does not write: BLOB columns (in ``.blob`` files,
+    or kept inline as descriptors or views, which a model's bytes are not) and, with
+    ``vector.file.format``, VECTOR columns (by their type, as Paimon stores them:
+    format/data_evolution.py). A VECTOR column of the data files is written like any other."""
+    from dbt.adapters.paimon.format.data_evolution import dedicated_columns, inline_blob_columns
 
-    return [name for name in dedicated_columns(table) if name in columns]
+    apart = set(dedicated_columns(table)) | inline_blob_columns(table)
+    return [f.name for f in table.table_schema.fields if f.name in apart and f.name in columns]
 
 
 def _table_keys(table, key: str):

@@ -136,14 +136,37 @@ def test_rows_are_matched_by_the_tables_key_type_and_null_keys_never_match(catal
         + [(None, "x", 0, None, "a"), (None, "y", 0, None, "a")], key=repr)
 
 
-def test_blob_columns_are_refused(catalog, warehouse):
-    schema = pa.schema([("id", pa.int64()), ("picture", pa.large_binary())])
+PICTURES = pa.schema([("id", pa.int64()), ("picture", pa.large_binary()), ("note", pa.string())])
+
+
+def pictures(catalog, rows=True, **options):
     catalog.create_table("db.pictures", Schema.from_pyarrow_schema(
-        schema, options={**EVOLUTION, "blob-field": "picture"}), False)
-    write(catalog.get_table("db.pictures"), pa.table({
-        "id": pa.array([1], pa.int64()), "picture": pa.array([b"x"], pa.large_binary())},
-        schema=schema))
-    with pytest.raises(PaimonConfigError, match=r"\['picture'\] are BLOB columns"):
+        PICTURES, options={**EVOLUTION, "blob-field": "picture", **options}), False)
+    if rows:
+        write(catalog.get_table("db.pictures"), pa.table({
+            "id": pa.array([1, 2, 3], pa.int64()),
+            "picture": pa.array([b"a", b"bb", None], pa.large_binary()),
+            "note": ["x", "y", "z"]}, schema=PICTURES))
+
+
+def test_blob_columns_are_updated_into_blob_files_of_their_own(catalog, warehouse):
+    """pypaimon's update writer writes the new values into a .blob file anchored at the
+    range's first row id; a new row's bytes go to a .blob file of the appended rows."""
+    pictures(catalog)
+    result = update_columns(open_table(warehouse, "db", "pictures"), "m", pa.table({
+        "id": pa.array([2, 3, 9], pa.int64()),
+        "picture": pa.array([b"NEW", None, b"nine"], pa.binary())}), "id", ["picture"],
+        when_not_matched="insert")
+    assert (result.rows, result.inserted) == (2, 1)
+    want = [(1, b"a", "x"), (2, b"NEW", "y"), (3, None, "z"), (9, b"nine", None)]
+    assert pypaimon_rows(catalog, "pictures") == want
+    assert our_rows(warehouse, "pictures") == want
+
+
+def test_blob_columns_kept_as_descriptors_are_refused(catalog, warehouse):
+    pictures(catalog, rows=False, **{"blob-descriptor-field": "picture"})  # checked before a read
+    with pytest.raises(PaimonConfigError, match=r"\['picture'\] are BLOB columns of db.pictures "
+                                                r"kept as descriptors, views or video frames"):
         update_columns(open_table(warehouse, "db", "pictures"), "m", pa.table({
             "id": pa.array([1], pa.int64()), "picture": pa.array([b"y"], pa.large_binary())}),
             "id", ["picture"])
@@ -154,11 +177,12 @@ VECTORS = pa.schema([("id", pa.int64()), ("emb", pa.list_(pa.float32(), 2)),
 
 
 @pytest.mark.parametrize("vector_file_format", [None, "parquet"])
-def test_vector_columns_of_the_data_files_are_updated_like_any_other(catalog, warehouse,
+def test_vector_columns_are_updated_in_data_files_and_in_vector_files(catalog, warehouse,
                                                                     vector_file_format):
-    """A VECTOR column stored in the data files is a column file's column like any other: the
-    model's lists (Spark's ARRAY) become vectors, a NULL among them included, and a new row
-    holds a NULL vector. Stored in vector files of their own it is refused, nothing written."""
+    """A VECTOR column in the data files is a column file's column like any other; in vector
+    files (`vector.file.format`) pypaimon's update writer writes a vector file for the range.
+    Either way the model's lists (Spark's ARRAY) become vectors, a NULL among them included,
+    and a new row holds its own vector."""
     options = {**EVOLUTION, "vector-field": "emb", "field.emb.vector-dim": "2",
                **({"vector.file.format": vector_file_format} if vector_file_format else {})}
     catalog.create_table("db.vectors", Schema.from_pyarrow_schema(VECTORS, options=options),
@@ -170,13 +194,6 @@ def test_vector_columns_of_the_data_files_are_updated_like_any_other(catalog, wa
     run = pa.table({"id": pa.array([1, 2, 9], pa.int64()),
                     "emb": pa.array([[5, None], None, [9, 9]], pa.list_(pa.float64()))})
     table = open_table(warehouse, "db", "vectors")
-    if vector_file_format:
-        with pytest.raises(PaimonConfigError, match=r"\['emb'\] are BLOB columns, or VECTOR "
-                                                    r"columns of vector files"):
-            update_columns(table, "m", run, "id", ["emb"], when_not_matched="insert")
-        assert pypaimon_rows(catalog, "vectors") == [
-            (0, [0.0, 0.0], "a"), (1, [1.0, 1.0], "b"), (2, [2.0, 2.0], "c")]
-        return
     result = update_columns(table, "m", run, "id", ["emb"], when_not_matched="insert")
     assert (result.rows, result.inserted) == (2, 1)
     want = [(0, [0.0, 0.0], "a"), (1, [5.0, None], "b"), (2, None, "c"), (9, [9.0, 9.0], None)]

@@ -17,9 +17,11 @@ conditions and expressions are Spark SQL as on other tables (ops/row_ops.py). Th
 written and committed, so ``write_path`` does not apply.
 
 Refused before anything is read or written, naming the table and the column: assigning a
-partition column (a row's partition is where its files are), a BLOB column or a VECTOR column
-of vector files (they live in files of their own; a VECTOR column of the data files is assigned
-like any other), and tables with 64-bit deletion vectors (pypaimon 2.1 cannot decode them).
+partition column (a row's partition is where its files are), a BLOB column kept as
+descriptors, views or video frames (their stored values are not the bytes an expression gives;
+BLOB columns in ``.blob`` files and VECTOR columns, in data or vector files, are assigned like
+any other, pypaimon's update writer writing their files), and tables with 64-bit deletion
+vectors (pypaimon 2.1 cannot decode them).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ _ORDER = "_paimon_merge_source_order"
 def check_assignable(table, what: str, columns: List[str]) -> None:
     """ValueError, before anything is read, for assignments Paimon cannot write by row id."""
     from dbt.adapters.paimon.format.deletion_vectors import has_64bit_vectors
-    from dbt.adapters.paimon.write.column_update import columns_in_files_of_their_own
+    from dbt.adapters.paimon.write.column_update import columns_not_written
 
     name = table.identifier.get_full_name()
     problems = []
@@ -48,11 +50,11 @@ def check_assignable(table, what: str, columns: List[str]) -> None:
     if partition:
         problems.append(f"{partition} are partition columns: Paimon cannot change them by row "
                         f"id (a row's partition is where its files are)")
-    special = columns_in_files_of_their_own(table, columns)
+    special = columns_not_written(table, columns)
     if special:
-        problems.append(f"{special} are BLOB columns or VECTOR columns of vector files "
-                        f"('vector.file.format'), which live in files of their own; writing "
-                        f"them by row id is not built")
+        problems.append(f"{special} are BLOB columns kept as descriptors, views or video frames "
+                        f"('blob-descriptor-field', 'blob-view-field', 'video-frame-field'); "
+                        f"writing them by row id is not built")
     if has_64bit_vectors(table):
         problems.append("the table has 64-bit deletion vectors ('deletion-vectors.bitmap64'), "
                         "which pypaimon 2.1's update and delete writers cannot decode")

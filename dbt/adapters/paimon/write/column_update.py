@@ -120,11 +120,12 @@ def check_update(table, model: str, key: str, columns: Sequence[str],
                         f"them by row id (a row's partition is where its files are)")
     if ROW_ID in columns:
         problems.append("_ROW_ID cannot be updated")
-    special = columns_in_files_of_their_own(table, columns)
+    special = columns_not_written(table, columns)
     if special:
-        problems.append(f"{special} are BLOB columns, or VECTOR columns of vector files "
-                        f"('vector.file.format'), of {name}, which live in files of their own; "
-                        f"writing them from a model is not built, so leave them out of "
+        problems.append(f"{special} are BLOB columns of {name} kept as descriptors, views or "
+                        f"video frames ('blob-descriptor-field', 'blob-view-field', "
+                        f"'video-frame-field'), whose stored values are not the bytes a model "
+                        f"gives; writing them from a model is not built, so leave them out of "
                         f"`update_columns`")
     if insert:
         problems += _insert_problems(table, name, key, query_columns)
@@ -145,22 +146,22 @@ def _insert_problems(table, name: str, key: str, query_columns: Sequence[str]) -
         problems.append(f"config `when_not_matched='insert'` needs the partition columns "
                         f"{unreturned} of {name} from the model's query: they place each new "
                         f"row (matched rows keep theirs)")
-    special = columns_in_files_of_their_own(table, list(table.field_names))
+    special = columns_not_written(table, list(table.field_names))
     if special:
-        problems.append(f"config `when_not_matched='insert'` on a table with BLOB columns or "
-                        f"vector files ({special}) is not built: a new row's NULL there would "
-                        f"need files of their own")
+        problems.append(f"config `when_not_matched='insert'` on a table with BLOB columns kept "
+                        f"as descriptors, views or video frames ({special}) is not built")
     return problems
 
 
-def columns_in_files_of_their_own(table, columns: Sequence[str]) -> List[str]:
-    """Which of ``columns`` a column update does not write: BLOB columns (in ``.blob`` files,
-    or kept inline as descriptors or views, which a model's bytes are not) and, with
-    ``vector.file.format``, VECTOR columns (by their type, as Paimon stores them:
-    format/data_evolution.py). A VECTOR column of the data files is written like any other."""
-    from dbt.adapters.paimon.format.data_evolution import dedicated_columns, inline_blob_columns
+def columns_not_written(table, columns: Sequence[str]) -> List[str]:
+    """Which of ``columns`` a column update does not write: BLOB columns kept inline as
+    descriptors or views (``blob-descriptor-field``, ``blob-view-field``) and video frames
+    (``video-frame-field``), whose stored values are not the bytes a model gives. BLOB columns
+    in ``.blob`` files and VECTOR columns in vector files are written by pypaimon's update
+    writer, into files of their own anchored at the range's first row id, as Paimon's are."""
+    from dbt.adapters.paimon.format.data_evolution import inline_blob_columns
 
-    apart = set(dedicated_columns(table)) | inline_blob_columns(table)
+    apart = inline_blob_columns(table) | set(table.options.video_frame_fields() or ())
     return [f.name for f in table.table_schema.fields if f.name in apart and f.name in columns]
 
 

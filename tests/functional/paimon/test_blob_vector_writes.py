@@ -53,6 +53,18 @@ select cast(id as bigint) as id,
        {{ 'cast(null as string)' if second else "concat('label', id)" }} as label
 from range({{ second }}, {{ second }} + 3)
 """
+# merged by key into a data-evolution table: the matched rows' BLOB and vector-file columns by
+# row id (ops/data_evolution_row_ops.py), the others appended
+MERGED_PICTURES = """{{ config(materialized='paimon_append', row_tracking=true,
+    incremental_strategy='merge', unique_key='id',
+    table_options={'data-evolution.enabled': 'true', 'blob-field': 'picture',
+                   'vector-field': 'embedding', 'field.embedding.vector-dim': '2',
+                   'vector.file.format': 'parquet'}) }}
+select cast(id as bigint) as id, unhex(concat(lpad(hex(id), 2, '0'), '{{ var('run', 'AA') }}'))
+         as picture,
+       array(cast(id as float), cast({{ var('low', 0) }} as float)) as embedding
+from range({{ var('low', 0) }}, {{ var('low', 0) }} + 3)
+"""
 BAD_BLOB = """{{ config(materialized='paimon_append', row_tracking=true,
     table_options={'data-evolution.enabled': 'true', 'blob-field': 'label'}) }}
 select 1 as id, 'not bytes' as label
@@ -80,7 +92,8 @@ class TestBlobVectorWrites:
         return {"pictures.sql": PICTURES, "embeddings.sql": EMBEDDINGS, "bad_blob.sql": BAD_BLOB,
                 "keyed_vectors.sql": KEYED,
                 "merged_vectors_partial_update.sql": MERGED.replace("ENGINE", "partial-update"),
-                "merged_vectors_aggregation.sql": MERGED.replace("ENGINE", "aggregation")}
+                "merged_vectors_aggregation.sql": MERGED.replace("ENGINE", "aggregation"),
+                "merged_pictures.sql": MERGED_PICTURES}
 
     def test_vector_column_of_a_primary_key_table_merged_by_key(self, project):
         """Paimon allows VECTOR columns in a primary-key table's data files. A second run,
@@ -179,3 +192,14 @@ class TestBlobVectorWrites:
         credentials = project.adapter.config.credentials
         assert not table_exists(credentials.warehouse, project.test_schema, "bad_blob",
                                 credentials.catalog_options)
+
+    def test_a_merge_by_key_writes_blob_and_vector_file_columns(self, project):
+        run_dbt(["run", "-s", "merged_pictures"])
+        run_dbt(["run", "-s", "merged_pictures", "--vars", "{low: 2, run: BB}"])
+        expected = [{"id": i, "picture": bytes([i, 0xBB if i >= 2 else 0xAA]),
+                     "embedding": [float(i), 2.0 if i >= 2 else 0.0]} for i in range(5)]
+        assert pypaimon_rows(project, "merged_pictures") == expected
+        read = project.run_sql(f"select id, picture, embedding from {project.test_schema}."
+                               f"merged_pictures order by id", fetch="all")
+        assert [{"id": r[0], "picture": bytes(r[1]), "embedding": list(r[2])} for r in read] \
+            == expected

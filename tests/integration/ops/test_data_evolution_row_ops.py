@@ -7,6 +7,7 @@ commit gives it: APPEND for new files, OVERWRITE for deletion vectors changed (i
 ``shouldBeOverwriteCommit``). Bad input fails before anything is written."""
 import pyarrow as pa
 import pytest
+from pypaimon import Schema
 
 from dbt.adapters.paimon.catalog.warehouse import open_table
 from dbt.adapters.paimon.datasource.source import TableRef
@@ -105,6 +106,27 @@ def test_merge_updates_matched_rows_by_row_id_and_appends_the_others(spark, cata
     after = dict(pypaimon_rows(catalog, "m", with_row_id=True))
     assert {i: after[i] for i in ids} == ids            # existing rows keep their ids
     assert sorted([after[7], after[8]]) == [6, 7]       # new rows after the table's last
+
+
+def test_merge_writes_blob_and_vector_file_columns(spark, catalog, warehouse):
+    """A BLOB column (.blob files) and a VECTOR column of vector files are assigned like any
+    other: pypaimon's update writer writes their files for the matched rows' range, the new
+    rows' values land in files of their own."""
+    vector = pa.list_(pa.float32(), 2)
+    schema = pa.schema([("id", pa.int64()), ("picture", pa.large_binary()), ("emb", vector)])
+    catalog.create_table("db.media", Schema.from_pyarrow_schema(schema, options={
+        **EVOLUTION, "blob-field": "picture", "vector-field": "emb",
+        "field.emb.vector-dim": "2", "vector.file.format": "parquet"}), False)
+    write(catalog.get_table("db.media"), pa.table({
+        "id": pa.array([1, 2], pa.int64()), "picture": pa.array([b"a", b"b"], pa.large_binary()),
+        "emb": pa.array([[1, 1], [2, 2]], vector)}, schema=schema))
+    source = spark.createDataFrame([(2, bytearray(b"B2"), [5.0, 6.0]), (3, None, None)],
+                                   "id bigint, picture binary, emb array<float>")
+    result = merge_rows(spark, TableRef(warehouse, "db", "media", {}), source, "t.id = s.id",
+                        update={"picture": "s.picture", "emb": "s.emb"}, insert="*")
+    assert (result.updated, result.inserted) == (1, 1)
+    assert pypaimon_rows(catalog, "media") == our_rows(warehouse, "media") == [
+        (1, b"a", [1.0, 1.0]), (2, b"B2", [5.0, 6.0]), (3, None, None)]
 
 
 def test_bad_input_fails_before_anything_is_written(spark, catalog, warehouse):

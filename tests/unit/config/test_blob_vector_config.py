@@ -51,8 +51,6 @@ def test_blob_and_vector_columns_on_a_data_evolution_append_table():
      "`table_options['blob-field']` names ['nope']"),
     ({"row_tracking": True, "partition_by": "picture", "table_options": BLOB}, "paimon_append",
      "column(s) ['picture'] are BLOB ('blob-field') and partition keys"),
-    ({"row_tracking": True, "incremental_strategy": "merge", "unique_key": "id",
-      "table_options": BLOB}, "paimon_append", "incremental_strategy='merge' on a table with BLOB"),
     ({"primary_key": "id", "table_options": {"blob-field": "picture"}}, "paimon_pk",
      "in a primary-key table: Paimon 2.1 (pypaimon) stores BLOB columns in append tables only"),
     ({"row_tracking": True, "table_options": {**BLOB, "blob-descriptor-field": "picture"}},

@@ -105,8 +105,8 @@ def stored_types(schema: pa.Schema, options: Mapping[str, str]) -> pa.Schema:
     return pa.schema(fields, metadata=schema.metadata)
 
 
-def check_blob_and_vector(materialization: str, strategy: Optional[str],
-                          primary_keys: Sequence[str], partition_keys: Sequence[str],
+def check_blob_and_vector(materialization: str, primary_keys: Sequence[str],
+                          partition_keys: Sequence[str],
                           options: Mapping[str, str], columns: Sequence[Tuple[str, str]],
                           problems) -> None:
     """Add to ``problems`` (model_config.ConfigProblems) what Paimon refuses, or dbt-paimon
@@ -203,12 +203,6 @@ def check_blob_and_vector(materialization: str, strategy: Optional[str],
             if names and set(names) <= set(vectors):
                 problems.add("every column of the query is a VECTOR column stored in vector "
                              "files: Paimon needs at least one other column in the table.")
-    special = bool(blobs) or (bool(vectors) and file_format is not None)
-    if special and strategy == "merge":
-        problems.add("incremental_strategy='merge' on a table with BLOB columns or VECTOR "
-                     "files: merging rows into such a table is not built (their values live "
-                     "in files of their own); use incremental_strategy='append' or "
-                     "'insert_overwrite'.")
 
 
 def _is_binary(paimon_type: str) -> bool:

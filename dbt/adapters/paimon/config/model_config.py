@@ -195,8 +195,8 @@ def table_definition(
                      "before/after changelog, made by each run's compaction) or remove "
                      "deletion_vectors.")
     _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
-    check_blob_and_vector(materialization, config.get("incremental_strategy"), primary_keys,
-                          partition_keys, options, columns, problems)
+    check_blob_and_vector(materialization, primary_keys, partition_keys, options, columns,
+                          problems)
     write_path, max_bytes = _write_path(config, problems)
     missing_keys = [c for c in merge_keys if c not in names]
     if missing_keys:

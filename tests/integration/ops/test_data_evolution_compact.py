@@ -200,28 +200,34 @@ def test_columns_are_left_out_by_their_stored_type(spark, catalog, warehouse):
     """Which columns live in files of their own is the schema's types' say, as pypaimon's writer
     and Paimon's task decide it: a VECTOR column with vector.file.format is in .vector files,
     but an ARRAY column named in 'vector-field' that pypaimon created as ARRAY is in the data
-    files, and is rewritten with them. (One row-id range: pypaimon 2.1 misreads a range whose
-    vectors lie in several .vector files.)"""
+    files, and is rewritten with them. The new file's range spans the three .vector files
+    of before, which pypaimon 2.1 reads through format/pypaimon_compat.py's mend."""
     schema = pa.schema([("id", pa.int64()), ("a", pa.list_(pa.float32())),
                         ("v", pa.list_(pa.float32(), 2))])
     catalog.create_table("db.vectors", Schema.from_pyarrow_schema(schema, options={
         **EVOLUTION, **EVERY_RUN, "vector-field": "a,v", "field.a.vector-dim": "2",
         "field.v.vector-dim": "2", "vector.file.format": "parquet"}), False)
-    ids = list(range(4))
-    write(catalog.get_table("db.vectors"), pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "a": pa.array([[i, -i] for i in ids], pa.list_(pa.float32())),
-        "v": pa.array([[i, i] for i in ids], pa.list_(pa.float32(), 2))}, schema=schema))
-    _pypaimon_update(catalog, "vectors", [1], "a", pa.array([[9, 9]], pa.list_(pa.float32())))
+    for start in (0, 2, 4):
+        ids = list(range(start, start + 2))
+        write(catalog.get_table("db.vectors"), pa.table({
+            "id": pa.array(ids, pa.int64()),
+            "a": pa.array([[i, -i] for i in ids], pa.list_(pa.float32())),
+            "v": pa.array([[i, i] for i in ids], pa.list_(pa.float32(), 2))}, schema=schema))
+    _pypaimon_update(catalog, "vectors", [1, 4], "a",
+                     pa.array([[9, 9], [8, 8]], pa.list_(pa.float32())))
     before = _state(catalog, warehouse, "vectors")
-    (vectors,) = [f.file_name for f in _files(warehouse, "vectors") if ".vector." in f.file_name]
+    a = {1: [9.0, 9.0], 4: [8.0, 8.0]}
+    assert before[0] == [(i, a.get(i, [float(i), float(-i)]), [float(i)] * 2) for i in range(6)]
+    vectors = sorted(f.file_name for f in _files(warehouse, "vectors")
+                     if ".vector." in f.file_name)
+    assert len(vectors) == 3
 
     assert compact_table(spark, TableRef(warehouse, "db", "vectors", {})).snapshot_id
 
     files = _files(warehouse, "vectors")
-    assert [f.file_name for f in files if ".vector." in f.file_name] == [vectors]
+    assert sorted(f.file_name for f in files if ".vector." in f.file_name) == vectors
     (data,) = [f for f in files if ".vector." not in f.file_name]
-    assert (data.first_row_id, data.row_count, data.write_cols) == (0, 4, ["id", "a"])
+    assert (data.first_row_id, data.row_count, data.write_cols) == (0, 6, ["id", "a"])
     assert _state(catalog, warehouse, "vectors") == before
 
 

@@ -21,6 +21,22 @@ or writes through this package (the Spark driver and every worker) has it.
   and converts a value of another type than its field's (or fails). A flat schema of scalar
   fields is shredded by format/variant_shredder.py instead, vectorized and as Paimon's Java
   writer does; other schemas keep pypaimon's.
+- A data-evolution row-id range whose VECTOR column lies in several ``.vector`` files (what a
+  compaction leaves, Paimon's or ops/data_evolution_compact.py's: the range's data files become
+  one, its vector files stay; pypaimon's writer also rolls them at ``vector.target-file-size``).
+  ``DataEvolutionSplitRead._create_union_reader`` (pypaimon/read/split_read.py) sets
+  ``self.read_fields`` to one bunch's fields while it builds that bunch's reader and resets
+  it to the whole read's after. A bunch of one file has its file reader made then; the files
+  of a bunch of several (a vector bunch) are handed to ``MergeAllBatchReader`` as suppliers,
+  called at the first read, when ``file_reader_supplier`` sees the whole read's fields: each
+  vector file is read as if it held every column read, and the merge takes the one at the
+  vector's place in the bunch: an error when it cannot be cast to a vector ("Unsupported cast
+  from int64 to fixed_size_list"), NULL vectors with no error when it can (an ARRAY column
+  kept in the data files, absent from the vector file). Paimon's Java reader gives each
+  file's supplier its bunch's read type. The mend: the ``MergeAllBatchReader`` split_read.py
+  builds bunch readers with calls its suppliers at once, as the one-file case already does,
+  so every file reader is made with its bunch's fields (the files' footers are read when the
+  range's reader is made, not file by file); readers left unread are closed with it.
 """
 
 import numpy as np
@@ -44,6 +60,7 @@ def _install() -> None:
         _store_null_vectors_in(file_io)
     _stream_null_vectors()
     _shred_variants_vectorized()
+    _make_bunch_file_readers_at_once()
 
 
 def storable_schema(schema: pa.Schema) -> pa.Schema:
@@ -153,6 +170,34 @@ def _shred_variants_vectorized() -> None:
     shred_variant_column._dbt_paimon_compat = True
     shred_variant_column.pypaimon = original
     variant_shredding.shred_variant_column = shred_variant_column
+
+
+def _make_bunch_file_readers_at_once() -> None:
+    from pypaimon.read import split_read
+    from pypaimon.read.reader.concat_batch_reader import MergeAllBatchReader
+
+    if getattr(split_read.MergeAllBatchReader, "_dbt_paimon_compat", False):
+        return
+
+    class ReadersMadeAtOnce(MergeAllBatchReader):
+        """``MergeAllBatchReader`` whose readers are made when it is, by its suppliers."""
+
+        _dbt_paimon_compat = True
+
+        def __init__(self, reader_suppliers, *args, **kwargs):
+            readers = [supplier() for supplier in reader_suppliers]
+            super().__init__([lambda reader=reader: reader for reader in readers],
+                             *args, **kwargs)
+
+        def close(self) -> None:
+            for unread in self._reader.queue:
+                reader = unread()
+                if reader is not None:
+                    reader.close()
+            super().close()
+
+    ReadersMadeAtOnce.pypaimon = MergeAllBatchReader
+    split_read.MergeAllBatchReader = ReadersMadeAtOnce
 
 
 _install()

@@ -133,16 +133,23 @@ def test_blob_files_are_left_as_they_are_and_read_the_same(spark, catalog, wareh
             "picture": pa.array([bytes([i]) * 3 for i in ids], pa.large_binary())},
             schema=schema))
     _update(warehouse, "pictures", [3], note=["three"])
-    before = _state(catalog, warehouse, "pictures")
-    blobs = sorted(f.file_name for f in _files(warehouse, "pictures") if ".blob" in f.file_name)
-    assert blobs
-    result = compact_table(spark, TableRef(warehouse, "db", "pictures", {}))
-    assert result.snapshot_id is not None
-    files = _files(warehouse, "pictures")
-    assert sorted(f.file_name for f in files if ".blob" in f.file_name) == blobs
-    (data,) = [f for f in files if ".blob" not in f.file_name]
+    data = _compact_keeping(spark, catalog, warehouse, "pictures", ".blob")
     assert (data.first_row_id, data.row_count, data.write_cols) == (0, 4, ["id", "note"])
-    assert _state(catalog, warehouse, "pictures") == before
+
+
+def _compact_keeping(spark, catalog, warehouse, name, suffix):
+    """Compact ``name``: its files of their own (``suffix``: .blob, .video) stay as they were,
+    every row and _ROW_ID reads the same; returns the one data file left."""
+    before = _state(catalog, warehouse, name)
+    kept = sorted(f.file_name for f in _files(warehouse, name) if suffix in f.file_name)
+    assert kept
+    result = compact_table(spark, TableRef(warehouse, "db", name, {}))
+    assert result.snapshot_id is not None
+    files = _files(warehouse, name)
+    assert sorted(f.file_name for f in files if suffix in f.file_name) == kept
+    (data,) = [f for f in files if suffix not in f.file_name]
+    assert _state(catalog, warehouse, name) == before
+    return data
 
 
 def test_deletion_vectors_move_to_the_new_file(spark, catalog, warehouse):
@@ -406,18 +413,9 @@ def test_video_frames_stay_in_their_video_files(spark, catalog, warehouse, tmp_p
         clips.add_video(str(video), pa.table({"id": pa.array(ids, pa.int64()),
                                               "note": [f"n{i}" for i in ids]}))
     _update(warehouse, "clips", [4], note=["four"])
-    before = _state(catalog, warehouse, "clips")
-    videos = sorted(f.file_name for f in _files(warehouse, "clips") if ".video" in f.file_name)
-    assert len(videos) == 2
-
-    result = compact_table(spark, TableRef(warehouse, "db", "clips", {}))
-
-    assert result.snapshot_id is not None
-    files = _files(warehouse, "clips")
-    assert sorted(f.file_name for f in files if ".video" in f.file_name) == videos
-    (data,) = [f for f in files if ".video" not in f.file_name]
+    assert len([f for f in _files(warehouse, "clips") if ".video" in f.file_name]) == 2
+    data = _compact_keeping(spark, catalog, warehouse, "clips", ".video")
     assert (data.first_row_id, data.row_count, data.write_cols) == (0, 6, ["id", "note"])
-    assert _state(catalog, warehouse, "clips") == before
 
 
 def test_a_column_both_in_blob_files_and_inline_is_refused(spark, catalog, warehouse,

@@ -72,14 +72,32 @@ def test_a_value_of_another_type_is_kept_in_the_fields_untyped_bytes(warehouse):
             for v in back.to_pylist()] == written
 
 
-def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse):
+@pytest.mark.parametrize("other", [
+    {"a": {"b": "one"}},    # pypaimon's shredder fails on it
+    {"a": {"b": 1.5}},      # pypaimon's shredder would store it as 1
+    {"a": {"b": None}},     # pypaimon's shredder would drop the key
+], ids=["string", "double", "json-null"])
+def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse, other):
     table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: NESTED})
     with pytest.raises(PaimonDataError) as refused:
-        write_kv_file(table, (), 0, rows([{"a": {"b": 1}}, {"a": {"b": "one"}}]))
+        write_kv_file(table, (), 0, rows([{"a": {"b": 1}}, other]))
     message = str(refused.value)
     assert "db.shredded shreds VARIANT fields ('variant.shreddingSchema')" in message
     assert "pypaimon 2.1" in message and "leave it out of 'variant.shreddingSchema'" in message
     assert data_files(warehouse) == []
+
+
+def test_a_nested_schema_keeps_pypaimons_shredder_and_its_values(warehouse):
+    table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: NESTED})
+    written = [{"a": {"b": 1, "c": [1.5]}}, None, {"a": 7}, {"z": "x"}]
+    write_kv_file(table, (), 0, rows(written))
+    [path] = data_files(warehouse)
+    stored = pq.read_table(path).column("v").combine_chunks()
+    assert stored.field("typed_value").field("a").field("typed_value").field("b") \
+        .field("typed_value").to_pylist() == [1, None, None, None]
+    back = assemble_shredded_column(stored, build_variant_schema(stored.type))
+    assert [None if v is None else GenericVariant.from_arrow_struct(v).to_python()
+            for v in back.to_pylist()] == written
 
 
 def test_other_failures_are_not_taken_for_the_shredders(warehouse):

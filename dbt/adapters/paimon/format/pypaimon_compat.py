@@ -20,7 +20,8 @@ or writes through this package (the Spark driver and every worker) has it.
 - VARIANT shredding (`variant.shreddingSchema`): pypaimon's shredder works row by row in Python
   and converts a value of another type than its field's (or fails). A flat schema of scalar
   fields is shredded by format/variant_shredder.py instead, vectorized and as Paimon's Java
-  writer does; other schemas keep pypaimon's.
+  writer does; other schemas keep pypaimon's, whose result is read back and refused when a
+  value changed (``variant_shredder.check_lossless``).
 - A data-evolution row-id range whose VECTOR column lies in several ``.vector`` files (what a
   compaction leaves, Paimon's or ops/data_evolution_compact.py's: the range's data files become
   one, its vector files stay; pypaimon's writer also rolls them at ``vector.target-file-size``).
@@ -165,7 +166,9 @@ def _shred_variants_vectorized() -> None:
     def shred_variant_column(column, obj_fields, target_type):
         if variant_shredder.shreds(obj_fields):
             return variant_shredder.shred(column, obj_fields, target_type)
-        return original(column, obj_fields, target_type)
+        shredded = original(column, obj_fields, target_type)
+        variant_shredder.check_lossless(column, shredded)
+        return shredded
 
     shred_variant_column._dbt_paimon_compat = True
     shred_variant_column.pypaimon = original

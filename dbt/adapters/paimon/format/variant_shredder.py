@@ -20,7 +20,10 @@ order (its keys' order), their bytes laid out in that order.
 
 ``shreds(obj_fields)`` says whether a shredding schema is one this module handles: flat objects
 of the scalar types above. Other schemas (nested objects, arrays, decimals, dates,
-timestamps) keep pypaimon's shredder (format/pypaimon_compat.py picks).
+timestamps) keep pypaimon's shredder (format/pypaimon_compat.py picks), whose result
+``check_lossless`` reads back: pypaimon converts a value of another type than its field's when
+Arrow can (a DOUBLE 1.5 into a BIGINT field as 1) and drops a JSON null's key, which would
+change the stored variant without a word.
 """
 
 from __future__ import annotations
@@ -342,3 +345,34 @@ def _write_uint(out: np.ndarray, pos: np.ndarray, values: np.ndarray, width) -> 
         used = width > j
         out[pos[used] + j] = ((values[used] >> np.uint64(8 * j)) & np.uint64(0xFF)) \
             .astype(np.uint8)
+
+
+def check_lossless(column, shredded) -> None:
+    """Raise ValueError when ``shredded`` (pypaimon's shredding of the VARIANT ``column``) does
+    not read back as ``column``'s variants, naming the first row that differs. Row by row, as
+    the shredding it checks is: only schemas pypaimon shreds come here."""
+    from pypaimon.data.generic_variant import GenericVariant
+    from pypaimon.data.variant_shredding import assemble_shredded_column, build_variant_schema
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if isinstance(shredded, pa.ChunkedArray):
+        shredded = shredded.combine_chunks()
+    back = assemble_shredded_column(shredded, build_variant_schema(shredded.type))
+    for row, (written, read) in enumerate(zip(column.to_pylist(), back.to_pylist())):
+        if written is None and read is None:
+            continue
+        value = None if written is None else GenericVariant.from_arrow_struct(written).to_python()
+        again = None if read is None else GenericVariant.from_arrow_struct(read).to_python()
+        if not _same(value, again):
+            raise ValueError(f"row {row} would be stored as {again!r}, not {value!r}: a shredded "
+                             f"field holds another type than its typed column's")
+
+
+def _same(a, b) -> bool:
+    """Equal values of the same Python types, recursively (1 is not 1.0, nor True)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b

@@ -89,15 +89,17 @@ def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse, ot
 
 def test_a_nested_schema_keeps_pypaimons_shredder_and_its_values(warehouse):
     table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: NESTED})
-    written = [{"a": {"b": 1, "c": [1.5]}}, None, {"a": 7}, {"z": "x"}]
+    written = [{"a": {"b": 1, "c": [1.5]}}, None, {"a": 7}, {"z": "x"}, {"a": {"d": 2.5}}]
     write_kv_file(table, (), 0, rows(written))
     [path] = data_files(warehouse)
     stored = pq.read_table(path).column("v").combine_chunks()
     assert stored.field("typed_value").field("a").field("typed_value").field("b") \
-        .field("typed_value").to_pylist() == [1, None, None, None]
+        .field("typed_value").to_pylist() == [1, None, None, None, None]
     back = assemble_shredded_column(stored, build_variant_schema(stored.type))
     assert [None if v is None else GenericVariant.from_arrow_struct(v).to_python()
             for v in back.to_pylist()] == written
+    # a NaN reads back as NaN: not taken for a changed value
+    write_kv_file(table, (), 1, rows([{"a": {"b": 2}, "n": float("nan")}]))
 
 
 def test_other_failures_are_not_taken_for_the_shredders(warehouse):

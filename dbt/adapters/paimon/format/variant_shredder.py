@@ -370,7 +370,10 @@ def check_lossless(column, shredded) -> None:
 
 
 def _same(a, b) -> bool:
-    """Equal values of the same Python types, recursively (1 is not 1.0, nor True)."""
+    """Equal values of the same Python types, recursively (1 is not 1.0, nor True; NaN is
+    NaN)."""
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):

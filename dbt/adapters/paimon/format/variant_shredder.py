@@ -2,9 +2,10 @@
 vectorized over the column's bytes with NumPy.
 
 pypaimon 2.1's writer, through which every data file is written, shreds row by row in Python
-(``shred_variant_column``: about 20,000 rows a second on the 2-core test machine), and stores
-a shredded field's value of another type than the option gives it by converting it anyway
-(a DOUBLE 1.5 into a BIGINT field as 1) or fails the write. This module shreds as Paimon's Java
+(``shred_variant_column``: about 40,000 rows a second on the 2-core test machine,
+benchmarks/variant_shredding.py), and stores a shredded field's value of another type than the
+option gives it by converting it anyway (a DOUBLE 1.5 into a BIGINT field as 1) or fails the
+write. This module shreds as Paimon's Java
 writer does (``VariantShreddingWriter.castShredded``):
 
 - a row whose variant is an object gets, per shredded field, ``typed_value`` when the field's
@@ -28,7 +29,7 @@ change the stored variant without a word.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -41,7 +42,6 @@ PRIMITIVE = 0
 TRUE, FALSE = 1, 2
 INT_WIDTHS = {3: 1, 4: 2, 5: 4, 6: 8}
 DOUBLE, FLOAT, BINARY, LONG_STRING = 7, 14, 15, 16
-NULL_VARIANT = b"\x00"
 
 _INTEGER_RANGES = {pa.int8(): (-2 ** 7, 2 ** 7 - 1), pa.int16(): (-2 ** 15, 2 ** 15 - 1),
                    pa.int32(): (-2 ** 31, 2 ** 31 - 1), pa.int64(): (-2 ** 63, 2 ** 63 - 1)}
@@ -86,7 +86,7 @@ def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
         [pa.StructArray.from_arrays(list(columns), fields=list(typed_type.field(i).type))
          for i, columns in enumerate(fields)],
         fields=list(typed_type), mask=pa.array(~is_object))
-    metadata_column = pa.array(column.field("metadata")).cast(pa.binary()).fill_null(b"")
+    metadata_column = column.field("metadata").cast(pa.binary()).fill_null(b"")
     return pa.StructArray.from_arrays(
         [metadata_column, top_value, typed], fields=list(target_type),
         mask=pa.array(~_valid(column)))
@@ -107,8 +107,7 @@ class _Bytes:
         self.buf = np.concatenate([raw, np.zeros(8, np.uint8)])
         self.starts = offsets[:-1].astype(np.int64)
         self.lengths = (offsets[1:] - offsets[:-1]).astype(np.int64)
-        self.nulls = ~_valid(array)
-        self.lengths[self.nulls] = 0
+        self.lengths[~_valid(array)] = 0
 
 
 def _valid(array) -> np.ndarray:

@@ -35,9 +35,11 @@ BLOB_FIELD = "blob-field"
 VECTOR_FIELD = "vector-field"
 VECTOR_FILE_FORMAT = "vector.file.format"
 # BLOB storage other than bytes in .blob files: values the query would have to give as
-# serialized descriptors, references to other tables' blobs, or video frames
-INLINE_BLOB_OPTIONS = ("blob-descriptor-field", "blob.stored-descriptor-fields",
-                       "blob-view-field", "video-frame-field")
+# serialized descriptors, references to other tables' blobs, or video frames. The first three
+# keep the column in the data files (the older descriptor key counts only without the newer)
+DESCRIPTOR_FIELD, OLD_DESCRIPTOR_FIELD = "blob-descriptor-field", "blob.stored-descriptor-fields"
+IN_DATA_FILES_OPTIONS = (DESCRIPTOR_FIELD, OLD_DESCRIPTOR_FIELD, "blob-view-field")
+INLINE_BLOB_OPTIONS = IN_DATA_FILES_OPTIONS + ("video-frame-field",)
 VECTOR_ELEMENT_TYPES = ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE")
 # vector.file.format -> the Python module pypaimon 2.1's writer of that format needs
 VECTOR_FORMAT_MODULES = {"parquet": None, "lance": "lance", "vortex": "vortex"}

@@ -66,6 +66,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence
 
+from dbt.adapters.paimon.config.blob_vector import (DESCRIPTOR_FIELD, IN_DATA_FILES_OPTIONS,
+                                                    OLD_DESCRIPTOR_FIELD)
 from dbt.adapters.paimon.format.data_evolution import (dedicated_columns, inline_blob_columns,
                                                        is_dedicated_file)
 from dbt.adapters.paimon.format.splits import Split
@@ -76,10 +78,6 @@ ONE_FILE_TARGET = "1024 tb"
 # the read of a task: an inline BLOB column as the bytes its files hold (serialized descriptors
 # and views), which the new file holds again; nothing fetched, no view resolved
 STORED_BLOB_READ = {"blob-as-descriptor": "true", "blob-view.resolve.enabled": "false"}
-# the options keeping a BLOB column in the data files (video-frame-field keeps it in files of
-# its own)
-DESCRIPTOR_KEY, OLD_DESCRIPTOR_KEY = "blob-descriptor-field", "blob.stored-descriptor-fields"
-INLINE_OPTIONS = (DESCRIPTOR_KEY, OLD_DESCRIPTOR_KEY, "blob-view-field")
 
 
 @dataclass
@@ -195,8 +193,8 @@ def _inline_options(table, columns: Sequence[str]) -> List[str]:
     """The options that keep ``columns`` in the data files, as the table sets them (the older
     descriptor key counts only without the newer one, as in Paimon)."""
     options: Dict[str, str] = table.table_schema.options
-    keys = [k for k in INLINE_OPTIONS
-            if not (k == OLD_DESCRIPTOR_KEY and DESCRIPTOR_KEY in options)]
+    keys = [k for k in IN_DATA_FILES_OPTIONS
+            if not (k == OLD_DESCRIPTOR_FIELD and DESCRIPTOR_FIELD in options)]
     return [k for k in keys
             if {c.strip() for c in str(options.get(k) or "").split(",")} & set(columns)]
 

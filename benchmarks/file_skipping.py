@@ -31,7 +31,7 @@ from dbt.adapters.paimon.datasource.source import (FILTER_PUSHDOWN_OPTION,  # no
 from dbt.adapters.paimon.catalog import warehouse as wh  # noqa: E402
 from plots import RESULTS  # noqa: E402
 from provenance import results_header  # noqa: E402
-from read_speed import best_of, ratio_cells, rows_of, save_comparison  # noqa: E402
+from read_speed import bench_session, best_of, ratio_cells, rows_of, save_comparison  # noqa: E402
 
 
 def main() -> int:
@@ -39,18 +39,9 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--files", type=int, default=100)
     args = parser.parse_args()
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    from pyspark.sql import SparkSession
-
-    from dbt.adapters.paimon.environments.spark_conf import default_spark_conf
-
     root = tempfile.mkdtemp(prefix="file-skipping-")
     warehouse = os.path.join(root, "warehouse")
-    builder = SparkSession.builder
-    for key, value in default_spark_conf("local[2]", os.path.join(root, "state")).items():
-        builder = builder.config(key, value)
-    spark = builder.config("spark.driver.memory", "4g").getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = bench_session(root)
 
     rng = np.random.default_rng(7)
     per_file = args.rows // args.files

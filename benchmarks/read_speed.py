@@ -193,22 +193,28 @@ def split_read_mib(warehouse: str, name: str, way: str) -> tuple:
     return (after - before) / 1024, rows
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=2_000_000)
-    args = parser.parse_args()
+def bench_session(root: str):
+    """A local[2] Spark session with dbt-paimon's settings, its state under ``root``."""
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
     from dbt.adapters.paimon.environments.spark_conf import default_spark_conf
 
-    root = tempfile.mkdtemp(prefix="read-speed-")
-    warehouse = os.path.join(root, "warehouse")
     builder = SparkSession.builder
     for key, value in default_spark_conf("local[2]", os.path.join(root, "state")).items():
         builder = builder.config(key, value)
     spark = builder.config("spark.driver.memory", "4g").getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    args = parser.parse_args()
+    root = tempfile.mkdtemp(prefix="read-speed-")
+    warehouse = os.path.join(root, "warehouse")
+    spark = bench_session(root)
 
     rng = np.random.default_rng(7)
     chunk = 500_000

@@ -22,6 +22,10 @@ or writes through this package (the Spark driver and every worker) has it.
   fields is shredded by format/variant_shredder.py instead, vectorized and as Paimon's Java
   writer does; other schemas keep pypaimon's, whose result is read back and refused when a
   value changed (``variant_shredder.check_lossless``).
+- VARIANT shredding inferred per file (`variant.inferShreddingSchema`, Paimon's 'per-file'
+  mode): pypaimon 2.1 does not infer. ``DataWriter``, which writes every data file, gets each
+  Parquet file's inferred schema (format/variant_inference.py) in its ``_variant_shredding``
+  just before writing the file, as it holds a configured one.
 - A data-evolution row-id range whose VECTOR column lies in several ``.vector`` files (what a
   compaction leaves, Paimon's or ops/data_evolution_compact.py's: the range's data files become
   one, its vector files stay; pypaimon's writer also rolls them at ``vector.target-file-size``).
@@ -61,6 +65,7 @@ def _install() -> None:
         _store_null_vectors_in(file_io)
     _stream_null_vectors()
     _shred_variants_vectorized()
+    _infer_variant_shredding()
     _make_bunch_file_readers_at_once()
 
 
@@ -173,6 +178,36 @@ def _shred_variants_vectorized() -> None:
     shred_variant_column._dbt_paimon_compat = True
     shred_variant_column.pypaimon = original
     variant_shredding.shred_variant_column = shred_variant_column
+
+
+def _infer_variant_shredding() -> None:
+    from pypaimon.write.writer.data_writer import DataWriter
+
+    from dbt.adapters.paimon.format import variant_inference
+
+    original_init, original_write = DataWriter.__init__, DataWriter._write_data_to_file
+    if getattr(original_init, "_dbt_paimon_compat", False):
+        return
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self._dbt_paimon_inferred = variant_inference.inferred_columns(self)
+
+    def write_data_to_file(self, data):
+        names = getattr(self, "_dbt_paimon_inferred", None)
+        if not names:
+            return original_write(self, data)
+        # this file's shredding, as pypaimon holds a configured one
+        self._variant_shredding = variant_inference.infer(
+            data, names, variant_inference.raw_options(self))
+        try:
+            return original_write(self, data)
+        finally:
+            self._variant_shredding = {}
+
+    init._dbt_paimon_compat = write_data_to_file._dbt_paimon_compat = True
+    init.pypaimon, write_data_to_file.pypaimon = original_init, original_write
+    DataWriter.__init__, DataWriter._write_data_to_file = init, write_data_to_file
 
 
 def _make_bunch_file_readers_at_once() -> None:

@@ -20,7 +20,8 @@ smallest that hold the largest key id and the data size, fields listed in the ob
 order (its keys' order), their bytes laid out in that order.
 
 ``shreds(obj_fields)`` says whether a shredding schema is one this module handles: flat objects
-of the scalar types above. Other schemas (nested objects, arrays, decimals, dates,
+of the scalar types above, and of untyped fields (a field of an inferred schema whose values
+disagree, format/variant_inference.py: its values all in its ``value``). Other schemas (nested objects, arrays, decimals, dates,
 timestamps) keep pypaimon's shredder (format/pypaimon_compat.py picks), whose result
 ``check_lossless`` reads back: pypaimon converts a value of another type than its field's when
 Arrow can (a DOUBLE 1.5 into a BIGINT field as 1) and drops a JSON null's key, which would
@@ -51,10 +52,34 @@ _SCALARS = tuple(_INTEGER_RANGES) + (pa.bool_(), pa.float32(), pa.float64(), pa.
 
 def shreds(obj_fields) -> bool:
     """Whether ``obj_fields`` (pypaimon's parsed shredding schema of one column) is a flat
-    object of scalar types this module shreds."""
+    object of scalar types this module shreds, or of untyped fields (``untyped``)."""
     return bool(obj_fields) and all(
         f.schema.object_fields is None and f.schema.array_schema is None
-        and f.schema.scalar_arrow_type in _SCALARS for f in obj_fields)
+        and (f.schema.scalar_arrow_type in _SCALARS or untyped(f)) for f in obj_fields)
+
+
+def untyped(field) -> bool:
+    """Whether ``field`` (an ``ObjectField``) is shredded without a type: a field of an
+    inferred schema whose values disagree (Paimon's VARIANT), stored in its ``value`` alone."""
+    schema = field.schema
+    return schema.typed_idx < 0 and schema.scalar_arrow_type is None \
+        and schema.object_fields is None and schema.array_schema is None
+
+
+def target_type(obj_fields) -> pa.StructType:
+    """The Parquet type of a column shredded as ``obj_fields``: pypaimon's
+    (``shredding_schema_to_arrow_type``), an untyped field's struct holding ``value`` only,
+    as Paimon's ``variantShreddingSchema`` lays out a VARIANT field."""
+    from pypaimon.data.variant_shredding import shredding_schema_to_arrow_type
+
+    whole = shredding_schema_to_arrow_type(obj_fields)
+    typed = whole.field("typed_value")
+    fields = [typed.type.field(i) for i in range(typed.type.num_fields)]
+    for i, field in enumerate(obj_fields):
+        if untyped(field):
+            fields[i] = fields[i].with_type(pa.struct([fields[i].type.field("value")]))
+    return pa.struct([whole.field("metadata"), whole.field("value"),
+                      typed.with_type(pa.struct(fields))])
 
 
 def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
@@ -78,7 +103,7 @@ def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
         match = names.equal(field.field_name.encode("utf-8"))
         shredded |= match
         fields.append(_field_columns(values, entries, match, n,
-                                     field.schema.scalar_arrow_type))
+                                     None if untyped(field) else field.schema.scalar_arrow_type))
 
     top_value = _top_level_value(values, entries, ~shredded, present, is_object, n)
     typed_type = target_type.field("typed_value").type
@@ -221,8 +246,12 @@ class _Names:
 
 def _field_columns(values: _Bytes, entries: _Entries, match: np.ndarray, n: int,
                    arrow_type: pa.DataType) -> List[pa.Array]:
-    """The field's ``value`` and ``typed_value`` columns over all ``n`` rows."""
+    """The field's ``value`` and ``typed_value`` columns over all ``n`` rows (``value`` alone
+    for an untyped field: ``arrow_type`` None)."""
     rows, begins, lengths = entries.rows[match], entries.begins[match], entries.lengths[match]
+    if arrow_type is None:
+        data, offsets = _gather(values.buf, begins, lengths)
+        return [_scatter_binary(data, offsets, rows, n)]
     header = values.buf[begins].astype(np.int64)
     typed, typed_ok = _typed(values.buf, begins, header, arrow_type)
     kept = ~typed_ok  # another type (a variant NULL included): its own bytes

@@ -148,8 +148,6 @@ TESTED_ELSEWHERE = {
                              "tests/reliability/test_daemon_dbt.py",
     # write/
     "write/append_run": "tests/integration/write/test_append_paths.py",
-    "write/column_update": "data_evolution_update runs: "
-                           "tests/unit/write/test_data_evolution_writes.py",
     "write/dynamic_index": "tests/integration/write/test_dynamic_buckets.py",
     "write/in_process": "tests/integration/write/test_write_paths.py",
     "write/path_choice": "tests/integration/write/test_write_paths.py",

@@ -375,16 +375,17 @@ class PaimonAdapter(ReadViews, TableOperations, SparkAdapter):
         registry = self._registry
         with error_messages.model_errors(
                 name, f"updated rows of {relation} while this run was writing its columns"):
-            owned, result = update_from_query(registry, name, model["config"], relation.schema,
-                                              relation.identifier, sql,
-                                              lambda: committed_by(name))
+            owned, result, choice = update_from_query(
+                registry, name, model["config"], relation.schema, relation.identifier, sql,
+                lambda: committed_by(name))
+        logger.debug(f"Model '{name}' written {choice.label}: {choice.reason}")
         registry.expose(relation.schema, relation.identifier)
         snapshot = (f" (snapshot {result.snapshot_id})" if result.snapshot_id is not None
                     else " (no rows)")
         inserted = f", INSERT {result.inserted} new rows" if result.inserted else ""
         return AdapterResponse(
             _message=f"UPDATE {owned} of {result.rows} rows in {result.ranges} column "
-                     f"file(s){inserted}{snapshot}",
+                     f"file(s){inserted} {choice.label}{snapshot}",
             rows_affected=result.rows + result.inserted)
 
     # -- seeds (materialize/seed_csv.py) -------------------------------------------------------

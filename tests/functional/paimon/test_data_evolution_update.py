@@ -4,7 +4,11 @@ files), pypaimon 2.1 reads the table exactly and the model's view shows every co
 whose keys match no row, or naming a column the table lacks, fails without a commit, and one with
 `when_not_matched='insert'` adds them as new rows. Then `compact` rewrites the row-id ranges into
 one file (rows and _ROW_IDs kept) and `update_rows` changes a row by row id. A VECTOR column of
-the data files is written like any other column, a NULL vector and a new row included."""
+the data files is written like any other column, a NULL vector and a new row included. The same
+model written in Spark tasks (`write_path='distributed'`) gives the table the in-process run
+gives, and a failing distributed run leaves the table as it was."""
+
+import os
 
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
@@ -61,9 +65,39 @@ select cast(1 as bigint) as id, 5 as score, 6 as nope
 """
 
 
-def pypaimon_rows(project, name="base"):
+# a partitioned table (two row-id ranges) with a VECTOR column, built twice
+PARTITIONED = """
+{{ config(materialized='paimon_append', row_tracking=true, partition_by='dt',
+          table_options={'data-evolution.enabled': 'true', 'vector-field': 'emb',
+                         'field.emb.vector-dim': '2'}) }}
+select cast(id as bigint) as id, name, cast(id as int) as score,
+       array(cast(id as float), cast(0 as float)) as emb, dt
+from values (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'x'), (4, 'd', 'y'), (5, 'e', 'y')
+  as v(id, name, dt)
+"""
+# keys 2 and 5 in the two ranges, key 9 a new row of partition 'y'
+SAME_UPDATE = """
+{{{{ config(materialized='data_evolution_update', target='{target}', update_key='id',
+          update_columns=['score', 'emb'], when_not_matched='insert',
+          write_path='{path}') }}}}
+select cast(id as bigint) as id, cast(score as int) as score,
+       case when id = 5 then null else array(cast(id as float), cast(7 as float)) end as emb,
+       dt
+from values (2, 20, 'x'), (5, 50, 'y'), (9, 90, 'y') as v(id, score, dt)
+"""
+DISTRIBUTED_UNMATCHED = """
+{{ config(materialized='data_evolution_update', target='part_spark', update_key='id',
+          write_path='distributed') }}
+select cast(id as bigint) as id, cast(score as int) as score
+from values (1, 5), (77, 6) as v(id, score)
+"""
+
+
+def pypaimon_rows(project, name="base", with_row_id=False):
     table = open_table(project, name)
     builder = table.new_read_builder()
+    if with_row_id:
+        builder = builder.with_projection(list(table.field_names) + ["_ROW_ID"])
     data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
     return sorted(tuple(r.values()) for r in data.to_pylist())
 
@@ -141,3 +175,44 @@ class TestDataEvolutionUpdate:
         read = project.run_sql(f"select id, emb, note from {project.test_schema}.vector_base "
                                f"order by id", fetch="all")
         assert [(r[0], r[1] and list(r[1]), r[2]) for r in read] == want
+
+
+def table_files(project, name):
+    root = open_table(project, name).table_path
+    root = str(root).replace("file://", "").replace("file:", "")
+    return sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)
+
+
+class TestDistributedDataEvolutionUpdate:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"part_in.sql": PARTITIONED, "part_spark.sql": PARTITIONED,
+                "update_in.sql": SAME_UPDATE.format(target="part_in", path="in_process"),
+                "update_spark.sql": SAME_UPDATE.format(target="part_spark",
+                                                       path="distributed"),
+                "unmatched_spark.sql": DISTRIBUTED_UNMATCHED}
+
+    def test_spark_tasks_write_the_table_the_in_process_run_writes(self, project):
+        run_dbt(["run", "-s", "part_in", "part_spark"])
+        _, out = run_dbt_and_capture(["run", "-s", "update_in", "update_spark"])
+        assert "UPDATE ['score', 'emb'] of 2 rows in 2 column file(s), INSERT 1 new rows " \
+               "in-process" in out, out
+        assert "UPDATE ['score', 'emb'] of 2 rows in 2 column file(s), INSERT 1 new rows " \
+               "distributed" in out, out
+        want = [(1, "a", 1, [1.0, 0.0], "x"), (2, "b", 20, [2.0, 7.0], "x"),
+                (3, "c", 3, [3.0, 0.0], "x"), (4, "d", 4, [4.0, 0.0], "y"),
+                (5, "e", 50, None, "y"), (9, None, 90, [9.0, 7.0], "y")]
+        assert pypaimon_rows(project, "part_spark") == want
+        # every column and every _ROW_ID as the in-process run left them, in one new snapshot
+        assert pypaimon_rows(project, "part_spark", with_row_id=True) == \
+            pypaimon_rows(project, "part_in", with_row_id=True)
+        assert commit_kinds(project, "part_spark") == ["APPEND", "APPEND"]
+        assert commit_kinds(project, "part_in") == ["APPEND", "APPEND"]
+
+        # a key matching no row: the in-process path's error, no commit, no file left
+        files = table_files(project, "part_spark")
+        _, out = run_dbt_and_capture(["run", "-s", "unmatched_spark"], expect_pass=False)
+        assert "1 of the model's rows match no row" in out and "[77]" in out, out
+        assert pypaimon_rows(project, "part_spark") == want
+        assert commit_kinds(project, "part_spark") == ["APPEND", "APPEND"]
+        assert table_files(project, "part_spark") == files

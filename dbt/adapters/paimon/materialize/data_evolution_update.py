@@ -1,6 +1,7 @@
 """materialized='data_evolution_update': a model's query written as columns of the rows of an
 existing data-evolution table, matched by the model's `update_key` (one commit of column files:
-write/column_update.py)."""
+write/column_update.py), in this process or in Spark tasks (write/column_update_job.py), as
+write/path_choice.py chooses from the model's `write_path` and `in_process_max_bytes`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ def check_config(model: str, config: Mapping[str, Any]) -> None:
     neither a column name nor a list of them, or `when_not_matched` is not one of
     column_update.WHEN_NOT_MATCHED."""
     from dbt.adapters.paimon.write.column_update import WHEN_NOT_MATCHED
+    from dbt.adapters.paimon.write.path_choice import check_max_bytes, check_write_path
 
     missing = [c for c in ("target", "update_key") if not config.get(c)]
     if missing:
@@ -33,6 +35,12 @@ def check_config(model: str, config: Mapping[str, Any]) -> None:
             f"Model '{model}': config `when_not_matched` is {when!r}; expected one of "
             f"{list(WHEN_NOT_MATCHED)} ('error': a row whose key matches no row of the table "
             f"fails the run; 'insert': it becomes a new row).")
+    try:
+        check_write_path(config.get("write_path"), model)
+        check_max_bytes(config.get("in_process_max_bytes"),
+                        f"Model '{model}': config `in_process_max_bytes`")
+    except ValueError as exc:
+        raise PaimonConfigError(str(exc)) from None
 
 
 def not_a_target(model: str, relation: str) -> PaimonConfigError:
@@ -47,18 +55,23 @@ def not_a_target(model: str, relation: str) -> PaimonConfigError:
 def update_from_query(registry, model: str, config: Mapping[str, Any], schema: str, table: str,
                       sql: str, committed: Callable):
     """Write the query's columns into ``schema.table``, in the ``committed()`` block; returns
-    (the columns written, write/column_update.py's result). Checked before Spark computes a
-    row: every column typed, the key and columns the table's (check_update)."""
+    (the columns written, write/column_update.py's result, the executor's PathChoice). Checked
+    before Spark computes a row: every column typed, the key and columns the table's
+    (check_update). The executor is chosen as for every model (write/path_choice.py): the
+    model's rows are what the in-process one collects here."""
     from dbt.adapters.paimon.materialize.model_builder import check_typed
     from dbt.adapters.paimon.write.column_update import (
         check_update, owned_columns, update_columns)
+    from dbt.adapters.paimon.write.path_choice import (
+        IN_PROCESS, check_max_bytes, choose_path, warehouse_table_bytes)
 
     key = config["update_key"]
     columns = config.get("update_columns")
     if isinstance(columns, str):
         columns = [columns]
     opened = registry.open_table(schema, table)
-    df = registry.activate(sql).sql(sql)
+    spark = registry.activate(sql)
+    df = spark.sql(sql)
     check_typed(model, df)
     when = config.get("when_not_matched", "error")
     owned = owned_columns(key, df.columns, columns)
@@ -66,6 +79,18 @@ def update_from_query(registry, model: str, config: Mapping[str, Any], schema: s
     # new rows (when_not_matched='insert') also take the partition columns from the query
     placed = [c for c in opened.partition_keys if c in df.columns and c not in owned + [key]] \
         if when == "insert" else []
-    rows = collect_arrow(df.select(*[f"`{c}`" for c in [key] + owned + placed]))
+    frame = df.select(*[f"`{c}`" for c in [key] + owned + placed])
+    location = registry.location(schema, table)
+    choice = choose_path(spark, frame, model, config.get("write_path"),
+                         check_max_bytes(config.get("in_process_max_bytes"),
+                                         "config `in_process_max_bytes`"),
+                         table_bytes=warehouse_table_bytes(location))
+    if choice.path == IN_PROCESS:
+        rows = collect_arrow(frame)
+        with committed():
+            return owned, update_columns(opened, model, rows, key, owned, when), choice
+    from dbt.adapters.paimon.write.column_update_job import update_in_spark
+
     with committed():
-        return owned, update_columns(opened, model, rows, key, owned, when)
+        return owned, update_in_spark(spark, opened, location, model, frame, key, owned,
+                                      placed, when == "insert"), choice

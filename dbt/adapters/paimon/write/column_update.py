@@ -170,22 +170,35 @@ def _table_keys(table, key: str):
     data-evolution read (each field from the newest file that wrote it, deletion vectors
     applied), and pypaimon's row-id index of the same snapshot: the update writer merges with
     exactly the files the rows were matched in, and the commit's row-id check starts there."""
-    from pypaimon.read.table_read import TableRead
-    from pypaimon.table.special_fields import SpecialFields
+    splits, files = snapshot_splits(table)
+    return read_keys(table, key, splits), files
+
+
+def snapshot_splits(table):
+    """The splits of the table's latest snapshot as pypaimon's update writer plans them, and
+    its row-id index of them (``RowIdFileIndex``): what a run matches its rows in and writes
+    against."""
     from pypaimon.write.row_id_file_index import RowIdFileIndex
 
     plan = table.new_read_builder().new_scan().plan_for_write()
     splits = plan.splits()
     snapshot_id = plan.snapshot_id if plan.snapshot_id is not None else -1
-    files = RowIdFileIndex.from_splits(snapshot_id, splits)
+    return splits, RowIdFileIndex.from_splits(snapshot_id, splits)
+
+
+def read_keys(table, key: str, splits) -> pa.Table:
+    """``key`` and ``_ROW_ID`` of the live rows of ``splits`` (of snapshot_splits)."""
+    from pypaimon.read.table_read import TableRead
+    from pypaimon.table.special_fields import SpecialFields
+
     names = [ROW_ID] if key == ROW_ID else [key, ROW_ID]
     if not splits:
         empty = [pa.array([], pa.int64())] if key == ROW_ID else \
             [pa.array([], _arrow_schema(table).field(key).type), pa.array([], pa.int64())]
-        return pa.table(empty, names=names), files
+        return pa.table(empty, names=names)
     read_type = ([] if key == ROW_ID else [table.field_dict[key]]) + [SpecialFields.ROW_ID]
     data = TableRead(table=table, predicate=None, read_type=read_type).to_arrow(splits)
-    return data.select(names), files
+    return data.select(names)
 
 
 def _duplicates(data: pa.Table, key: str) -> list:
@@ -201,26 +214,18 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
     run's keys repeat, a NULL key, a key the table holds more than once, or (unless
     ``insert``) a key matching no row."""
     name = table.identifier.get_full_name()
-    where = f"Model '{model}' (update of {list(columns)} in {name} by {key!r})"
+    where = update_where(model, columns, name, key)
     if pc.any(pc.is_null(rows[key])).as_py():
-        raise PaimonDataError(f"{where}: the model's rows hold NULL in the key {key!r}; a NULL "
-                              f"names no row. Filter them in the model's query. Nothing was "
-                              f"written.")
+        raise null_key_error(where, key)
     repeated = _duplicates(rows.select([key]), key)
     if repeated:
-        raise PaimonDataError(f"{where}: the model returns several rows for key(s) "
-                              f"{repeated[:SAMPLES]}; each row of the table takes one value. "
-                              f"Deduplicate in the model's query. Nothing was written.")
+        raise repeated_error(where, repeated)
     stored, files = _table_keys(table, key)
     if key != ROW_ID:
         # rows with a NULL key are never matched, however many there are
         ambiguous = _duplicates(stored.select([key]).filter(pc.is_valid(stored[key])), key)
         if ambiguous:
-            raise PaimonDataError(
-                f"{where}: {name} holds several rows with key(s) {ambiguous[:SAMPLES]}, so the "
-                f"key names no single row; set config `update_key='_ROW_ID'` (select the "
-                f"table's _ROW_ID in the model) or a column unique in the table. Nothing was "
-                f"written.")
+            raise ambiguous_error(where, name, ambiguous)
     probe = rows.select([key] + list(columns))
     unmatched_rows = rows.slice(0, 0)
     if key == ROW_ID:
@@ -239,13 +244,42 @@ def matched_rows(table, model: str, rows: pa.Table, key: str, columns: Sequence[
             joined = joined.filter(pc.is_valid(joined[ROW_ID]))
             unmatched = []
     if unmatched:
-        raise PaimonDataError(
-            f"{where}: {len(unmatched)} of the model's rows match no row of {name} (keys "
-            f"{unmatched[:SAMPLES]}); a column update only changes existing rows, whose other "
-            f"columns other writers own. Filter them in the model's query (e.g. an inner join "
-            f"with the table), or set config `when_not_matched='insert'` to add them as new "
-            f"rows. Nothing was written.")
+        raise unmatched_error(where, name, len(unmatched), unmatched)
     return joined.select([ROW_ID] + list(columns)).sort_by(ROW_ID), files, unmatched_rows
+
+
+# the errors of a run's rows, one text for both executors (column_update_job.py)
+
+def update_where(model: str, columns: Sequence[str], name: str, key: str) -> str:
+    return f"Model '{model}' (update of {list(columns)} in {name} by {key!r})"
+
+
+def null_key_error(where: str, key: str) -> PaimonDataError:
+    return PaimonDataError(f"{where}: the model's rows hold NULL in the key {key!r}; a NULL "
+                           f"names no row. Filter them in the model's query. Nothing was "
+                           f"written.")
+
+
+def repeated_error(where: str, keys: Sequence) -> PaimonDataError:
+    return PaimonDataError(f"{where}: the model returns several rows for key(s) "
+                           f"{list(keys)[:SAMPLES]}; each row of the table takes one value. "
+                           f"Deduplicate in the model's query. Nothing was written.")
+
+
+def ambiguous_error(where: str, name: str, keys: Sequence) -> PaimonDataError:
+    return PaimonDataError(
+        f"{where}: {name} holds several rows with key(s) {list(keys)[:SAMPLES]}, so the key "
+        f"names no single row; set config `update_key='_ROW_ID'` (select the table's _ROW_ID "
+        f"in the model) or a column unique in the table. Nothing was written.")
+
+
+def unmatched_error(where: str, name: str, count: int, keys: Sequence) -> PaimonDataError:
+    return PaimonDataError(
+        f"{where}: {count} of the model's rows match no row of {name} (keys "
+        f"{list(keys)[:SAMPLES]}); a column update only changes existing rows, whose other "
+        f"columns other writers own. Filter them in the model's query (e.g. an inner join "
+        f"with the table), or set config `when_not_matched='insert'` to add them as new "
+        f"rows. Nothing was written.")
 
 
 def _left_join(probe: pa.Table, key: str, stored: pa.Table) -> pa.Table:
@@ -264,19 +298,27 @@ def new_rows(table, model: str, rows: pa.Table) -> pa.Table:
     ``table``: every other column NULL, as MERGE INTO's ``INSERT (columns) VALUES`` leaves
     the columns it does not name. PaimonDataError when a NOT NULL column would be NULL."""
     target = _arrow_schema(table)
-    name = table.identifier.get_full_name()
     missing = [f.name for f in target if not f.nullable and (
         f.name not in rows.column_names or rows[f.name].null_count)]
     if missing:
-        raise PaimonDataError(
-            f"Model '{model}' (when_not_matched='insert' into {name}): {rows.num_rows} rows "
-            f"match no row, and a new row would hold NULL in the NOT NULL column(s) {missing}, "
-            f"which the model does not write (it writes its key, `update_columns` and the "
-            f"partition columns). Own them in `update_columns` with non-NULL values, or filter "
-            f"the new keys out. Nothing was written.")
+        raise not_null_error(table, model, rows.num_rows, missing)
     columns = [_cast(rows[f.name], f.type, model, f.name) if f.name in rows.column_names
                else pa.nulls(rows.num_rows, f.type) for f in target]
     return pa.Table.from_arrays(columns, schema=target)
+
+
+def unwritten_not_null(table, columns: Sequence[str]) -> List[str]:
+    """The NOT NULL columns of ``table`` a new row holding only ``columns`` leaves NULL."""
+    return [f.name for f in _arrow_schema(table) if not f.nullable and f.name not in columns]
+
+
+def not_null_error(table, model: str, count: int, missing: Sequence[str]) -> PaimonDataError:
+    return PaimonDataError(
+        f"Model '{model}' (when_not_matched='insert' into {table.identifier.get_full_name()}): "
+        f"{count} rows match no row, and a new row would hold NULL in the NOT NULL column(s) "
+        f"{list(missing)}, which the model does not write (it writes its key, "
+        f"`update_columns` and the partition columns). Own them in `update_columns` with "
+        f"non-NULL values, or filter the new keys out. Nothing was written.")
 
 
 def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequence[str],
@@ -288,7 +330,7 @@ def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequenc
     commit (``rows`` then also carries the table's partition columns). ``appended``: more new
     rows for that commit (a MERGE's inserts), their columns the table's or fewer."""
     from dbt.adapters.paimon.datasource.source import write_append_files
-    from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
+    from dbt.adapters.paimon.format.commit import abort
 
     insert = when_not_matched == "insert"
     if columns or appended is None:
@@ -301,29 +343,49 @@ def update_columns(table, model: str, rows: pa.Table, key: str, columns: Sequenc
     added = pa.concat_tables(pieces) if pieces else None
     if not data.num_rows and added is None:
         return ColumnUpdateResult(0, 0, None)
-    stored = {f.name: f.type for f in _arrow_schema(table)}
     messages = []
     try:
         if data.num_rows:
-            data = pa.table([data[ROW_ID]] + [_cast(data[c], stored[c], model, c)
-                                              for c in columns],
-                            names=[ROW_ID] + list(columns))
-            updater = table.new_batch_write_builder().new_update().new_update_by_row_id(files)
-            messages += updater.update_columns(data, list(columns))
+            messages += write_matched(table, files, model, data, columns)
         updates = len(messages)
         if added is not None:
             # plain append files (no first_row_id): the commit numbers their rows after the
             # table's last row id, as Paimon's MERGE INTO inserts on these tables
             messages += write_append_files(table, [added])
+    except BaseException:
+        if messages:
+            abort(table, messages)
+        raise
+    snapshot = commit_update(table, messages)
+    return ColumnUpdateResult(data.num_rows, sum(len(m.new_files) for m in messages[:updates]),
+                              snapshot, 0 if added is None else added.num_rows)
+
+
+def write_matched(table, files, model: str, data: pa.Table, columns: Sequence[str]) -> list:
+    """The column files of ``data`` (``_ROW_ID`` plus ``columns``, each row id once): one per
+    row-id range it touches, by pypaimon's update writer against ``files`` (the row-id index of
+    the snapshot the rows were matched at); their commit messages, not committed."""
+    stored = {f.name: f.type for f in _arrow_schema(table)}
+    data = pa.table([_cast(data[ROW_ID], pa.int64(), model, ROW_ID)]
+                    + [_cast(data[c], stored[c], model, c) for c in columns],
+                    names=[ROW_ID] + list(columns))
+    updater = table.new_batch_write_builder().new_update().new_update_by_row_id(files)
+    return list(updater.update_columns(data, list(columns)))
+
+
+def commit_update(table, messages: Sequence) -> Optional[int]:
+    """ONE APPEND commit of a run's column files and new rows (None: nothing to commit). On
+    failure its files are deleted unless the commit landed."""
+    from dbt.adapters.paimon.format.commit import abort_unless_committed, commit_append
+
+    try:
         # committed by pypaimon's FileStoreCommit as every commit of ours is (format/commit.py):
         # the column files' check_from_snapshot makes it fail if another writer updated the
         # same row-id ranges since the update read them; the snapshot records the invocation
-        snapshot = commit_append(table, messages, check_sequences=False)
+        return commit_append(table, messages, check_sequences=False)
     except BaseException:
         abort_unless_committed(table, messages)
         raise
-    return ColumnUpdateResult(data.num_rows, sum(len(m.new_files) for m in messages[:updates]),
-                              snapshot, 0 if added is None else added.num_rows)
 
 
 def _arrow_schema(table) -> pa.Schema:

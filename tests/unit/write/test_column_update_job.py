@@ -1,0 +1,130 @@
+"""The Spark tasks of a distributed data_evolution_update (write/column_update_job.py), run here
+without Spark: ``keys_task`` reads a pypaimon-written table's keys with their row-id range
+starts, the rows are grouped by range as the shuffle groups them, each group goes through
+``update_task``, and the payloads' commit messages make ONE commit whose table reads as the
+in-process write would make it. A task that fails reports its error, deletes its own files and
+sends no message. (Spark itself: tests/functional/paimon/test_data_evolution_update.py.)"""
+import os
+import pickle
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from dbt.adapters.paimon.catalog.warehouse import open_table
+from dbt.adapters.paimon.datasource.source import TableRef
+from dbt.adapters.paimon.runtime import PaimonDataError
+from dbt.adapters.paimon.write import column_update_job as job_mod
+from dbt.adapters.paimon.write.column_update import commit_update, snapshot_splits
+from dbt.adapters.paimon.write.column_update_job import (
+    FIRST_ROW_ID, UpdateJob, first_error, keys_task, range_starts, summed, update_task)
+from dbt.adapters.paimon.write.task_errors import decode
+from tests.data_evolution_tables import (  # noqa: F401  (fixtures)
+    EVOLUTION, catalog, create, pypaimon_rows, warehouse, wide, write)
+
+
+def test_each_row_id_takes_the_start_of_the_range_holding_it():
+    starts = [0, 6, 10]
+    got = range_starts(pa.array([7, 0, 5, 6, 12, 9], pa.int64()), starts)
+    assert got.type == pa.int64() and got.to_pylist() == [6, 0, 0, 6, 10, 6]
+    assert range_starts(pa.array([], pa.int64()), starts).to_pylist() == []
+    with pytest.raises(ValueError, match="before the table's first row-id range"):
+        range_starts([3], [5, 9])
+
+
+def test_the_run_raises_a_data_error_before_any_other_and_sums_the_tasks():
+    other, data = RuntimeError("disk"), PaimonDataError("bad row")
+    assert first_error([other, data]) is data
+    assert first_error([other]) is other
+    assert summed([{"rows": 2, "files": 1, "inserted": 0},
+                   {"rows": 3, "files": 2, "inserted": 4}]) == (5, 3, 4)
+
+
+def _table(catalog, warehouse):
+    """Two row-id ranges: ids 0-5 (rows 0-5) and 6-9 (rows 6-9)."""
+    create(catalog, "facts", **EVOLUTION)
+    write(catalog.get_table("db.facts"), wide(range(0, 6)))
+    write(catalog.get_table("db.facts"), wide(range(6, 10)))
+    return TableRef(warehouse, "db", "facts", {}), open_table(warehouse, "db", "facts")
+
+
+def _stored(location, table, key):
+    splits, files = snapshot_splits(table)
+    batch = pa.RecordBatch.from_arrays([pa.array([pickle.dumps(s) for s in splits],
+                                                 pa.binary())], names=["split"])
+    return pa.Table.from_batches(list(keys_task(location, key, files.first_row_ids,
+                                                [batch]))), files
+
+
+def _run_tasks(job, routed):
+    """``routed`` grouped by range start as the shuffle groups it (rows matching none in one
+    task of their own), each group through update_task; the decoded payloads."""
+    groups = [routed.filter(pc.equal(routed[FIRST_ROW_ID], s))
+              for s in pc.unique(routed[FIRST_ROW_ID].drop_null()).to_pylist()]
+    unmatched = routed.filter(pc.is_null(routed[FIRST_ROW_ID]))
+    if unmatched.num_rows:
+        groups.append(unmatched)
+    payloads = []
+    for group in groups:
+        (row,) = list(update_task(job, group.to_batches()))
+        payloads.append(pickle.loads(row.column(0)[0].as_py()))
+    return payloads
+
+
+def _data_files(warehouse):
+    return sorted(os.path.join(d, f) for d, _, fs in os.walk(warehouse) for f in fs
+                  if f.endswith(".parquet"))
+
+
+def test_tasks_write_their_ranges_and_new_rows_for_one_commit(catalog, warehouse):
+    location, table = _table(catalog, warehouse)
+    stored, files = _stored(location, table, "id")
+    assert sorted(zip(stored["id"].to_pylist(), stored[FIRST_ROW_ID].to_pylist())) == \
+        [(i, 0 if i < 6 else 6) for i in range(10)]
+    # the model's rows (ids 1 and 7 in two ranges, 42 new) LEFT JOIN the table's keys
+    model = pa.table({"id": pa.array([7, 1, 42], pa.int64()),
+                      "score": pa.array([700, 100, 4200], pa.int32())})
+    routed = model.join(stored, "id", join_type="left outer")
+    job = UpdateJob(location, "scores", "id", ("score",), (), True, files)
+    job = pickle.loads(pickle.dumps(job))  # as Spark ships it to a task
+    before = table.snapshot_manager().get_latest_snapshot().id
+    payloads = _run_tasks(job, routed)
+    assert all(p["error"] is None for p in payloads)
+    assert summed(payloads) == (2, 2, 1)  # two ranges, one column file each; one new row
+    messages = [m for p in payloads for m in p["messages"]]
+    assert commit_update(open_table(warehouse, "db", "facts"), messages) == before + 1
+    rows = {r[0]: r for r in pypaimon_rows(catalog, "facts")}
+    assert rows[1] == (1, "n1", 100, "note1", "a") and rows[7] == (7, "n7", 700, "note7", "a")
+    assert rows[42] == (42, None, 4200, None, None) and rows[3] == (3, "n3", 3, "note3", "a")
+    assert len(rows) == 11
+
+
+def test_a_failing_task_reports_its_error_and_leaves_none_of_its_files(catalog, warehouse):
+    location, table = _table(catalog, warehouse)
+    stored, files = _stored(location, table, "id")
+    before = _data_files(warehouse)
+    # an unmatched key without when_not_matched='insert': refused before a file is written
+    routed = pa.table({"id": pa.array([1, 99], pa.int64()),
+                       "score": pa.array([5, 6], pa.int32())}).join(stored, "id",
+                                                                    join_type="left outer")
+    job = UpdateJob(location, "scores", "id", ("score",), (), False, files)
+    (row,) = list(update_task(job, routed.to_batches()))
+    result = pickle.loads(row.column(0)[0].as_py())
+    error = decode(result["error"])
+    assert isinstance(error, PaimonDataError) and "1 of the model's rows match no row" in \
+        str(error) and "[99]" in str(error)
+    assert result["messages"] == [] and _data_files(warehouse) == before
+    # a task that fails after writing its column file (a new row's key that does not fit the
+    # table's type): its file is deleted, no message is sent
+    routed = pa.table({"id": pa.array(["1", "x"]), "score": pa.array([5, 6], pa.int32()),
+                       job_mod.ROW_ID: pa.array([1, None], pa.int64()),
+                       FIRST_ROW_ID: pa.array([0, None], pa.int64())})
+    job = UpdateJob(location, "scores", "id", ("score",), (), True, files)
+    (row,) = list(update_task(job, routed.to_batches()))
+    result = pickle.loads(row.column(0)[0].as_py())
+    assert "does not fit" in str(decode(result["error"]))
+    assert result["messages"] == [] and _data_files(warehouse) == before
+    # no rows: nothing written, nothing to commit
+    (row,) = list(update_task(job, []))
+    assert pickle.loads(row.column(0)[0].as_py()) == {
+        "messages": [], "rows": 0, "files": 0, "inserted": 0, "error": None}

@@ -56,6 +56,16 @@ def _stored(location, table, key):
                                                 [batch]))), files
 
 
+def _joined(model, stored):
+    """``model`` LEFT JOIN ``stored`` on id, as Spark's join makes it (Arrow's join carries no
+    list column: only the row numbers go through it)."""
+    numbered = pa.table({"id": model["id"], "n": pa.array(range(model.num_rows), pa.int64())})
+    matches = numbered.join(stored, "id", join_type="left outer")
+    taken = model.take(matches["n"])
+    return taken.append_column(job_mod.ROW_ID, matches[job_mod.ROW_ID]).append_column(
+        FIRST_ROW_ID, matches[FIRST_ROW_ID])
+
+
 def _run_tasks(job, routed):
     """``routed`` grouped by range start as the shuffle groups it (rows matching none in one
     task of their own), each group through update_task; the decoded payloads."""
@@ -84,7 +94,7 @@ def test_tasks_write_their_ranges_and_new_rows_for_one_commit(catalog, warehouse
     # the model's rows (ids 1 and 7 in two ranges, 42 new) LEFT JOIN the table's keys
     model = pa.table({"id": pa.array([7, 1, 42], pa.int64()),
                       "score": pa.array([700, 100, 4200], pa.int32())})
-    routed = model.join(stored, "id", join_type="left outer")
+    routed = _joined(model, stored)
     job = UpdateJob(location, "scores", "id", ("score",), (), True, files)
     job = pickle.loads(pickle.dumps(job))  # as Spark ships it to a task
     before = table.snapshot_manager().get_latest_snapshot().id
@@ -104,9 +114,8 @@ def test_a_failing_task_reports_its_error_and_leaves_none_of_its_files(catalog, 
     stored, files = _stored(location, table, "id")
     before = _data_files(warehouse)
     # an unmatched key without when_not_matched='insert': refused before a file is written
-    routed = pa.table({"id": pa.array([1, 99], pa.int64()),
-                       "score": pa.array([5, 6], pa.int32())}).join(stored, "id",
-                                                                    join_type="left outer")
+    routed = _joined(pa.table({"id": pa.array([1, 99], pa.int64()),
+                               "score": pa.array([5, 6], pa.int32())}), stored)
     job = UpdateJob(location, "scores", "id", ("score",), (), False, files)
     (row,) = list(update_task(job, routed.to_batches()))
     result = pickle.loads(row.column(0)[0].as_py())
@@ -128,3 +137,41 @@ def test_a_failing_task_reports_its_error_and_leaves_none_of_its_files(catalog, 
     (row,) = list(update_task(job, []))
     assert pickle.loads(row.column(0)[0].as_py()) == {
         "messages": [], "rows": 0, "files": 0, "inserted": 0, "error": None}
+
+
+PICTURES = pa.schema([("id", pa.int64()), ("picture", pa.large_binary()), ("note", pa.string())])
+VECTORS = pa.schema([("id", pa.int64()), ("emb", pa.list_(pa.float32(), 2)),
+                     ("note", pa.string())])
+
+
+@pytest.mark.parametrize("schema, options, stored, model, want", [
+    # a BLOB column: the range's new values in a .blob file of its own, a new row's in another
+    (PICTURES, {"blob-field": "picture"}, [b"a", b"bb", None],
+     pa.array([b"NEW", None, b"nine"], pa.binary()),
+     [(1, b"a", "x"), (2, b"NEW", "y"), (3, None, "z"), (9, b"nine", None)]),
+    # a VECTOR column in vector files, from Spark's lists of doubles
+    (VECTORS, {"vector-field": "emb", "field.emb.vector-dim": "2", "vector.file.format":
+               "parquet"}, [[1, 1], [2, 2], [3, 3]],
+     pa.array([[5, None], None, [9, 9]], pa.list_(pa.float64())),
+     [(1, [1.0, 1.0], "x"), (2, [5.0, None], "y"), (3, None, "z"), (9, [9.0, 9.0], None)]),
+])
+def test_blob_and_vector_columns_are_written_by_the_tasks_as_in_process(
+        catalog, warehouse, schema, options, stored, model, want):
+    from pypaimon import Schema
+
+    column = schema.field(1).name
+    catalog.create_table("db.media", Schema.from_pyarrow_schema(
+        schema, options={**EVOLUTION, **options}), False)
+    write(catalog.get_table("db.media"), pa.table({
+        "id": pa.array([1, 2, 3], pa.int64()), column: pa.array(stored, schema.field(1).type),
+        "note": ["x", "y", "z"]}, schema=schema))
+    location = TableRef(warehouse, "db", "media", {})
+    keys, files = _stored(location, open_table(warehouse, "db", "media"), "id")
+    routed = _joined(pa.table({"id": pa.array([2, 3, 9], pa.int64()), column: model}), keys)
+    job = UpdateJob(location, "m", "id", (column,), (), True, files)
+    payloads = _run_tasks(job, routed)
+    assert [p["error"] for p in payloads] == [None, None]
+    assert summed(payloads)[::2] == (2, 1)
+    commit_update(open_table(warehouse, "db", "media"),
+                  [m for p in payloads for m in p["messages"]])
+    assert pypaimon_rows(catalog, "media") == sorted(want, key=repr)

@@ -22,7 +22,9 @@ snapshot published safely between processes, under the catalog's lock, recording
 invocation). What is ours: the checks before anything is written, and matching the model's
 rows to row ids (a vectorized Arrow join against the table's key and ``_ROW_ID``). The match
 and the writer use one snapshot (pypaimon's row-id index of the scan the keys were read from),
-so the commit's row-id check covers everything committed since the rows were matched.
+so the commit's row-id check covers everything committed since the rows were matched. This
+module is the in-process executor; column_update_job.py runs the same checks, writer and
+commit with the rows in Spark tasks.
 
 Rows whose key matches no row of the table are an error by default: the model owns some
 columns of rows other writers create, and a row holding only those columns (its other columns

@@ -85,6 +85,12 @@ select cast(id as bigint) as id, cast(score as int) as score,
        dt
 from values (2, 20, 'x'), (5, 50, 'y'), (9, 90, 'y') as v(id, score, dt)
 """
+DISTRIBUTED_BY_ROW_ID = """
+{{ config(materialized='data_evolution_update', target='part_spark', update_key='_ROW_ID',
+          update_columns='score', write_path='distributed') }}
+select _ROW_ID, score + 1 as score from {{ paimon_row_tracking(ref('part_spark')) }}
+where id in (3, 4, 9)
+"""
 DISTRIBUTED_UNMATCHED = """
 {{ config(materialized='data_evolution_update', target='part_spark', update_key='id',
           write_path='distributed') }}
@@ -190,7 +196,8 @@ class TestDistributedDataEvolutionUpdate:
                 "update_in.sql": SAME_UPDATE.format(target="part_in", path="in_process"),
                 "update_spark.sql": SAME_UPDATE.format(target="part_spark",
                                                        path="distributed"),
-                "unmatched_spark.sql": DISTRIBUTED_UNMATCHED}
+                "unmatched_spark.sql": DISTRIBUTED_UNMATCHED,
+                "by_row_id_spark.sql": DISTRIBUTED_BY_ROW_ID}
 
     def test_spark_tasks_write_the_table_the_in_process_run_writes(self, project):
         run_dbt(["run", "-s", "part_in", "part_spark"])
@@ -216,3 +223,12 @@ class TestDistributedDataEvolutionUpdate:
         assert pypaimon_rows(project, "part_spark") == want
         assert commit_kinds(project, "part_spark") == ["APPEND", "APPEND"]
         assert table_files(project, "part_spark") == files
+
+        # keyed by _ROW_ID: rows of both ranges and the inserted row, one commit
+        _, out = run_dbt_and_capture(["run", "-s", "by_row_id_spark"])
+        assert "UPDATE ['score'] of 3 rows in 3 column file(s) distributed" in out, out
+        assert pypaimon_rows(project, "part_spark") == [
+            (1, "a", 1, [1.0, 0.0], "x"), (2, "b", 20, [2.0, 7.0], "x"),
+            (3, "c", 4, [3.0, 0.0], "x"), (4, "d", 5, [4.0, 0.0], "y"),
+            (5, "e", 50, None, "y"), (9, None, 91, [9.0, 7.0], "y")]
+        assert commit_kinds(project, "part_spark") == ["APPEND"] * 3

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import pickle
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Iterable, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa

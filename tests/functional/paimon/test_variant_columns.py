@@ -4,10 +4,13 @@ reads it back as VARIANT (`variant_get`), and pypaimon 2.1 reads exactly the val
 bytes Spark encodes for the same JSON (Paimon stores a variant as that pair). With the table
 option `variant.shreddingSchema` every data file stores the listed fields shredded, on both
 primary-key write paths and in an append table, and Spark and pypaimon read the same variants
-back; a shredded field holding another type is kept in its untyped bytes."""
+back; a shredded field holding another type is kept in its untyped bytes. With
+`variant.inferShreddingSchema` each data file is shredded with the schema Paimon infers from its
+rows, and reads back the same."""
 
 import json
 import os
+from decimal import Decimal
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -155,3 +158,49 @@ class TestShreddedVariantWrites:
             read = project.run_sql(f"select id, to_json(v) from {project.test_schema}.{table} "
                                    f"order by id", fetch="all")
             assert [None if r[1] is None else json.loads(r[1]) for r in read] == expected, table
+
+
+# `variant.inferShreddingSchema`: each Parquet data file is shredded with the schema Paimon's
+# per-file inference gives its rows (format/variant_inference.py): `a` BIGINT, `tag` STRING, `x`
+# DECIMAL(18, 1) (Spark's parse_json reads 1.5 as a decimal; the integer 1 is stored in it as
+# 1.0, as Paimon's writer stores it), `y` (a string in some rows, an integer in others) untyped
+INFERRED_PK = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
+                          write_path='distributed',
+                          table_options={'variant.inferShreddingSchema': 'true'}) }}
+select cast(id as bigint) as id,
+       case when id = 2 then null
+            else parse_json(concat('{"a":', cast(id as string), ',"tag":"t","x":',
+                                   case when id % 2 = 0 then '1, "y": "s"' else '1.5, "y": 2' end,
+                                   '}')) end as v
+from range(0, 4)
+"""
+
+
+def inferred_values() -> list:
+    return [None if i == 2 else {"a": i, "tag": "t", "x": Decimal("1.0" if i % 2 == 0 else "1.5"),
+                                 "y": "s" if i % 2 == 0 else 2} for i in range(4)]
+
+
+class TestInferredVariantShredding:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"inferred.sql": INFERRED_PK}
+
+    def test_each_data_file_is_shredded_as_inferred_and_reads_back(self, project):
+        run_dbt(["run"])
+        [stored_type] = data_file_types(project, "inferred")
+        typed = stored_type.field("typed_value").type
+        assert {typed.field(i).name: [f.name for f in typed.field(i).type]
+                for i in range(typed.num_fields)} == \
+            {"a": ["value", "typed_value"], "tag": ["value", "typed_value"],
+             "x": ["value", "typed_value"], "y": ["value"]}
+        assert typed.field("a").type.field("typed_value").type == pa.int64()
+        assert typed.field("x").type.field("typed_value").type == pa.decimal128(18, 1)
+        stored = pypaimon_rows(project, "inferred").column("v").to_pylist()
+        assert as_python(stored) == inferred_values()
+        read = project.run_sql(
+            f"select id, to_json(v), variant_get(v, '$.a', 'bigint') "
+            f"from {project.test_schema}.inferred order by id", fetch="all")
+        assert [(r[0], None if r[1] is None else json.loads(r[1], parse_float=Decimal), r[2])
+                for r in read] == [(i, value, None if value is None else value["a"])
+                                   for i, value in enumerate(inferred_values())]

@@ -3,6 +3,7 @@ variants (hypothesis): where every shredded field holds its field's type, both s
 the same columns, byte for byte; for any variant, pypaimon's reader puts the original variant
 back together from ours, as Paimon's Java writer leaves a value of another type (a variant
 NULL included) in the field's untyped bytes (VariantShreddingWriter.castShredded)."""
+import decimal
 import json
 import math
 
@@ -28,6 +29,12 @@ TYPES = {
     "BOOLEAN": st.booleans(),
     "DOUBLE": st.floats(allow_nan=False),
     "STRING": st.text(max_size=80),
+    # an integer or a decimal held exactly at the field's scale (Paimon's writer changes a
+    # number's scale: allowNumericScaleChanges)
+    "DECIMAL(18, 2)": st.one_of(st.integers(-10 ** 15, 10 ** 15), st.decimals(
+        -10 ** 15, 10 ** 15, places=2, allow_nan=False, allow_infinity=False)),
+    "DECIMAL(38, 4)": st.one_of(st.integers(-2 ** 63, 2 ** 63 - 1), st.decimals(
+        -10 ** 15, 10 ** 15, places=3, allow_nan=False, allow_infinity=False)),
 }
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 63, 2 ** 63 - 1),
                     st.floats(allow_nan=False), st.text(max_size=80))
@@ -64,6 +71,9 @@ def same(a, b):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, decimal.Decimal)) and isinstance(b, (int, decimal.Decimal)) \
+            and decimal.Decimal in (type(a), type(b)) and bool not in (type(a), type(b)):
+        return a == b  # a number whose scale changed (allowNumericScaleChanges)
     return a == b and type(a) is type(b)
 
 
@@ -125,9 +135,29 @@ def test_a_value_of_another_type_stays_in_the_fields_untyped_bytes():
     assert reassembled(shredded) == [{"a": 1.5, "b": 300}, {"a": None, "b": -3}]
 
 
+def test_numbers_a_decimal_field_cannot_hold_exactly_stay_in_its_untyped_bytes():
+    fields, target = option({"a": "DECIMAL(18, 2)"})
+    written = [{"a": 1}, {"a": decimal.Decimal("0.125")}, {"a": 10 ** 16}, {"a": 1.5},
+               {"a": decimal.Decimal("12345678901234567890.5")}, {"a": decimal.Decimal("-2.5")}]
+    shredded = variant_shredder.shred(column(written), fields, target)
+    assert shredded.field("typed_value").field("a").field("typed_value").to_pylist() == [
+        decimal.Decimal("1.00"), None, None, None, None, decimal.Decimal("-2.50")]
+    back = reassembled(shredded)
+    assert all(same(b, r) for b, r in zip(back, written)), back
+    # a 16-byte decimal whose unscaled value needs more than 8 bytes is not typed (Paimon's
+    # writer would type it when it fits): it reads back all the same
+    wide = [{"a": decimal.Decimal("1234567890123456789.12")}]
+    _, wide_target = option({"a": "DECIMAL(38, 2)"})
+    shredded = variant_shredder.shred(column(wide), *option({"a": "DECIMAL(38, 2)"}))
+    assert shredded.type == wide_target
+    assert shredded.field("typed_value").field("a").field("typed_value").to_pylist() == [None]
+    assert reassembled(shredded) == wide
+
+
 @pytest.mark.parametrize("schema, handled", [
     ({"type": "ROW", "fields": [{"name": "a", "type": "BIGINT"}]}, True),
-    ({"type": "ROW", "fields": [{"name": "a", "type": "DECIMAL(10, 2)"}]}, False),
+    ({"type": "ROW", "fields": [{"name": "a", "type": "DECIMAL(10, 2)"}]}, True),
+    ({"type": "ROW", "fields": [{"name": "a", "type": "DATE"}]}, False),
     ({"type": "ROW", "fields": [{"name": "a", "type": {"type": "ROW", "fields": [
         {"name": "b", "type": "INT"}]}}]}, False),
 ])

@@ -9,9 +9,10 @@ write. This module shreds as Paimon's Java
 writer does (``VariantShreddingWriter.castShredded``):
 
 - a row whose variant is an object gets, per shredded field, ``typed_value`` when the field's
-  value has the field's type (an integer of any width that fits the integer type; a boolean,
-  float, double, string or binary of that type), else the value's own bytes in the field's
-  ``value``; a missing field has neither. The object's other fields stay in the top-level
+  value has the field's type (an integer of any width that fits the integer type; an integer
+  or a decimal a DECIMAL(p, s) field holds exactly, its scale changed to s, as Paimon allows;
+  a boolean, float, double, string or binary of that type), else the value's own bytes in the
+  field's ``value``; a missing field has neither. The object's other fields stay in the top-level
   ``value``, an object of the same key ids (NULL when none is left);
 - any other variant (a scalar, an array) is kept whole in the top-level ``value``.
 
@@ -21,15 +22,16 @@ order (its keys' order), their bytes laid out in that order.
 
 ``shreds(obj_fields)`` says whether a shredding schema is one this module handles: flat objects
 of the scalar types above, and of untyped fields (a field of an inferred schema whose values
-disagree, format/variant_inference.py: its values all in its ``value``). Other schemas (nested objects, arrays, decimals, dates,
-timestamps) keep pypaimon's shredder (format/pypaimon_compat.py picks), whose result
-``check_lossless`` reads back: pypaimon converts a value of another type than its field's when
-Arrow can (a DOUBLE 1.5 into a BIGINT field as 1) and drops a JSON null's key, which would
-change the stored variant without a word.
+disagree, format/variant_inference.py: its values all in its ``value``). Other schemas
+(nested objects, arrays, dates, timestamps) keep pypaimon's shredder (format/pypaimon_compat.py
+picks), whose result ``check_lossless`` reads back: pypaimon converts a value of another type
+than its field's when Arrow can (a DOUBLE 1.5 into a BIGINT field as 1) and drops a JSON
+null's key, which would change the stored variant without a word.
 """
 
 from __future__ import annotations
 
+import decimal
 from typing import List, Tuple
 
 import numpy as np
@@ -42,6 +44,8 @@ PRIMITIVE = 0
 # primitive type ids of the Variant encoding spec
 TRUE, FALSE = 1, 2
 INT_WIDTHS = {3: 1, 4: 2, 5: 4, 6: 8}
+DECIMAL_WIDTHS = {8: 4, 9: 8, 10: 16}  # DECIMAL4, DECIMAL8, DECIMAL16: the unscaled bytes
+MAX_DECIMAL_DIGITS = 38
 DOUBLE, FLOAT, BINARY, LONG_STRING = 7, 14, 15, 16
 
 _INTEGER_RANGES = {pa.int8(): (-2 ** 7, 2 ** 7 - 1), pa.int16(): (-2 ** 15, 2 ** 15 - 1),
@@ -55,7 +59,12 @@ def shreds(obj_fields) -> bool:
     object of scalar types this module shreds, or of untyped fields (``untyped``)."""
     return bool(obj_fields) and all(
         f.schema.object_fields is None and f.schema.array_schema is None
-        and (f.schema.scalar_arrow_type in _SCALARS or untyped(f)) for f in obj_fields)
+        and (f.schema.scalar_arrow_type in _SCALARS or _decimal(f.schema.scalar_arrow_type)
+             or untyped(f)) for f in obj_fields)
+
+
+def _decimal(arrow_type) -> bool:
+    return arrow_type is not None and pa.types.is_decimal128(arrow_type)
 
 
 def untyped(field) -> bool:
@@ -276,6 +285,8 @@ def _typed(buf: np.ndarray, begins: np.ndarray, header: np.ndarray, arrow_type: 
         low, high = _INTEGER_RANGES[arrow_type]
         ok &= (signed >= low) & (signed <= high)
         return pa.array(np.where(ok, signed, 0)).cast(arrow_type), ok
+    if _decimal(arrow_type):
+        return _typed_decimal(buf, begins, header, arrow_type)
     if pa.types.is_floating(arrow_type):
         wanted, width, dtype = (DOUBLE, 8, "<f8") if arrow_type == pa.float64() \
             else (FLOAT, 4, "<f4")
@@ -296,6 +307,55 @@ def _typed(buf: np.ndarray, begins: np.ndarray, header: np.ndarray, arrow_type: 
                                              [None, pa.py_buffer(offsets),
                                               pa.py_buffer(data)])
     return array.cast(pa.large_string() if string else pa.large_binary()).cast(arrow_type), ok
+
+
+def _typed_decimal(buf: np.ndarray, begins: np.ndarray, header: np.ndarray,
+                   arrow_type: pa.Decimal128Type):
+    """Each value as ``arrow_type`` (DECIMAL(p, s)), and whether it is one: an integer or a
+    decimal whose value it holds exactly at scale s in p digits (Paimon's writer allows such
+    numeric scale changes: ``allowNumericScaleChanges``). A 16-byte decimal is taken when its
+    unscaled value fits 8 bytes; a larger one stays in the bytes."""
+    basic, info = header & 3, header >> 2
+    primitive = basic == PRIMITIVE
+    int_width = np.select([info == t for t in INT_WIDTHS], list(INT_WIDTHS.values()), 0)
+    dec_width = np.select([info == t for t in DECIMAL_WIDTHS], list(DECIMAL_WIDTHS.values()), 0)
+    is_int, is_dec = primitive & (int_width > 0), primitive & (dec_width > 0)
+    width = np.where(is_int, int_width, np.where(is_dec, np.minimum(dec_width, 8), 1))
+    raw = _read_uint(buf, np.where(is_dec, begins + 2, begins + 1), width)
+    shift = (64 - 8 * width).astype(np.uint64)
+    unscaled = ((raw << shift).view(np.int64)) >> shift.astype(np.int64)  # sign-extended
+    wide = is_dec & (dec_width == 16)
+    high = _read_uint(buf, np.where(wide, begins + 10, begins), 8).view(np.int64)
+    scale = np.where(is_dec, buf[begins + 1].astype(np.int64), 0)
+    ok = is_int | (is_dec & (~wide | (high == unscaled >> 63)) & (scale <= MAX_DECIMAL_DIGITS))
+    ok &= _rescales(unscaled, scale, arrow_type.precision, arrow_type.scale)
+    rows = np.flatnonzero(ok)
+    pieces, order = [], []
+    for source_scale in np.unique(scale[rows]):  # at most 39 scales
+        at = rows[scale[rows] == source_scale]
+        pair = np.stack([unscaled[at], unscaled[at] >> 63], axis=1)  # little-endian int128
+        exact = pa.Array.from_buffers(pa.decimal128(MAX_DECIMAL_DIGITS, int(source_scale)),
+                                      len(at), [None, pa.py_buffer(pair.tobytes())])
+        pieces.append(exact.cast(arrow_type))
+        order.append(at)
+    if not pieces:
+        return pa.nulls(len(begins), arrow_type), ok
+    return _scatter(pa.concat_arrays(pieces), np.concatenate(order), len(begins),
+                    arrow_type), ok
+
+
+def _rescales(unscaled: np.ndarray, scale: np.ndarray, precision: int,
+              target: int) -> np.ndarray:
+    """Whether each value (``unscaled`` at ``scale``) is held exactly at scale ``target`` in
+    ``precision`` digits: scaled up by 10^k it must keep to ``precision`` digits; scaled
+    down, lose no digit."""
+    k = np.abs(target - scale)
+    power = np.power(10, np.minimum(k, 18), dtype=np.int64)
+    digits_left = precision - k
+    limit = np.power(10, np.clip(digits_left, 0, 18), dtype=np.int64)
+    up = (digits_left >= 19) | ((digits_left >= 0) & (unscaled < limit) & (unscaled > -limit))
+    down = np.where(k <= 18, unscaled % power == 0, unscaled == 0)
+    return np.where(scale <= target, up, down)
 
 
 def _scatter(array: pa.Array, rows: np.ndarray, n: int, arrow_type: pa.DataType) -> pa.Array:
@@ -399,9 +459,12 @@ def check_lossless(column, shredded) -> None:
 
 def _same(a, b) -> bool:
     """Equal values of the same Python types, recursively (1 is not 1.0, nor True; NaN is
-    NaN)."""
+    NaN); an integer and a decimal are the same number when equal, as Paimon's writer shreds
+    one into the other's field (``allowNumericScaleChanges``)."""
     if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
         return True
+    if {type(a), type(b)} <= {int, decimal.Decimal}:
+        return a == b
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):

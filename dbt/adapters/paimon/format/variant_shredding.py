@@ -4,7 +4,7 @@ typed Parquet columns (``typed_value``) beside the rest of each variant (``value
 row's field holds another type than the option gives it, Paimon's writers keep that value in
 the field's untyped bytes, and so does variant_shredder.py, which shreds a flat schema of
 scalar fields (format/pypaimon_compat.py installs it). pypaimon 2.1's shredder, which shreds the
-other schemas (nested objects, arrays, decimals, dates, timestamps), fails on such a value
+other schemas (nested objects, arrays, dates, timestamps), fails on such a value
 instead, with a bare Arrow error deep in its writer (or converts it: a DOUBLE 1.5 into a BIGINT
 field as 1). ``refused`` turns that failure into an error that says what to do, for a
 configured schema and for one inferred per file (`variant.inferShreddingSchema`,
@@ -39,10 +39,10 @@ def refused(table, error: BaseException) -> Optional[PaimonDataError]:
             f"Paimon table {table.identifier.get_full_name()} infers the shredding of its VARIANT "
             f"columns per data file ('{variant_inference.INFER}'), and a row's shredded field "
             f"holds a value pypaimon 2.1's shredder cannot store as the inferred type "
-            f"({str(error)[:200]}): the schema has nested objects, decimals, dates or "
-            f"timestamps, which pypaimon 2.1 shreds, and the value has another type or is a "
-            f"JSON null. Paimon's writers keep such a value in the variant's remaining bytes. "
-            f"Set '{variant_inference.INFER}' to 'false', or name the fields to shred in "
+            f"({str(error)[:200]}): the schema has nested objects, dates or timestamps, "
+            f"which pypaimon 2.1 shreds, and the value has another type or is a JSON null. "
+            f"Paimon's writers keep such a value in the variant's remaining bytes. Set "
+            f"'{variant_inference.INFER}' to 'false', or name the fields to shred in "
             f"'{OPTION}' instead.")
     return PaimonDataError(
         f"Paimon table {table.identifier.get_full_name()} shreds VARIANT fields ('{OPTION}'), "

@@ -175,3 +175,26 @@ def test_blob_and_vector_columns_are_written_by_the_tasks_as_in_process(
     commit_update(open_table(warehouse, "db", "media"),
                   [m for p in payloads for m in p["messages"]])
     assert pypaimon_rows(catalog, "media") == sorted(want, key=repr)
+
+
+def test_an_update_of_the_same_column_committed_after_the_match_fails_the_commit(
+        catalog, warehouse):
+    """The tasks write against the snapshot the keys were read at: another writer's update of
+    the same column of the same range, committed meanwhile, fails the run's commit."""
+    from dbt.adapters.paimon.format.errors import CommitConflictError
+
+    location, table = _table(catalog, warehouse)
+    stored, files = _stored(location, table, "id")
+    routed = _joined(pa.table({"id": pa.array([2], pa.int64()),
+                               "score": pa.array([9], pa.int32())}), stored)
+    payloads = _run_tasks(UpdateJob(location, "m", "id", ("score",), (), False, files), routed)
+    builder = catalog.get_table("db.facts").new_batch_write_builder()
+    committer = builder.new_commit()
+    committer.commit(builder.new_update().with_update_type(["score"]).update_by_arrow_with_row_id(
+        pa.table({"_ROW_ID": pa.array([1], pa.int64()), "score": pa.array([5], pa.int32())})))
+    committer.close()
+    with pytest.raises(CommitConflictError):
+        commit_update(open_table(warehouse, "db", "facts"),
+                      [m for p in payloads for m in p["messages"]])
+    rows = {r[0]: r for r in pypaimon_rows(catalog, "facts")}
+    assert rows[1][2] == 5 and rows[2][2] == 2

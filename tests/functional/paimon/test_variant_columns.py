@@ -163,7 +163,8 @@ class TestShreddedVariantWrites:
 # `variant.inferShreddingSchema`: each Parquet data file is shredded with the schema Paimon's
 # per-file inference gives its rows (format/variant_inference.py): `a` BIGINT, `tag` STRING, `x`
 # DECIMAL(18, 1) (Spark's parse_json reads 1.5 as a decimal; the integer 1 is stored in it as
-# 1.0, as Paimon's writer stores it), `y` (a string in some rows, an integer in others) untyped
+# 1.0, as Paimon's writer stores it), `y` (a string in some rows, an integer in others) untyped;
+# `w`, strings only, whole into one STRING `typed_value`
 INFERRED_PK = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
                           write_path='distributed',
                           table_options={'variant.inferShreddingSchema': 'true'}) }}
@@ -171,7 +172,8 @@ select cast(id as bigint) as id,
        case when id = 2 then null
             else parse_json(concat('{"a":', cast(id as string), ',"tag":"t","x":',
                                    case when id % 2 = 0 then '1, "y": "s"' else '1.5, "y": 2' end,
-                                   '}')) end as v
+                                   '}')) end as v,
+       parse_json(concat('"w', cast(id as string), '"')) as w
 from range(0, 4)
 """
 
@@ -189,6 +191,11 @@ class TestInferredVariantShredding:
     def test_each_data_file_is_shredded_as_inferred_and_reads_back(self, project):
         run_dbt(["run"])
         [stored_type] = data_file_types(project, "inferred")
+        folder = str(open_table(project, "inferred").table_path).removeprefix("file:")
+        [w_type] = [pq.read_schema(os.path.join(root, name)).field("w").type
+                    for root, _, names in os.walk(folder) for name in names
+                    if name.startswith("data-") and name.endswith(".parquet")]
+        assert w_type.field("typed_value").type == pa.string()
         typed = stored_type.field("typed_value").type
         assert {typed.field(i).name: [f.name for f in typed.field(i).type]
                 for i in range(typed.num_fields)} == \
@@ -196,11 +203,13 @@ class TestInferredVariantShredding:
              "x": ["value", "typed_value"], "y": ["value"]}
         assert typed.field("a").type.field("typed_value").type == pa.int64()
         assert typed.field("x").type.field("typed_value").type == pa.decimal128(18, 1)
-        stored = pypaimon_rows(project, "inferred").column("v").to_pylist()
-        assert as_python(stored) == inferred_values()
+        rows = pypaimon_rows(project, "inferred")
+        assert as_python(rows.column("v").to_pylist()) == inferred_values()
+        assert as_python(rows.column("w").to_pylist()) == [f"w{i}" for i in range(4)]
         read = project.run_sql(
-            f"select id, to_json(v), variant_get(v, '$.a', 'bigint') "
+            f"select id, to_json(v), variant_get(v, '$.a', 'bigint'), to_json(w) "
             f"from {project.test_schema}.inferred order by id", fetch="all")
-        assert [(r[0], None if r[1] is None else json.loads(r[1], parse_float=Decimal), r[2])
-                for r in read] == [(i, value, None if value is None else value["a"])
-                                   for i, value in enumerate(inferred_values())]
+        assert [(r[0], None if r[1] is None else json.loads(r[1], parse_float=Decimal), r[2],
+                 json.loads(r[3])) for r in read] == \
+            [(i, value, None if value is None else value["a"], f"w{i}")
+             for i, value in enumerate(inferred_values())]

@@ -152,13 +152,25 @@ def test_nested_objects_arrays_and_depth():
     assert inferred([[1, "a"]]) == Array(vi.VARIANT)
 
 
-def test_only_objects_are_shredded():
+def test_what_is_shredded_and_what_is_not():
     # a column whose finalized schema is VARIANT (an empty object, all NULL, conflicting
-    # roots) is not shredded, as in Paimon; a scalar or array root is not built here
-    data = pa.table({"v": column([{}, None])})
-    assert vi.infer(data, ["v"], {}) == {}
-    assert vi.infer(pa.table({"v": column([1, 2])}), ["v"], {}) == {}
-    assert vi.infer(pa.table({"v": column([{"a": 1}, 2])}), ["v"], {}) == {}
+    # roots) is not shredded, as in Paimon
+    for values in ([{}, None], [None], [{"a": 1}, 2], [1, "x"]):
+        assert vi.infer(pa.table({"v": column(values)}), ["v"], {}) == {}, values
+    # a scalar schema: the whole column into one typed_value (variantShreddingSchema of a
+    # scalar); a string among integers past the sampled rows stays in value
+    data = pa.table({"v": column([1, 2, None, JSON_NULL, "s"])})
+    [(whole, target)] = vi.infer(data, ["v"], {vi.MAX_ROWS: "3"}).values()
+    assert isinstance(whole, variant_shredder.Whole) and whole.arrow_type == pa.int64()
+    shredded = shred_variant_column(data.column("v"), whole, target)
+    assert shredded.field("typed_value").to_pylist() == [1, 2, None, None, None]
+    assert [v is not None for v in shredded.field("value").to_pylist()] == \
+        [False, False, False, True, True]
+    assert read_back(shredded) == [1, 2, None, None, "s"]
+    # not built: an array, a date or a timestamp root stays unshredded
+    assert vi.infer(pa.table({"v": column([[1], [2]])}), ["v"], {}) == {}
+    import datetime
+    assert vi.infer(pa.table({"v": column([datetime.date(2024, 1, 1)])}), ["v"], {}) == {}
 
 
 def test_only_the_first_max_infer_buffer_rows_are_sampled():
@@ -189,12 +201,18 @@ anything = st.recursive(scalars, lambda inner: st.one_of(
     max_leaves=8)
 flat_objects = st.dictionaries(st.sampled_from(KEYS), scalars, max_size=4)
 objects = st.dictionaries(st.sampled_from(KEYS), anything, max_size=4)
+# a field holding an integer in one row, a double or a string in another: untyped
+mixed_objects = st.dictionaries(st.sampled_from(["a", "b"]), st.one_of(
+    st.integers(-10, 10), st.floats(allow_nan=False), st.text(max_size=3)), min_size=1)
 # mostly objects (the values inference shreds), sometimes a NULL or another root
-variants = st.one_of(flat_objects, objects, flat_objects, st.none(), anything)
+variants = st.one_of(flat_objects, objects, mixed_objects, st.none(), anything)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(variants, min_size=1, max_size=30), st.integers(1, 40))
+@given(st.one_of(st.lists(variants, min_size=1, max_size=30),
+                 st.lists(st.one_of(st.none(), st.integers(-2 ** 63, 2 ** 63 - 1)), min_size=1),
+                 st.lists(st.one_of(st.none(), st.text(max_size=5), scalars), min_size=1)),
+       st.integers(1, 40))
 def test_any_column_shredded_as_inferred_reads_back_exactly(values, sample):
     data = pa.table({"v": column(values)})
     plan = vi.infer(data, ["v"], {vi.MAX_ROWS: str(sample)})

@@ -23,10 +23,10 @@ infers from them one schema per top-level VARIANT column and shreds the whole fi
   with none left is VARIANT.
 
 A column whose finalized schema is an object is shredded into its fields (``infer`` gives
-pypaimon's parsed form of it, as `variant.shreddingSchema` would); one whose schema is VARIANT
-is not, as in Paimon. Not built: a column whose whole value is a scalar or an array (Paimon
-gives ``typed_value`` that type; pypaimon's shredder shreds objects only) is written
-unshredded, as are VARIANT fields nested in ROW columns. Inference reads at most
+pypaimon's parsed form of it, as `variant.shreddingSchema` would), one whose schema is a scalar
+into one typed column; one whose schema is VARIANT is not, as in Paimon. Not built: a column
+whose schema is an array, a date or a timestamp (pypaimon's shredder shreds objects only) is
+written unshredded, as are VARIANT fields nested in ROW columns. Inference reads at most
 `maxInferBufferRow` values per column and file, one at a time in Python: bounded, and small
 next to shredding the file, which stays vectorized where format/variant_shredder.py handles
 the schema.
@@ -370,6 +370,19 @@ def _without(schema: Schema, untyped: bool) -> Schema:
     return Row(tuple(kept)) if kept else VARIANT
 
 
+def _whole(schema: Schema):
+    """A scalar schema format/variant_shredder.py shreds a whole column into (not a date nor a
+    timestamp), as its ``Whole``; None for any other."""
+    from pypaimon.data.variant_shredding import _paimon_type_str_to_arrow
+
+    from dbt.adapters.paimon.format import variant_shredder
+
+    if isinstance(schema, (Row, Array)) or schema in (None, VARIANT):
+        return None
+    whole = variant_shredder.Whole(_paimon_type_str_to_arrow(_option_type(schema)))
+    return whole if variant_shredder.shreds(whole) else None
+
+
 def _parsed(name: str, schema: Schema) -> list:
     from pypaimon.data.variant_shredding import parse_shredding_schema_option
 
@@ -381,11 +394,12 @@ def infer(data: pa.Table, names: Sequence[str],
           options: Mapping[str, str]) -> Dict[str, Tuple[list, pa.StructType]]:
     """Per VARIANT column of ``names`` in ``data`` (one data file's rows), the shredding
     Paimon infers for it, as pypaimon's writer holds a configured `variant.shreddingSchema`
-    (``DataWriter._variant_shredding``): the parsed fields (``ObjectField`` list) and the
-    column's Parquet type. A column Paimon would not shred, or whose schema is not an object,
-    is absent. A flat object of scalars (and untyped fields) is shredded as inferred, by
-    format/variant_shredder.py, less its array fields; another keeps only the fields
-    pypaimon's shredder lays out as Paimon does (no array, no untyped field)."""
+    (``DataWriter._variant_shredding``): the parsed fields (``ObjectField`` list, or
+    variant_shredder's ``Whole`` for a scalar) and the column's Parquet type. A column Paimon
+    would not shred, or whose schema is an array, a date or a timestamp, is absent. A scalar,
+    or a flat object of scalars (and untyped fields) less its array fields, is shredded as
+    inferred by format/variant_shredder.py; another object keeps only the fields pypaimon's
+    shredder lays out as Paimon does (no array, no untyped field)."""
     from pypaimon.data.variant_shredding import shredding_schema_to_arrow_type
 
     from dbt.adapters.paimon.format import variant_shredder
@@ -397,6 +411,10 @@ def infer(data: pa.Table, names: Sequence[str],
     schemas = infer_schemas([sample.column(n).combine_chunks() for n in present], options)
     plan = {}
     for name, schema in zip(present, schemas):
+        whole = _whole(schema)
+        if whole is not None:
+            plan[name] = (whole, variant_shredder.target_type(whole))
+            continue
         for candidate in (schema, _without(schema, untyped=False)):
             fields = _parsed(name, candidate)
             if variant_shredder.shreds(fields):

@@ -14,7 +14,9 @@ writer does (``VariantShreddingWriter.castShredded``):
   a boolean, float, double, string or binary of that type), else the value's own bytes in the
   field's ``value``; a missing field has neither. The object's other fields stay in the top-level
   ``value``, an object of the same key ids (NULL when none is left);
-- any other variant (a scalar, an array) is kept whole in the top-level ``value``.
+- any other variant (a scalar, an array) is kept whole in the top-level ``value``;
+- a column shredded whole (``Whole``: an inferred scalar schema) gets each variant of its type
+  in the top-level ``typed_value``, any other in ``value``.
 
 The object layout follows the Variant encoding spec: the header's id and offset widths are the
 smallest that hold the largest key id and the data size, fields listed in the object's own
@@ -54,17 +56,32 @@ _SCALARS = tuple(_INTEGER_RANGES) + (pa.bool_(), pa.float32(), pa.float64(), pa.
                                      pa.large_string(), pa.binary(), pa.large_binary())
 
 
+class Whole:
+    """A column shredded whole into one scalar ``typed_value`` of ``arrow_type``: an inferred
+    schema whose values all have that type (format/variant_inference.py), laid out as Paimon's
+    ``variantShreddingSchema`` lays out a scalar: ``metadata``, ``value``, ``typed_value``."""
+
+    def __init__(self, arrow_type: pa.DataType):
+        self.arrow_type = arrow_type
+
+
 def shreds(obj_fields) -> bool:
-    """Whether ``obj_fields`` (pypaimon's parsed shredding schema of one column) is a flat
-    object of scalar types this module shreds, or of untyped fields (``untyped``)."""
+    """Whether ``obj_fields`` (pypaimon's parsed shredding schema of one column, or a
+    ``Whole``) is a flat object of scalar types this module shreds, or of untyped fields
+    (``untyped``), or a scalar of those types."""
+    if isinstance(obj_fields, Whole):
+        return _scalar(obj_fields.arrow_type)
     return bool(obj_fields) and all(
         f.schema.object_fields is None and f.schema.array_schema is None
-        and (f.schema.scalar_arrow_type in _SCALARS or _decimal(f.schema.scalar_arrow_type)
-             or untyped(f)) for f in obj_fields)
+        and (_scalar(f.schema.scalar_arrow_type) or untyped(f)) for f in obj_fields)
 
 
 def _decimal(arrow_type) -> bool:
     return arrow_type is not None and pa.types.is_decimal128(arrow_type)
+
+
+def _scalar(arrow_type) -> bool:
+    return arrow_type in _SCALARS or _decimal(arrow_type)
 
 
 def untyped(field) -> bool:
@@ -81,6 +98,10 @@ def target_type(obj_fields) -> pa.StructType:
     as Paimon's ``variantShreddingSchema`` lays out a VARIANT field."""
     from pypaimon.data.variant_shredding import shredding_schema_to_arrow_type
 
+    if isinstance(obj_fields, Whole):
+        no_fields = shredding_schema_to_arrow_type([])
+        typed = no_fields.field("typed_value").with_type(obj_fields.arrow_type)
+        return pa.struct([no_fields.field("metadata"), no_fields.field("value"), typed])
     whole = shredding_schema_to_arrow_type(obj_fields)
     typed = whole.field("typed_value")
     fields = [typed.type.field(i) for i in range(typed.type.num_fields)]
@@ -98,10 +119,12 @@ def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
         column = column.combine_chunks()
     n = len(column)
     values = _Bytes(column.field("value"))
-    metadata = _Bytes(column.field("metadata"))
     present = _valid(column) & (values.lengths > 0)
     header = np.zeros(n, np.int64)
     header[present] = values.buf[values.starts[present]]
+    if isinstance(obj_fields, Whole):
+        return _shred_whole(column, values, present, header, obj_fields.arrow_type, target_type)
+    metadata = _Bytes(column.field("metadata"))
     is_object = present & ((header & 3) == OBJECT)
 
     entries = _Entries(values, np.flatnonzero(is_object), header)
@@ -124,6 +147,21 @@ def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
     return pa.StructArray.from_arrays(
         [metadata_column, top_value, typed], fields=list(target_type),
         mask=pa.array(~_valid(column)))
+
+
+def _shred_whole(column, values: "_Bytes", present: np.ndarray, header: np.ndarray,
+                 arrow_type: pa.DataType, target_type: pa.StructType) -> pa.StructArray:
+    """Each variant of ``arrow_type`` in ``typed_value``, any other (a JSON null included)
+    whole in ``value``."""
+    n = len(column)
+    rows = np.flatnonzero(present)
+    typed, ok = _typed(values.buf, values.starts[rows], header[rows], arrow_type)
+    data, offsets = _gather(values.buf, values.starts[rows[~ok]], values.lengths[rows[~ok]])
+    kept = _scatter_binary(data, offsets, rows[~ok], n)
+    typed = _scatter(typed.filter(pa.array(ok)), rows[ok], n, arrow_type)
+    metadata_column = column.field("metadata").cast(pa.binary()).fill_null(b"")
+    return pa.StructArray.from_arrays([metadata_column, kept, typed], fields=list(target_type),
+                                      mask=pa.array(~_valid(column)))
 
 
 # ---------------------------------------------------------------------------- reading bytes

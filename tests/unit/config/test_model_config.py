@@ -172,16 +172,3 @@ def test_existing_deletion_vector_table_cannot_get_a_full_compaction_changelog()
         plan_over({"deletion-vectors.enabled": "true"})
     plan = plan_over({})
     assert plan.set_options == {"changelog-producer": "full-compaction"}
-
-
-def test_adaptive_variant_shredding_inference_is_refused():
-    adaptive = {"variant.inferShreddingSchema": "true",
-                "variant.shredding.inferenceMode": "adaptive"}
-    message = error_of({"primary_key": "order_id", "table_options": adaptive})
-    assert "'variant.shredding.inferenceMode' = 'adaptive'" in message
-    assert "set 'variant.shredding.inferenceMode' to 'per-file' or remove it" in message
-    # Paimon's default mode, and a configured schema (which wins over inference), pass
-    define({"primary_key": "order_id", "table_options": {
-        **adaptive, "variant.shredding.inferenceMode": "per-file"}})
-    define({"primary_key": "order_id", "table_options": {
-        **adaptive, "variant.shreddingSchema": '{"type": "ROW", "fields": []}'}})

@@ -20,7 +20,6 @@ from dbt.adapters.paimon.format import variant_inference as vi
 from dbt.adapters.paimon.format import variant_shredder
 from dbt.adapters.paimon.format.kv_files import write_kv_file
 from dbt.adapters.paimon.runtime import PaimonDataError
-from dbt.adapters.paimon.runtime.errors import PaimonConfigError
 from dbt.adapters.paimon.runtime.types import VARIANT_ARROW
 from paimon_format_helpers import records
 
@@ -43,7 +42,7 @@ def inferred(values, **options):
 
 
 def row(**fields):
-    return Row(tuple(Field(name, t, 0) for name, t in sorted(fields.items())))
+    return Row(tuple(Field(name, t, None) for name, t in sorted(fields.items())))
 
 
 def read_back(shredded) -> list:
@@ -290,16 +289,6 @@ def test_other_formats_are_not_shredded(warehouse):
     write_kv_file(table, (), 0, rows([{"a": 1}], [{"b": 1}]))
     [path] = data_files(warehouse)
     assert path.endswith(".orc")
-
-
-def test_adaptive_inference_is_refused_before_a_file_is_written(warehouse):
-    table = keyed_table(warehouse, "adaptive", **{vi.INFER: "true", vi.MODE: "adaptive"})
-    with pytest.raises(PaimonConfigError) as refused:
-        write_kv_file(table, (), 0, rows([{"a": 1}], [{"b": 1}]))
-    message = str(refused.value)
-    assert "db.adaptive" in message and "'variant.shredding.inferenceMode' = 'adaptive'" in \
-        message and "'per-file'" in message
-    assert data_files(warehouse) == []
 
 
 def test_a_value_pypaimons_shredder_cannot_store_is_refused_naming_inference(warehouse):

@@ -194,7 +194,6 @@ def table_definition(
                      "'input' or 'lookup'; use changelog_producer='lookup' (the same "
                      "before/after changelog, made by each run's compaction) or remove "
                      "deletion_vectors.")
-    _check_variant_inference(options, problems)
     _check_columns(names, primary_keys, partition_keys, options, row_kind_column, columns, problems)
     check_blob_and_vector(materialization, primary_keys, partition_keys, options, columns,
                           problems)
@@ -221,23 +220,6 @@ def table_definition(
         _check_merge_spec(definition, columns, problems)
     problems.raise_if_any()
     return definition
-
-
-def _check_variant_inference(options: Mapping[str, Any], problems: ConfigProblems) -> None:
-    """Paimon's 'adaptive' inference of a VARIANT shredding schema is not built (the data
-    writer refuses it too, format/variant_inference.py): refused before anything is written.
-    A configured `variant.shreddingSchema` wins over inference, as in Paimon."""
-    def value(key):
-        return str(options.get(key, "")).strip().lower()
-
-    if value("variant.inferShreddingSchema") == "true" \
-            and value("variant.shredding.inferenceMode") == "adaptive" \
-            and not options.get("variant.shreddingSchema") \
-            and not options.get("parquet.variant.shreddingSchema"):
-        problems.add("config `table_options` sets 'variant.shredding.inferenceMode' = 'adaptive' "
-                     "with 'variant.inferShreddingSchema' = 'true': dbt-paimon infers a VARIANT "
-                     "shredding schema per data file only (Paimon's default 'per-file' mode); "
-                     "set 'variant.shredding.inferenceMode' to 'per-file' or remove it.")
 
 
 def default_strategy(unique_key) -> str:

@@ -22,10 +22,11 @@ or writes through this package (the Spark driver and every worker) has it.
   fields is shredded by format/variant_shredder.py instead, vectorized and as Paimon's Java
   writer does; other schemas keep pypaimon's, whose result is read back and refused when a
   value changed (``variant_shredder.check_lossless``).
-- VARIANT shredding inferred per file (`variant.inferShreddingSchema`, Paimon's 'per-file'
-  mode): pypaimon 2.1 does not infer. ``DataWriter``, which writes every data file, gets each
-  Parquet file's inferred schema (format/variant_inference.py) in its ``_variant_shredding``
-  just before writing the file, as it holds a configured one.
+- VARIANT shredding inferred per file (`variant.inferShreddingSchema`, Paimon's 'per-file' and
+  'adaptive' modes): pypaimon 2.1 does not infer. ``DataWriter``, which writes every data
+  file, gets each Parquet file's inferred schema (format/variant_inference.py,
+  format/variant_adaptive.py) in its ``_variant_shredding`` just before writing the file, as
+  it holds a configured one.
 - A data-evolution row-id range whose VECTOR column lies in several ``.vector`` files (what a
   compaction leaves, Paimon's or ops/data_evolution_compact.py's: the range's data files become
   one, its vector files stay; pypaimon's writer also rolls them at ``vector.target-file-size``).
@@ -191,19 +192,20 @@ def _infer_variant_shredding() -> None:
 
     def init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
-        self._dbt_paimon_inferred = variant_inference.inferred_columns(self)
+        self._dbt_paimon_inference = variant_inference.inference_for(self)
 
     def write_data_to_file(self, data):
-        names = getattr(self, "_dbt_paimon_inferred", None)
-        if not names:
+        inference = getattr(self, "_dbt_paimon_inference", None)
+        if inference is None:
             return original_write(self, data)
         # this file's shredding, as pypaimon holds a configured one
-        self._variant_shredding = variant_inference.infer(
-            data, names, variant_inference.raw_options(self))
+        self._variant_shredding = inference.plan(data)
         try:
-            return original_write(self, data)
+            written = original_write(self, data)
         finally:
             self._variant_shredding = {}
+        inference.written()  # Paimon's adaptive mode keeps a file's evidence once it is written
+        return written
 
     init._dbt_paimon_compat = write_data_to_file._dbt_paimon_compat = True
     init.pypaimon, write_data_to_file.pypaimon = original_init, original_write

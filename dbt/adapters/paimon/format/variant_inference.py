@@ -1,6 +1,6 @@
 """The shredding schema Paimon infers for one Parquet data file of a table with
-`variant.inferShreddingSchema` = true (Paimon's ``InferVariantShreddingSchema``, its default
-`variant.shredding.inferenceMode` 'per-file').
+`variant.inferShreddingSchema` = true (Paimon's ``InferVariantShreddingSchema`` in its default
+`variant.shredding.inferenceMode`, 'per-file').
 
 Paimon's writer holds back a file's first `variant.shredding.maxInferBufferRow` rows (4096),
 infers from them one schema per top-level VARIANT column and shreds the whole file with it:
@@ -29,7 +29,8 @@ whose schema is an array, a date or a timestamp (pypaimon's shredder shreds obje
 written unshredded, as are VARIANT fields nested in ROW columns. Inference reads at most
 `maxInferBufferRow` values per column and file, one at a time in Python: bounded, and small
 next to shredding the file, which stays vectorized where format/variant_shredder.py handles
-the schema.
+the schema. `variant.shredding.inferenceMode` 'adaptive' (weighing a data writer's earlier
+files) is format/variant_adaptive.py, built on this module's evidence and merging.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class Decimal:
 class Field:
     name: str
     type: "Schema"
-    count: float
+    count: Optional[float]  # in how many values it was seen; None in a finalized schema
 
 
 @dataclass(frozen=True)
@@ -109,37 +110,14 @@ def adaptive(options: Mapping[str, str]) -> bool:
     return str(options.get(MODE, "per-file")).strip().lower() == "adaptive"
 
 
-def adaptive_refused(table_name: str) -> ValueError:
-    from dbt.adapters.paimon.runtime.errors import PaimonConfigError
-
-    return PaimonConfigError(
-        f"Paimon table {table_name} asks for '{MODE}' = 'adaptive' with '{INFER}' = 'true': "
-        f"dbt-paimon infers a shredding schema per data file only (Paimon's 'per-file' mode) "
-        f"and writes nothing rather than write otherwise. Set '{MODE}' to 'per-file' (or "
-        f"remove it), or set '{INFER}' to 'false'.")
+def setting(options: Mapping[str, str], key: str, default):
+    """The table's option ``key`` as ``default``'s type, ``default`` when unset."""
+    raw = options.get(key)
+    return default if raw is None else type(default)(str(raw).strip())
 
 
 def _setting(options: Mapping[str, str], key: str):
-    raw = options.get(key)
-    kind = type(DEFAULTS[key])
-    return DEFAULTS[key] if raw is None else kind(str(raw).strip())
-
-
-def inferred_columns(writer) -> List[str]:
-    """The VARIANT columns whose shredding schema pypaimon's data ``writer`` infers per file:
-    all of them for a Parquet file of a table that asks for inference, none otherwise (other
-    formats are not shredded, as in Paimon; a configured `variant.shreddingSchema` wins).
-    Raises for `variant.shredding.inferenceMode` 'adaptive', which is not built."""
-    from pypaimon.common.options.core_options import CoreOptions
-
-    options = raw_options(writer)
-    if writer.file_format != CoreOptions.FILE_FORMAT_PARQUET or writer._variant_shredding \
-            or not enabled(options):
-        return []
-    names = [f.name for f in writer.table.fields if getattr(f.type, "type", None) == VARIANT]
-    if names and adaptive(options):
-        raise adaptive_refused(writer.table.identifier.get_full_name())
-    return names
+    return setting(options, key, DEFAULTS[key])
 
 
 def raw_options(writer) -> Mapping[str, str]:
@@ -203,7 +181,7 @@ def _object_schema(value: bytes, metadata: bytes, pos: int, depth: int) -> Row:
         return out
 
     found = _handle_object(value, pos, fields)
-    names = [_java_order(f.name) for f in found]
+    names = [java_order(f.name) for f in found]
     if any(a >= b for a, b in zip(names, names[1:])):
         raise ValueError("Variant object fields must be sorted alphabetically")
     return Row(tuple(found))
@@ -221,7 +199,7 @@ def _array_schema(value: bytes, metadata: bytes, pos: int, depth: int) -> Array:
     return Array(VARIANT if merged is None else merged)
 
 
-def _java_order(name: str) -> bytes:
+def java_order(name: str) -> bytes:
     """A key ordering names as Java's String.compareTo does (by UTF-16 code units)."""
     return name.encode("utf-16-be", "surrogatepass")
 
@@ -235,11 +213,11 @@ def merge(a: Schema, b: Schema) -> Schema:
     if b is None:
         return a
     if isinstance(a, Decimal) and isinstance(b, Decimal):
-        return _merge_decimals(a, b)
+        return merge_decimals(a, b)
     if isinstance(a, Decimal) and b == "BIGINT":
-        return _merge_decimal_with_long(a)
+        return merge_decimal_with_long(a)
     if a == "BIGINT" and isinstance(b, Decimal):
-        return _merge_decimal_with_long(b)
+        return merge_decimal_with_long(b)
     if isinstance(a, Row) and isinstance(b, Row):
         return _merge_rows(a, b)
     if isinstance(a, Array) and isinstance(b, Array):
@@ -247,16 +225,16 @@ def merge(a: Schema, b: Schema) -> Schema:
     return a if a == b else VARIANT
 
 
-def _merge_decimals(a: Decimal, b: Decimal) -> Schema:
+def merge_decimals(a: Decimal, b: Decimal) -> Schema:
     scale = max(a.scale, b.scale)
     digits = max(a.precision - a.scale, b.precision - b.scale)
     return VARIANT if digits + scale > MAX_PRECISION else Decimal(digits + scale, scale)
 
 
-def _merge_decimal_with_long(d: Decimal) -> Schema:
+def merge_decimal_with_long(d: Decimal) -> Schema:
     if d.scale == 0 and d.precision <= 18:
         return "BIGINT"
-    return _merge_decimals(d, Decimal(19, 0))  # any BIGINT fits DECIMAL(19, 0)
+    return merge_decimals(d, Decimal(19, 0))  # any BIGINT fits DECIMAL(19, 0)
 
 
 _MAX_ROW_FIELDS = 1000
@@ -270,8 +248,8 @@ def _merge_rows(a: Row, b: Row) -> Row:
         left = a.fields[i] if i < len(a.fields) else None
         right = b.fields[j] if j < len(b.fields) else None
         order = 0 if left is None or right is None else \
-            (_java_order(left.name) > _java_order(right.name)) - \
-            (_java_order(left.name) < _java_order(right.name))
+            (java_order(left.name) > java_order(right.name)) - \
+            (java_order(left.name) < java_order(right.name))
         if left is not None and right is not None and order == 0:
             out.append(Field(left.name, merge(left.type, right.type), left.count + right.count))
             i, j = i + 1, j + 1
@@ -286,14 +264,14 @@ def _merge_rows(a: Row, b: Row) -> Row:
 
 # ------------------------------------------------------------------------- finalizing
 
-class _Budget:
+class Budget:
     """``maxSchemaWidth``'s columns left, shared by every VARIANT column of the file."""
 
     def __init__(self, width: int):
         self.remaining = width
 
 
-def finalize(schema: Schema, min_count: int, budget: _Budget) -> Schema:
+def finalize(schema: Schema, min_count: int, budget: Budget) -> Schema:
     """The merged schema as Paimon shreds it (``finalizeSimpleSchema``)."""
     budget.remaining -= 1  # every field has a value column
     if budget.remaining <= 0 or schema is None or schema == VARIANT:
@@ -302,7 +280,7 @@ def finalize(schema: Schema, min_count: int, budget: _Budget) -> Schema:
         kept = []
         for field in schema.fields:
             if field.count >= min_count and budget.remaining > 0:
-                kept.append(Field(field.name, finalize(field.type, min_count, budget), 0))
+                kept.append(Field(field.name, finalize(field.type, min_count, budget), None))
         return Row(tuple(kept)) if kept else VARIANT
     if isinstance(schema, Array):
         return Array(finalize(schema.element, min_count, budget))
@@ -314,22 +292,40 @@ def finalize(schema: Schema, min_count: int, budget: _Budget) -> Schema:
     return schema
 
 
-def infer_schemas(columns: Sequence[pa.Array], options: Mapping[str, str]) -> List[Schema]:
-    """The finalized schema of each VARIANT column (``struct<value, metadata>``) of one file,
-    from its first `maxInferBufferRow` rows (``inferInitial``)."""
-    rows, depth = sample_rows(options), _setting(options, MAX_DEPTH)
-    ratio, budget = _setting(options, MIN_RATIO), _Budget(_setting(options, MAX_WIDTH))
-    out = []
+@dataclass(frozen=True)
+class Evidence:
+    """What one file's sampled rows say of a VARIANT column: its non-NULL values and their
+    merged schema, fields counted (``analyze``)."""
+    count: float
+    observed: Schema
+
+
+def analyze(columns: Sequence[pa.Array], options: Mapping[str, str]) -> List[Evidence]:
+    """Each sampled VARIANT column's (``struct<value, metadata>``) evidence."""
+    depth, out = _setting(options, MAX_DEPTH), []
     for column in columns:
         count, merged = 0, None
         # bounded per-value loop: at most `maxInferBufferRow` values (see the module's doc)
-        for variant in column.slice(0, rows).to_pylist():
+        for variant in column.to_pylist():
             if variant is None:
                 continue
             count += 1
             merged = merge(merged, schema_of(variant["value"], variant["metadata"], 0, depth))
-        out.append(finalize(merged, math.ceil(count * ratio), budget))
+        out.append(Evidence(count, merged))
     return out
+
+
+def finalize_all(evidence: Sequence[Evidence], options: Mapping[str, str]) -> List[Schema]:
+    """The finalized schema of each column of one file (``inferInitial``)."""
+    ratio, budget = _setting(options, MIN_RATIO), Budget(_setting(options, MAX_WIDTH))
+    return [finalize(e.observed, math.ceil(e.count * ratio), budget) for e in evidence]
+
+
+def infer_schemas(columns: Sequence[pa.Array], options: Mapping[str, str]) -> List[Schema]:
+    """The finalized schema of each VARIANT column of one file, from its first
+    `maxInferBufferRow` rows."""
+    rows = sample_rows(options)
+    return finalize_all(analyze([c.slice(0, rows) for c in columns], options), options)
 
 
 # ------------------------------------------------------------------------- as an option
@@ -390,27 +386,39 @@ def _parsed(name: str, schema: Schema) -> list:
     return [] if option is None else parse_shredding_schema_option(option)[name]
 
 
+def sampled(data: pa.Table, names: Sequence[str], rows: int) -> List[pa.Array]:
+    """The first ``rows`` values of each column of ``names`` in ``data``."""
+    sample = data.slice(0, rows)
+    return [sample.column(n).combine_chunks() for n in names]
+
+
 def infer(data: pa.Table, names: Sequence[str],
           options: Mapping[str, str]) -> Dict[str, Tuple[list, pa.StructType]]:
     """Per VARIANT column of ``names`` in ``data`` (one data file's rows), the shredding
-    Paimon infers for it, as pypaimon's writer holds a configured `variant.shreddingSchema`
-    (``DataWriter._variant_shredding``): the parsed fields (``ObjectField`` list, or
-    variant_shredder's ``Whole`` for a scalar) and the column's Parquet type. A column Paimon
-    would not shred, or whose schema is an array, a date or a timestamp, is absent. A scalar,
-    or a flat object of scalars (and untyped fields) less its array fields, is shredded as
-    inferred by format/variant_shredder.py; another object keeps only the fields pypaimon's
-    shredder lays out as Paimon does (no array, no untyped field)."""
+    Paimon's per-file inference gives it (``shredding_plan``)."""
+    present = [name for name in names if name in data.column_names]
+    if not present or data.num_rows == 0:
+        return {}
+    rows = sample_rows(options)
+    return shredding_plan(present, infer_schemas(sampled(data, present, rows), options))
+
+
+def shredding_plan(names: Sequence[str],
+                   schemas: Sequence[Schema]) -> Dict[str, Tuple[list, pa.StructType]]:
+    """Per column of ``names``, its finalized schema as pypaimon's writer holds a configured
+    `variant.shreddingSchema` (``DataWriter._variant_shredding``): the parsed fields
+    (``ObjectField`` list, or variant_shredder's ``Whole`` for a scalar) and the column's
+    Parquet type. A column Paimon would not shred, or whose schema is an array, a date or a
+    timestamp, is absent. A scalar, or a flat object of scalars (and untyped fields) less its
+    array fields, is shredded as inferred by format/variant_shredder.py; another object keeps
+    only the fields pypaimon's shredder lays out as Paimon does (no array, no untyped
+    field)."""
     from pypaimon.data.variant_shredding import shredding_schema_to_arrow_type
 
     from dbt.adapters.paimon.format import variant_shredder
 
-    present = [name for name in names if name in data.column_names]
-    if not present or data.num_rows == 0:
-        return {}
-    sample = data.slice(0, sample_rows(options))
-    schemas = infer_schemas([sample.column(n).combine_chunks() for n in present], options)
     plan = {}
-    for name, schema in zip(present, schemas):
+    for name, schema in zip(names, schemas):
         whole = _whole(schema)
         if whole is not None:
             plan[name] = (whole, variant_shredder.target_type(whole))
@@ -425,3 +433,40 @@ def infer(data: pa.Table, names: Sequence[str],
             if fields:
                 plan[name] = (fields, shredding_schema_to_arrow_type(fields))
     return plan
+
+
+# ------------------------------------------------------------------------- per data writer
+
+class PerFile:
+    """A data writer's inference in Paimon's 'per-file' mode: each file from its own rows."""
+
+    def __init__(self, names: Sequence[str], options: Mapping[str, str]):
+        self.names, self.options = list(names), options
+
+    def plan(self, data: pa.Table) -> Dict[str, Tuple[list, pa.StructType]]:
+        """The shredding of the file of ``data``'s rows."""
+        return infer(data, self.names, self.options)
+
+    def written(self) -> None:
+        """The file of the last plan is written (no state to keep in this mode)."""
+
+
+def inference_for(writer):
+    """The inference pypaimon's data ``writer`` makes for each of its files: for a Parquet
+    file of a table that asks for it (a configured `variant.shreddingSchema` wins; other
+    formats are not shredded, as in Paimon) with VARIANT columns, per file or adaptive
+    (`variant.shredding.inferenceMode`); None otherwise."""
+    from pypaimon.common.options.core_options import CoreOptions
+
+    from dbt.adapters.paimon.format import variant_adaptive
+
+    options = raw_options(writer)
+    if writer.file_format != CoreOptions.FILE_FORMAT_PARQUET or writer._variant_shredding \
+            or not enabled(options):
+        return None
+    names = [f.name for f in writer.table.fields if getattr(f.type, "type", None) == VARIANT]
+    if not names:
+        return None
+    if adaptive(options):
+        return variant_adaptive.Adaptive(names, options)
+    return PerFile(names, options)

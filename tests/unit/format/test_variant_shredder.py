@@ -37,7 +37,9 @@ TYPES = {
         -10 ** 15, 10 ** 15, places=3, allow_nan=False, allow_infinity=False)),
 }
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 63, 2 ** 63 - 1),
-                    st.floats(allow_nan=False), st.text(max_size=80))
+                    st.floats(allow_nan=False), st.text(max_size=80),
+                    st.decimals(-10 ** 12, 10 ** 12, places=2, allow_nan=False,
+                                allow_infinity=False))
 anything = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)),
     max_leaves=8)
@@ -133,6 +135,19 @@ def test_a_value_of_another_type_stays_in_the_fields_untyped_bytes():
     assert typed.field("b").field("typed_value").to_pylist() == [None, -3]
     assert [v is not None for v in typed.field("a").field("value").to_pylist()] == [True, True]
     assert reassembled(shredded) == [{"a": 1.5, "b": 300}, {"a": None, "b": -3}]
+
+
+def test_a_decimal_of_integral_value_is_typed_in_an_integer_field():
+    # Paimon's writer changes a number's scale (allowNumericScaleChanges): 2.00 -> 2
+    fields, target = option({"a": "BIGINT", "b": "TINYINT"})
+    written = [{"a": decimal.Decimal("2.00"), "b": decimal.Decimal("300")},
+               {"a": decimal.Decimal("2.50"), "b": decimal.Decimal("-1.0")}]
+    shredded = variant_shredder.shred(column(written), fields, target)
+    typed = shredded.field("typed_value")
+    assert typed.field("a").field("typed_value").to_pylist() == [2, None]
+    assert typed.field("b").field("typed_value").to_pylist() == [None, -1]
+    back = reassembled(shredded)
+    assert all(same(b, r) for b, r in zip(back, written)), back
 
 
 def test_numbers_a_decimal_field_cannot_hold_exactly_stay_in_its_untyped_bytes():

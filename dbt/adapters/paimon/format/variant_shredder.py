@@ -9,8 +9,9 @@ write. This module shreds as Paimon's Java
 writer does (``VariantShreddingWriter.castShredded``):
 
 - a row whose variant is an object gets, per shredded field, ``typed_value`` when the field's
-  value has the field's type (an integer of any width that fits the integer type; an integer
-  or a decimal a DECIMAL(p, s) field holds exactly, its scale changed to s, as Paimon allows;
+  value has the field's type (an integer of any width, or a decimal of integral value, that
+  fits the integer type; an integer or a decimal a DECIMAL(p, s) field holds exactly, its
+  scale changed to s: Paimon's writer allows such numeric scale changes;
   a boolean, float, double, string or binary of that type), else the value's own bytes in the
   field's ``value``; a missing field has neither. The object's other fields stay in the top-level
   ``value``, an object of the same key ids (NULL when none is left);
@@ -315,11 +316,10 @@ def _typed(buf: np.ndarray, begins: np.ndarray, header: np.ndarray, arrow_type: 
         ok = primitive & ((info == TRUE) | (info == FALSE))
         return pa.array(info == TRUE), ok
     if arrow_type in _INTEGER_RANGES:
-        width = np.select([info == t for t in INT_WIDTHS], list(INT_WIDTHS.values()), 0)
-        ok = primitive & (width > 0)
-        raw = _read_uint(buf, begins + 1, np.maximum(width, 1))
-        shift = (64 - 8 * np.maximum(width, 1)).astype(np.uint64)
-        signed = ((raw << shift).view(np.int64)) >> shift.astype(np.int64)  # sign-extended
+        # an integer, or a decimal of integral value (its scale changed, as Paimon allows)
+        ok, unscaled, scale = _numbers(buf, begins, header)
+        ok &= _rescales(unscaled, scale, MAX_DECIMAL_DIGITS, 0)
+        signed = unscaled // np.power(10, np.minimum(scale, 18), dtype=np.int64)
         low, high = _INTEGER_RANGES[arrow_type]
         ok &= (signed >= low) & (signed <= high)
         return pa.array(np.where(ok, signed, 0)).cast(arrow_type), ok
@@ -353,19 +353,7 @@ def _typed_decimal(buf: np.ndarray, begins: np.ndarray, header: np.ndarray,
     decimal whose value it holds exactly at scale s in p digits (Paimon's writer allows such
     numeric scale changes: ``allowNumericScaleChanges``). A 16-byte decimal is taken when its
     unscaled value fits 8 bytes; a larger one stays in the bytes."""
-    basic, info = header & 3, header >> 2
-    primitive = basic == PRIMITIVE
-    int_width = np.select([info == t for t in INT_WIDTHS], list(INT_WIDTHS.values()), 0)
-    dec_width = np.select([info == t for t in DECIMAL_WIDTHS], list(DECIMAL_WIDTHS.values()), 0)
-    is_int, is_dec = primitive & (int_width > 0), primitive & (dec_width > 0)
-    width = np.where(is_int, int_width, np.where(is_dec, np.minimum(dec_width, 8), 1))
-    raw = _read_uint(buf, np.where(is_dec, begins + 2, begins + 1), width)
-    shift = (64 - 8 * width).astype(np.uint64)
-    unscaled = ((raw << shift).view(np.int64)) >> shift.astype(np.int64)  # sign-extended
-    wide = is_dec & (dec_width == 16)
-    high = _read_uint(buf, np.where(wide, begins + 10, begins), 8).view(np.int64)
-    scale = np.where(is_dec, buf[begins + 1].astype(np.int64), 0)
-    ok = is_int | (is_dec & (~wide | (high == unscaled >> 63)) & (scale <= MAX_DECIMAL_DIGITS))
+    ok, unscaled, scale = _numbers(buf, begins, header)
     ok &= _rescales(unscaled, scale, arrow_type.precision, arrow_type.scale)
     rows = np.flatnonzero(ok)
     pieces, order = [], []
@@ -380,6 +368,26 @@ def _typed_decimal(buf: np.ndarray, begins: np.ndarray, header: np.ndarray,
         return pa.nulls(len(begins), arrow_type), ok
     return _scatter(pa.concat_arrays(pieces), np.concatenate(order), len(begins),
                     arrow_type), ok
+
+
+def _numbers(buf: np.ndarray, begins: np.ndarray, header: np.ndarray):
+    """Which values (at ``begins``) are exact numbers of at most 8 unscaled bytes (an integer
+    of any width, scale 0; a decimal, a 16-byte one when its high half is the low half's
+    sign), and their unscaled values and scales."""
+    basic, info = header & 3, header >> 2
+    primitive = basic == PRIMITIVE
+    int_width = np.select([info == t for t in INT_WIDTHS], list(INT_WIDTHS.values()), 0)
+    dec_width = np.select([info == t for t in DECIMAL_WIDTHS], list(DECIMAL_WIDTHS.values()), 0)
+    is_int, is_dec = primitive & (int_width > 0), primitive & (dec_width > 0)
+    width = np.where(is_int, int_width, np.where(is_dec, np.minimum(dec_width, 8), 1))
+    raw = _read_uint(buf, np.where(is_dec, begins + 2, begins + 1), width)
+    shift = (64 - 8 * width).astype(np.uint64)
+    unscaled = ((raw << shift).view(np.int64)) >> shift.astype(np.int64)  # sign-extended
+    wide = is_dec & (dec_width == 16)
+    high = _read_uint(buf, np.where(wide, begins + 10, begins), 8).view(np.int64)
+    scale = np.where(is_dec, buf[begins + 1].astype(np.int64), 0)
+    ok = is_int | (is_dec & (~wide | (high == unscaled >> 63)) & (scale <= MAX_DECIMAL_DIGITS))
+    return ok, unscaled, scale
 
 
 def _rescales(unscaled: np.ndarray, scale: np.ndarray, precision: int,

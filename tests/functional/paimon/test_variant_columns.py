@@ -164,7 +164,8 @@ class TestShreddedVariantWrites:
 # per-file inference gives its rows (format/variant_inference.py): `a` BIGINT, `tag` STRING, `x`
 # DECIMAL(18, 1) (Spark's parse_json reads 1.5 as a decimal; the integer 1 is stored in it as
 # 1.0, as Paimon's writer stores it), `y` (a string in some rows, an integer in others) untyped;
-# `w`, strings only, whole into one STRING `typed_value`
+# `o` an object of `k` BIGINT and `n` (only ever a JSON null) untyped; `w`, strings only,
+# whole into one STRING `typed_value`
 INFERRED_PK = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
                           write_path='distributed',
                           table_options={'variant.inferShreddingSchema': 'true'}) }}
@@ -172,7 +173,7 @@ select cast(id as bigint) as id,
        case when id = 2 then null
             else parse_json(concat('{"a":', cast(id as string), ',"tag":"t","x":',
                                    case when id % 2 = 0 then '1, "y": "s"' else '1.5, "y": 2' end,
-                                   '}')) end as v,
+                                   ',"o":{"k":', cast(id as string), ',"n":null}}')) end as v,
        parse_json(concat('"w', cast(id as string), '"')) as w
 from range(0, 4)
 """
@@ -180,7 +181,8 @@ from range(0, 4)
 
 def inferred_values() -> list:
     return [None if i == 2 else {"a": i, "tag": "t", "x": Decimal("1.0" if i % 2 == 0 else "1.5"),
-                                 "y": "s" if i % 2 == 0 else 2} for i in range(4)]
+                                 "y": "s" if i % 2 == 0 else 2, "o": {"k": i, "n": None}}
+            for i in range(4)]
 
 
 class TestInferredVariantShredding:
@@ -200,7 +202,9 @@ class TestInferredVariantShredding:
         assert {typed.field(i).name: [f.name for f in typed.field(i).type]
                 for i in range(typed.num_fields)} == \
             {"a": ["value", "typed_value"], "tag": ["value", "typed_value"],
-             "x": ["value", "typed_value"], "y": ["value"]}
+             "x": ["value", "typed_value"], "y": ["value"], "o": ["value", "typed_value"]}
+        nested = typed.field("o").type.field("typed_value").type
+        assert [nested.field(i).name for i in range(nested.num_fields)] == ["k", "n"]
         assert typed.field("a").type.field("typed_value").type == pa.int64()
         assert typed.field("x").type.field("typed_value").type == pa.decimal128(18, 1)
         rows = pypaimon_rows(project, "inferred")

@@ -1,9 +1,11 @@
 """Shredded VARIANT columns written through pypaimon 2.1's writer (format/variant_shredding.py):
-the option's fields land in ``typed_value``; with a flat schema of scalars (format/
+the option's fields land in ``typed_value``; with a schema of objects and scalars (format/
 variant_shredder.py) a value of another type than the option gives its field stays in the
-field's untyped bytes and reads back whole; with the schemas pypaimon's shredder keeps it is
-refused with an error that says what to do, and the writer's files are gone."""
+field's untyped bytes and reads back whole; with the schemas pypaimon's shredder keeps (here a
+millisecond timestamp) it is refused with an error that says what to do, and the writer's files
+are gone."""
 
+import datetime
 import json
 import os
 
@@ -24,7 +26,10 @@ SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", VARIANT_AR
 SHREDDING = json.dumps({"type": "ROW", "fields": [
     {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
         {"id": 0, "name": "a", "type": "BIGINT"}]}}]})
-# a nested object: a schema pypaimon's own shredder shreds
+# a millisecond timestamp: a schema pypaimon's own shredder shreds
+MILLIS = json.dumps({"type": "ROW", "fields": [
+    {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
+        {"id": 0, "name": "a", "type": "TIMESTAMP(3)"}]}}]})
 NESTED = json.dumps({"type": "ROW", "fields": [
     {"id": 0, "name": "v", "type": {"type": "ROW", "fields": [
         {"id": 0, "name": "a", "type": {"type": "ROW", "fields": [
@@ -73,33 +78,39 @@ def test_a_value_of_another_type_is_kept_in_the_fields_untyped_bytes(warehouse):
 
 
 @pytest.mark.parametrize("other", [
-    {"a": {"b": "one"}},    # pypaimon's shredder fails on it
-    {"a": {"b": 1.5}},      # pypaimon's shredder would store it as 1
-    {"a": {"b": None}},     # pypaimon's shredder would drop the key
+    {"a": "one"},    # pypaimon's shredder fails on it
+    {"a": 1.5},      # pypaimon's shredder would store it as a timestamp
+    {"a": None},     # pypaimon's shredder would drop the key
 ], ids=["string", "double", "json-null"])
 def test_a_value_of_another_type_is_refused_and_its_files_are_gone(warehouse, other):
-    table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: NESTED})
+    table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: MILLIS})
     with pytest.raises(PaimonDataError) as refused:
-        write_kv_file(table, (), 0, rows([{"a": {"b": 1}}, other]))
+        write_kv_file(table, (), 0, rows([{"a": datetime.datetime(2024, 1, 2, 3, 4, 5)},
+                                          other]))
     message = str(refused.value)
     assert "db.shredded shreds VARIANT fields ('variant.shreddingSchema')" in message
     assert "pypaimon 2.1" in message and "leave it out of 'variant.shreddingSchema'" in message
     assert data_files(warehouse) == []
 
 
-def test_a_nested_schema_keeps_pypaimons_shredder_and_its_values(warehouse):
+def test_a_nested_schema_keeps_every_value(warehouse):
     table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: NESTED})
-    written = [{"a": {"b": 1, "c": [1.5]}}, None, {"a": 7}, {"z": "x"}, {"a": {"d": 2.5}}]
+    written = [{"a": {"b": 1, "c": [1.5]}}, None, {"a": 7}, {"z": "x"}, {"a": {"d": 2.5}},
+               {"a": {"b": "one"}}, {"a": {"b": None}}]
     write_kv_file(table, (), 0, rows(written))
     [path] = data_files(warehouse)
     stored = pq.read_table(path).column("v").combine_chunks()
     assert stored.field("typed_value").field("a").field("typed_value").field("b") \
-        .field("typed_value").to_pylist() == [1, None, None, None, None]
+        .field("typed_value").to_pylist() == [1, None, None, None, None, None, None]
     back = assemble_shredded_column(stored, build_variant_schema(stored.type))
     assert [None if v is None else GenericVariant.from_arrow_struct(v).to_python()
             for v in back.to_pylist()] == written
-    # a NaN reads back as NaN: not taken for a changed value
-    write_kv_file(table, (), 0, rows([{"a": {"b": 2}, "n": float("nan")}]))
+
+
+def test_a_nan_is_not_taken_for_a_changed_value(warehouse):
+    table = keyed_table(warehouse, "shredded", **{variant_shredding.OPTION: MILLIS})
+    write_kv_file(table, (), 0, rows([{"a": datetime.datetime(2024, 1, 2), "n": float("nan")}]))
+    assert len(data_files(warehouse)) == 1
 
 
 def test_other_failures_are_not_taken_for_the_shredders(warehouse):

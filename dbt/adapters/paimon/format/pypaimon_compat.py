@@ -18,9 +18,9 @@ or writes through this package (the Spark driver and every worker) has it.
   of pypaimon's Parquet writers get it: ``FileIO.write_parquet`` (a whole file) and
   ``SingleFileWriter`` (a file written batch by batch: column updates by row id).
 - VARIANT shredding (`variant.shreddingSchema`): pypaimon's shredder works row by row in Python
-  and converts a value of another type than its field's (or fails). A flat schema of scalar
-  fields is shredded by format/variant_shredder.py instead, vectorized and as Paimon's Java
-  writer does; other schemas keep pypaimon's, whose result is read back and refused when a
+  and converts a value of another type than its field's (or fails). A schema of objects and
+  scalars is shredded by format/variant_shredder.py instead, vectorized and as Paimon's Java
+  writer does; other schemas (arrays) keep pypaimon's, whose result is read back and refused when a
   value changed (``variant_shredder.check_lossless``).
 - VARIANT shredding inferred per file (`variant.inferShreddingSchema`, Paimon's 'per-file' and
   'adaptive' modes): pypaimon 2.1 does not infer. ``DataWriter``, which writes every data

@@ -24,13 +24,13 @@ infers from them one schema per top-level VARIANT column and shreds the whole fi
 
 A column whose finalized schema is an object is shredded into its fields (``infer`` gives
 pypaimon's parsed form of it, as `variant.shreddingSchema` would), one whose schema is a scalar
-into one typed column; one whose schema is VARIANT is not, as in Paimon. Not built: a column
-whose schema is an array, a date or a timestamp (pypaimon's shredder shreds objects only) is
-written unshredded, as are VARIANT fields nested in ROW columns. Inference reads at most
-`maxInferBufferRow` values per column and file, one at a time in Python: bounded, and small
-next to shredding the file, which stays vectorized where format/variant_shredder.py handles
-the schema. `variant.shredding.inferenceMode` 'adaptive' (weighing a data writer's earlier
-files) is format/variant_adaptive.py, built on this module's evidence and merging.
+into one typed column, both by format/variant_shredder.py; one whose schema is VARIANT is not,
+as in Paimon. Not built: arrays (a column whose schema is an array is written unshredded, an
+array field is left in its object's bytes) and VARIANT fields nested in ROW columns.
+Inference reads at most `maxInferBufferRow` values per column and file, one at a time in
+Python: bounded, and small next to shredding the file, which is vectorized.
+`variant.shredding.inferenceMode` 'adaptive' (weighing a data writer's earlier files) is
+format/variant_adaptive.py, built on this module's evidence and merging.
 """
 
 from __future__ import annotations
@@ -351,18 +351,14 @@ def shredding_option(names: Sequence[str], schemas: Sequence[Schema]) -> Optiona
     return json.dumps({"type": "ROW", "fields": fields}) if fields else None
 
 
-def _without(schema: Schema, untyped: bool) -> Schema:
-    """``schema`` without its ARRAY fields (and ``untyped``: its VARIANT fields), which stay in
-    the object's bytes. pypaimon 2.1's shredder gives such a field a BINARY ``typed_value``
-    where Paimon gives it a LIST or none, and format/variant_shredder.py shreds no array. A
-    row left empty is VARIANT."""
+def _without_arrays(schema: Schema) -> Schema:
+    """``schema`` without its ARRAY fields, which stay in the object's bytes (not built:
+    format/variant_shredder.py shreds no array, and pypaimon 2.1's shredder gives such a field
+    a BINARY ``typed_value`` where Paimon gives it a LIST). A row left empty is VARIANT."""
     if not isinstance(schema, Row):
         return schema
-    kept = []
-    for field in schema.fields:
-        typed = _without(field.type, untyped)
-        if not isinstance(typed, Array) and not (untyped and typed == VARIANT):
-            kept.append(Field(field.name, typed, field.count))
+    kept = [Field(f.name, _without_arrays(f.type), f.count) for f in schema.fields
+            if not isinstance(f.type, Array)]  # (an object of arrays only: untyped)
     return Row(tuple(kept)) if kept else VARIANT
 
 
@@ -408,13 +404,8 @@ def shredding_plan(names: Sequence[str],
     """Per column of ``names``, its finalized schema as pypaimon's writer holds a configured
     `variant.shreddingSchema` (``DataWriter._variant_shredding``): the parsed fields
     (``ObjectField`` list, or variant_shredder's ``Whole`` for a scalar) and the column's
-    Parquet type. A column Paimon would not shred, or whose schema is an array, a date or a
-    timestamp, is absent. A scalar, or a flat object of scalars (and untyped fields) less its
-    array fields, is shredded as inferred by format/variant_shredder.py; another object keeps
-    only the fields pypaimon's shredder lays out as Paimon does (no array, no untyped
-    field)."""
-    from pypaimon.data.variant_shredding import shredding_schema_to_arrow_type
-
+    Parquet type, all shredded by format/variant_shredder.py. A column Paimon would not shred,
+    or whose schema is an array, is absent; an object's array fields are left out."""
     from dbt.adapters.paimon.format import variant_shredder
 
     plan = {}
@@ -423,15 +414,13 @@ def shredding_plan(names: Sequence[str],
         if whole is not None:
             plan[name] = (whole, variant_shredder.target_type(whole))
             continue
-        for candidate in (schema, _without(schema, untyped=False)):
-            fields = _parsed(name, candidate)
-            if variant_shredder.shreds(fields):
-                plan[name] = (fields, variant_shredder.target_type(fields))
-                break
-        else:
-            fields = _parsed(name, _without(schema, untyped=True))
-            if fields:
-                plan[name] = (fields, shredding_schema_to_arrow_type(fields))
+        fields = _parsed(name, _without_arrays(schema))
+        if not fields:
+            continue
+        if not variant_shredder.shreds(fields):  # every type inference gives is shredded
+            raise AssertionError(f"an inferred shredding schema variant_shredder does not "
+                                 f"shred: {schema}")
+        plan[name] = (fields, variant_shredder.target_type(fields))
     return plan
 
 

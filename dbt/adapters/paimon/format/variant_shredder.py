@@ -11,10 +11,11 @@ writer does (``VariantShreddingWriter.castShredded``):
 - a row whose variant is an object gets, per shredded field, ``typed_value`` when the field's
   value has the field's type (an integer of any width, or a decimal of integral value, that
   fits the integer type; an integer or a decimal a DECIMAL(p, s) field holds exactly, its
-  scale changed to s: Paimon's writer allows such numeric scale changes;
-  a boolean, float, double, string or binary of that type), else the value's own bytes in the
-  field's ``value``; a missing field has neither. The object's other fields stay in the top-level
-  ``value``, an object of the same key ids (NULL when none is left);
+  scale changed to s: Paimon's writer allows such numeric scale changes; a date, a
+  microsecond timestamp with or without time zone; a boolean, float, double, string or
+  binary of that type; an object, its fields shredded alike one level down), else the
+  value's own bytes in the field's ``value``; a missing field has neither. The object's other
+  fields stay in its ``value``, an object of the same key ids (NULL when none is left);
 - any other variant (a scalar, an array) is kept whole in the top-level ``value``;
 - a column shredded whole (``Whole``: an inferred scalar schema) gets each variant of its type
   in the top-level ``typed_value``, any other in ``value``.
@@ -23,10 +24,10 @@ The object layout follows the Variant encoding spec: the header's id and offset 
 smallest that hold the largest key id and the data size, fields listed in the object's own
 order (its keys' order), their bytes laid out in that order.
 
-``shreds(obj_fields)`` says whether a shredding schema is one this module handles: flat objects
-of the scalar types above, and of untyped fields (a field of an inferred schema whose values
-disagree, format/variant_inference.py: its values all in its ``value``). Other schemas
-(nested objects, arrays, dates, timestamps) keep pypaimon's shredder (format/pypaimon_compat.py
+``shreds(obj_fields)`` says whether a shredding schema is one this module handles: objects of
+the scalar types above, of objects, and of untyped fields (a field of an inferred schema whose
+values disagree, format/variant_inference.py: its values all in its ``value``). Other schemas
+(arrays, timestamps of another precision) keep pypaimon's shredder (format/pypaimon_compat.py
 picks), whose result ``check_lossless`` reads back: pypaimon converts a value of another type
 than its field's when Arrow can (a DOUBLE 1.5 into a BIGINT field as 1) and drops a JSON
 null's key, which would change the stored variant without a word.
@@ -53,6 +54,9 @@ DOUBLE, FLOAT, BINARY, LONG_STRING = 7, 14, 15, 16
 
 _INTEGER_RANGES = {pa.int8(): (-2 ** 7, 2 ** 7 - 1), pa.int16(): (-2 ** 15, 2 ** 15 - 1),
                    pa.int32(): (-2 ** 31, 2 ** 31 - 1), pa.int64(): (-2 ** 63, 2 ** 63 - 1)}
+# a date (days), a timestamp with and without time zone (microseconds): their type ids
+_TEMPORAL = {pa.date32(): (11, 4, np.int32), pa.timestamp("us", tz="UTC"): (12, 8, np.int64),
+             pa.timestamp("us"): (13, 8, np.int64)}
 _SCALARS = tuple(_INTEGER_RANGES) + (pa.bool_(), pa.float32(), pa.float64(), pa.string(),
                                      pa.large_string(), pa.binary(), pa.large_binary())
 
@@ -73,8 +77,9 @@ def shreds(obj_fields) -> bool:
     if isinstance(obj_fields, Whole):
         return _scalar(obj_fields.arrow_type)
     return bool(obj_fields) and all(
-        f.schema.object_fields is None and f.schema.array_schema is None
-        and (_scalar(f.schema.scalar_arrow_type) or untyped(f)) for f in obj_fields)
+        f.schema.array_schema is None
+        and (shreds(f.schema.object_fields) if f.schema.object_fields is not None
+             else _scalar(f.schema.scalar_arrow_type) or untyped(f)) for f in obj_fields)
 
 
 def _decimal(arrow_type) -> bool:
@@ -82,7 +87,7 @@ def _decimal(arrow_type) -> bool:
 
 
 def _scalar(arrow_type) -> bool:
-    return arrow_type in _SCALARS or _decimal(arrow_type)
+    return arrow_type in _SCALARS or _decimal(arrow_type) or arrow_type in _TEMPORAL
 
 
 def untyped(field) -> bool:
@@ -105,12 +110,23 @@ def target_type(obj_fields) -> pa.StructType:
         return pa.struct([no_fields.field("metadata"), no_fields.field("value"), typed])
     whole = shredding_schema_to_arrow_type(obj_fields)
     typed = whole.field("typed_value")
-    fields = [typed.type.field(i) for i in range(typed.type.num_fields)]
-    for i, field in enumerate(obj_fields):
-        if untyped(field):
-            fields[i] = fields[i].with_type(pa.struct([fields[i].type.field("value")]))
     return pa.struct([whole.field("metadata"), whole.field("value"),
-                      typed.with_type(pa.struct(fields))])
+                      typed.with_type(_laid_out(obj_fields, typed.type))])
+
+
+def _laid_out(obj_fields, typed: pa.StructType) -> pa.StructType:
+    """pypaimon's ``typed_value`` type of ``obj_fields`` with each untyped field, at any
+    depth, a struct of ``value`` only."""
+    fields = [typed.field(i) for i in range(typed.num_fields)]
+    for i, field in enumerate(obj_fields):
+        pair = fields[i].type
+        if untyped(field):
+            fields[i] = fields[i].with_type(pa.struct([pair.field("value")]))
+        elif field.schema.object_fields is not None:
+            inner = pair.field("typed_value")
+            fields[i] = fields[i].with_type(pa.struct([pair.field("value"), inner.with_type(
+                _laid_out(field.schema.object_fields, inner.type))]))
+    return pa.struct(fields)
 
 
 def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
@@ -126,28 +142,37 @@ def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
     if isinstance(obj_fields, Whole):
         return _shred_whole(column, values, present, header, obj_fields.arrow_type, target_type)
     metadata = _Bytes(column.field("metadata"))
-    is_object = present & ((header & 3) == OBJECT)
+    value, typed = _shred_objects(values.buf, values.starts, values.lengths, present, header,
+                                  metadata, obj_fields, target_type.field("typed_value").type)
+    metadata_column = column.field("metadata").cast(pa.binary()).fill_null(b"")
+    return pa.StructArray.from_arrays(
+        [metadata_column, value, typed], fields=list(target_type),
+        mask=pa.array(~_valid(column)))
 
-    entries = _Entries(values, np.flatnonzero(is_object), header)
+
+def _shred_objects(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+                   present: np.ndarray, header: np.ndarray, metadata: "_Bytes", obj_fields,
+                   typed_type: pa.StructType) -> Tuple[pa.Array, pa.StructArray]:
+    """The ``value`` and ``typed_value`` columns of the variants (one a row, at ``starts``;
+    none where not ``present``) shredded as ``obj_fields``: a row's variant, or a field's
+    value one level down, with the same row numbers."""
+    n = len(starts)
+    is_object = present & ((header & 3) == OBJECT)
+    entries = _Entries(buf, starts, header, np.flatnonzero(is_object))
     names = _Names(metadata, entries)
     shredded = np.zeros(len(entries.rows), bool)
     fields = []
-    for field in obj_fields:
+    for i, field in enumerate(obj_fields):
         match = names.equal(field.field_name.encode("utf-8"))
         shredded |= match
-        fields.append(_field_columns(values, entries, match, n,
-                                     None if untyped(field) else field.schema.scalar_arrow_type))
-
-    top_value = _top_level_value(values, entries, ~shredded, present, is_object, n)
-    typed_type = target_type.field("typed_value").type
-    typed = pa.StructArray.from_arrays(
-        [pa.StructArray.from_arrays(list(columns), fields=list(typed_type.field(i).type))
-         for i, columns in enumerate(fields)],
-        fields=list(typed_type), mask=pa.array(~is_object))
-    metadata_column = column.field("metadata").cast(pa.binary()).fill_null(b"")
-    return pa.StructArray.from_arrays(
-        [metadata_column, top_value, typed], fields=list(target_type),
-        mask=pa.array(~_valid(column)))
+        field_type = typed_type.field(i).type
+        fields.append(pa.StructArray.from_arrays(
+            _field_columns(buf, entries, match, n, field, field_type, metadata),
+            fields=list(field_type)))
+    value = _remaining(buf, starts, lengths, entries, ~shredded, present, is_object)
+    typed = pa.StructArray.from_arrays(fields, fields=list(typed_type),
+                                       mask=pa.array(~is_object))
+    return value, typed
 
 
 def _shred_whole(column, values: "_Bytes", present: np.ndarray, header: np.ndarray,
@@ -235,8 +260,9 @@ class _Entries:
     """The fields of each object row, flattened: per entry its row (``rows``), its position in
     the row (``ranks``), key id (``ids``) and the absolute byte range of its value."""
 
-    def __init__(self, values: _Bytes, object_rows: np.ndarray, header: np.ndarray):
-        buf, start = values.buf, values.starts[object_rows]
+    def __init__(self, buf: np.ndarray, starts: np.ndarray, header: np.ndarray,
+                 object_rows: np.ndarray):
+        start = starts[object_rows]
         info = header[object_rows] >> 2
         large = (info >> 4) & 1
         id_size = ((info >> 2) & 3) + 1
@@ -292,18 +318,26 @@ class _Names:
 
 # ---------------------------------------------------------------------------- writing columns
 
-def _field_columns(values: _Bytes, entries: _Entries, match: np.ndarray, n: int,
-                   arrow_type: pa.DataType) -> List[pa.Array]:
-    """The field's ``value`` and ``typed_value`` columns over all ``n`` rows (``value`` alone
-    for an untyped field: ``arrow_type`` None)."""
+def _field_columns(buf: np.ndarray, entries: _Entries, match: np.ndarray, n: int, field,
+                   field_type: pa.StructType, metadata: "_Bytes") -> List[pa.Array]:
+    """The field's ``value`` and ``typed_value`` columns over all ``n`` rows: ``value`` alone
+    for an untyped field; a nested object's shredded one level down."""
     rows, begins, lengths = entries.rows[match], entries.begins[match], entries.lengths[match]
-    if arrow_type is None:
-        data, offsets = _gather(values.buf, begins, lengths)
+    if untyped(field):
+        data, offsets = _gather(buf, begins, lengths)
         return [_scatter_binary(data, offsets, rows, n)]
-    header = values.buf[begins].astype(np.int64)
-    typed, typed_ok = _typed(values.buf, begins, header, arrow_type)
+    header = buf[begins].astype(np.int64)
+    if field.schema.object_fields is not None:
+        at, long, here, kinds = (np.zeros(n, np.int64), np.zeros(n, np.int64),
+                                 np.zeros(n, bool), np.zeros(n, np.int64))
+        at[rows], long[rows], here[rows], kinds[rows] = begins, lengths, True, header
+        return list(_shred_objects(buf, at, long, here, kinds, metadata,
+                                   field.schema.object_fields,
+                                   field_type.field("typed_value").type))
+    arrow_type = field.schema.scalar_arrow_type
+    typed, typed_ok = _typed(buf, begins, header, arrow_type)
     kept = ~typed_ok  # another type (a variant NULL included): its own bytes
-    data, offsets = _gather(values.buf, begins[kept], lengths[kept])
+    data, offsets = _gather(buf, begins[kept], lengths[kept])
     value = _scatter_binary(data, offsets, rows[kept], n)
     return [value, _scatter(typed.filter(pa.array(typed_ok)), rows[typed_ok], n, arrow_type)]
 
@@ -325,6 +359,12 @@ def _typed(buf: np.ndarray, begins: np.ndarray, header: np.ndarray, arrow_type: 
         return pa.array(np.where(ok, signed, 0)).cast(arrow_type), ok
     if _decimal(arrow_type):
         return _typed_decimal(buf, begins, header, arrow_type)
+    if arrow_type in _TEMPORAL:
+        wanted, width, dtype = _TEMPORAL[arrow_type]
+        ok = primitive & (info == wanted)
+        raw = _read_uint(buf, begins + 1, width)
+        signed = raw.astype(np.uint32).view(np.int32) if width == 4 else raw.view(np.int64)
+        return pa.array(signed.astype(dtype)).cast(arrow_type), ok
     if pa.types.is_floating(arrow_type):
         wanted, width, dtype = (DOUBLE, 8, "<f8") if arrow_type == pa.float64() \
             else (FLOAT, 4, "<f4")
@@ -419,14 +459,15 @@ def _scatter_binary(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray,
     return _scatter(array, rows, n, pa.large_binary()).cast(pa.binary())
 
 
-def _top_level_value(values: _Bytes, entries: _Entries, kept: np.ndarray, present: np.ndarray,
-                     is_object: np.ndarray, n: int) -> pa.Array:
+def _remaining(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, entries: _Entries,
+               kept: np.ndarray, present: np.ndarray, is_object: np.ndarray) -> pa.Array:
     """Per row: a non-object variant's bytes whole; an object's unshredded fields as an
-    object of their own (NULL when none is left); NULL for a NULL variant."""
+    object of their own (NULL when none is left); NULL where there is no variant."""
+    n = len(starts)
     whole = present & ~is_object
-    data, offsets = _gather(values.buf, values.starts[whole], values.lengths[whole])
+    data, offsets = _gather(buf, starts[whole], lengths[whole])
     scalars = _scatter_binary(data, offsets, np.flatnonzero(whole), n)
-    objects = _objects(values.buf, entries.rows[kept], entries.ids[kept], entries.begins[kept],
+    objects = _objects(buf, entries.rows[kept], entries.ids[kept], entries.begins[kept],
                        entries.lengths[kept], n)
     return pc.if_else(pa.array(whole), scalars, objects)
 

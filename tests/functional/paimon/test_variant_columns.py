@@ -164,7 +164,8 @@ class TestShreddedVariantWrites:
 # per-file inference gives its rows (format/variant_inference.py): `a` BIGINT, `tag` STRING, `x`
 # DECIMAL(18, 1) (Spark's parse_json reads 1.5 as a decimal; the integer 1 is stored in it as
 # 1.0, as Paimon's writer stores it), `y` (a string in some rows, an integer in others) untyped;
-# `o` an object of `k` BIGINT and `n` (only ever a JSON null) untyped; `w`, strings only,
+# `o` an object of `k` BIGINT and `n` (only ever a JSON null) untyped, `l` an array of BIGINT
+# (a LIST of its elements); `w`, strings only,
 # whole into one STRING `typed_value`
 INFERRED_PK = """{{ config(materialized='paimon_pk', primary_key='id', buckets=1,
                           write_path='distributed',
@@ -173,7 +174,8 @@ select cast(id as bigint) as id,
        case when id = 2 then null
             else parse_json(concat('{"a":', cast(id as string), ',"tag":"t","x":',
                                    case when id % 2 = 0 then '1, "y": "s"' else '1.5, "y": 2' end,
-                                   ',"o":{"k":', cast(id as string), ',"n":null}}')) end as v,
+                                   ',"o":{"k":', cast(id as string), ',"n":null}',
+                                   ',"l":[', cast(id as string), ',7]}')) end as v,
        parse_json(concat('"w', cast(id as string), '"')) as w
 from range(0, 4)
 """
@@ -181,7 +183,8 @@ from range(0, 4)
 
 def inferred_values() -> list:
     return [None if i == 2 else {"a": i, "tag": "t", "x": Decimal("1.0" if i % 2 == 0 else "1.5"),
-                                 "y": "s" if i % 2 == 0 else 2, "o": {"k": i, "n": None}}
+                                 "y": "s" if i % 2 == 0 else 2, "o": {"k": i, "n": None},
+                                 "l": [i, 7]}
             for i in range(4)]
 
 
@@ -202,7 +205,10 @@ class TestInferredVariantShredding:
         assert {typed.field(i).name: [f.name for f in typed.field(i).type]
                 for i in range(typed.num_fields)} == \
             {"a": ["value", "typed_value"], "tag": ["value", "typed_value"],
-             "x": ["value", "typed_value"], "y": ["value"], "o": ["value", "typed_value"]}
+             "x": ["value", "typed_value"], "y": ["value"], "o": ["value", "typed_value"],
+             "l": ["value", "typed_value"]}
+        assert typed.field("l").type.field("typed_value").type.value_type \
+            .field("typed_value").type == pa.int64()
         nested = typed.field("o").type.field("typed_value").type
         assert [nested.field(i).name for i in range(nested.num_fields)] == ["k", "n"]
         assert typed.field("a").type.field("typed_value").type == pa.int64()

@@ -157,28 +157,37 @@ def test_what_is_shredded_and_what_is_not():
     # a scalar schema: the whole column into one typed_value (variantShreddingSchema of a
     # scalar); a string among integers past the sampled rows stays in value
     data = pa.table({"v": column([1, 2, None, JSON_NULL, "s"])})
-    [(whole, target)] = vi.infer(data, ["v"], {vi.MAX_ROWS: "3"}).values()
-    assert isinstance(whole, variant_shredder.Whole) and whole.arrow_type == pa.int64()
-    shredded = shred_variant_column(data.column("v"), whole, target)
+    [(inferred, target)] = vi.infer(data, ["v"], {vi.MAX_ROWS: "3"}).values()
+    assert inferred.schema.scalar_arrow_type == pa.int64()
+    shredded = shred_variant_column(data.column("v"), inferred, target)
     assert shredded.field("typed_value").to_pylist() == [1, 2, None, None, None]
     assert [v is not None for v in shredded.field("value").to_pylist()] == \
         [False, False, False, True, True]
     assert read_back(shredded) == [1, 2, None, None, "s"]
     import datetime
-    [(whole, _)] = vi.infer(pa.table({"v": column([datetime.date(2024, 1, 1)])}), ["v"],
-                            {}).values()
-    assert whole.arrow_type == pa.date32()
-    # not built: an array root stays unshredded, an array field in its object's bytes
-    assert vi.infer(pa.table({"v": column([[1], [2]])}), ["v"], {}) == {}
-    [(fields, _)] = vi.infer(pa.table({"v": column([{"l": [1], "o": {"l": [2]}}])}), ["v"],
-                             {}).values()
-    assert [f.field_name for f in fields] == ["o"] and variant_shredder.untyped(fields[0])
+    [(inferred, _)] = vi.infer(pa.table({"v": column([datetime.date(2024, 1, 1)])}), ["v"],
+                               {}).values()
+    assert inferred.schema.scalar_arrow_type == pa.date32()
+    # an array schema: a LIST of its elements' value and typed_value, at the top or in a field
+    data = pa.table({"v": column([[1, 2], [3, "x"], {"a": 1}])})
+    [(inferred, target)] = vi.infer(data, ["v"], {vi.MAX_ROWS: "1"}).values()
+    assert target.field("typed_value").type.value_type.field("typed_value").type == pa.int64()
+    shredded = shred_variant_column(data.column("v"), inferred, target)
+    assert shredded.field("typed_value").to_pylist() == [
+        [{"value": None, "typed_value": 1}, {"value": None, "typed_value": 2}],
+        [{"value": None, "typed_value": 3}, {"value": b"\x05x", "typed_value": None}], None]
+    assert read_back(shredded) == [[1, 2], [3, "x"], {"a": 1}]
+    [(inferred, target)] = vi.infer(pa.table({"v": column([{"l": [1], "o": {"l": ["s"]}}])}),
+                                    ["v"], {}).values()
+    typed = target.field("typed_value").type
+    assert typed.field("l").type.field("typed_value").type.value_type \
+        .field("typed_value").type == pa.int64()
 
 
 def test_only_the_first_max_infer_buffer_rows_are_sampled():
     data = pa.table({"v": column([{"a": 1}] * 3 + [{"b": "x"}] * 10)})
-    [(fields, _)] = vi.infer(data, ["v"], {vi.MAX_ROWS: "3"}).values()
-    assert [f.field_name for f in fields] == ["a"]
+    [(inferred, _)] = vi.infer(data, ["v"], {vi.MAX_ROWS: "3"}).values()
+    assert [f.field_name for f in inferred.schema.object_fields] == ["a"]
 
 
 # ---------------------------------------------------------------------------- shredding
@@ -250,14 +259,14 @@ def keyed_table(warehouse, name, **options):
 
 def test_each_parquet_file_is_shredded_as_inferred_from_its_rows(warehouse):
     table = keyed_table(warehouse, "inferred", **{vi.INFER: "true"})
-    # a: untyped (an integer and a double); l: an array, left in the bytes (not built)
+    # a: untyped (an integer and a double); l: an array of BIGINT
     v = [{"a": 1, "s": "x"}, {"a": 2.5, "s": "y"}, None, {"s": "z", "l": [1]}]
     w = [[1], None, "x", 2]
     write_kv_file(table, (), 0, rows(v, w))
     [path] = data_files(warehouse)
     stored = pq.read_table(path)
     typed = stored.schema.field("v").type.field("typed_value").type
-    assert [typed.field(i).name for i in range(typed.num_fields)] == ["a", "s"]
+    assert [typed.field(i).name for i in range(typed.num_fields)] == ["a", "l", "s"]
     assert stored.column("v").combine_chunks().field("typed_value").field("s") \
         .field("typed_value").to_pylist() == ["x", "y", None, "z"]
     assert "typed_value" not in [f.name for f in stored.schema.field("w").type]

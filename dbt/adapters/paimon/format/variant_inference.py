@@ -22,11 +22,11 @@ infers from them one schema per top-level VARIANT column and shreds the whole fi
   (a typed scalar two), one budget for all the file's VARIANT columns, and a field reached
   with none left is VARIANT.
 
-A column whose finalized schema is an object is shredded into its fields (``infer`` gives
-pypaimon's parsed form of it, as `variant.shreddingSchema` would), one whose schema is a scalar
-into one typed column, both by format/variant_shredder.py; one whose schema is VARIANT is not,
-as in Paimon. Not built: arrays (a column whose schema is an array is written unshredded, an
-array field is left in its object's bytes) and VARIANT fields nested in ROW columns.
+A column whose finalized schema is an object, a scalar or an array is shredded so, by
+format/variant_shredder.py (``infer`` gives pypaimon's parsed form of the schema, as
+`variant.shreddingSchema` would be parsed); one whose schema is VARIANT is not, as in Paimon.
+Not built: VARIANT fields nested in ROW columns (pypaimon's writer shreds top-level columns
+only) are written unshredded.
 Inference reads at most `maxInferBufferRow` values per column and file, one at a time in
 Python: bounded, and small next to shredding the file, which is vectorized.
 `variant.shredding.inferenceMode` 'adaptive' (weighing a data writer's earlier files) is
@@ -343,43 +343,12 @@ def _option_type(schema: Schema):
     return None if schema == VARIANT else _TYPE_STRINGS[schema]
 
 
-def shredding_option(names: Sequence[str], schemas: Sequence[Schema]) -> Optional[str]:
-    """The `variant.shreddingSchema` value of the columns whose schema is an object; None
-    when none is."""
-    fields = [{"name": name, "type": _option_type(schema)}
-              for name, schema in zip(names, schemas) if isinstance(schema, Row)]
-    return json.dumps({"type": "ROW", "fields": fields}) if fields else None
+def shredding_schema(schema: Schema):
+    """A finalized schema as pypaimon parses a `variant.shreddingSchema` type
+    (``VariantSchema``: an untyped field has no type); None for VARIANT (not shredded)."""
+    from pypaimon.data.variant_shredding import _parse_sub_schema
 
-
-def _without_arrays(schema: Schema) -> Schema:
-    """``schema`` without its ARRAY fields, which stay in the object's bytes (not built:
-    format/variant_shredder.py shreds no array, and pypaimon 2.1's shredder gives such a field
-    a BINARY ``typed_value`` where Paimon gives it a LIST). A row left empty is VARIANT."""
-    if not isinstance(schema, Row):
-        return schema
-    kept = [Field(f.name, _without_arrays(f.type), f.count) for f in schema.fields
-            if not isinstance(f.type, Array)]  # (an object of arrays only: untyped)
-    return Row(tuple(kept)) if kept else VARIANT
-
-
-def _whole(schema: Schema):
-    """A scalar schema format/variant_shredder.py shreds a whole column into (not a date nor a
-    timestamp), as its ``Whole``; None for any other."""
-    from pypaimon.data.variant_shredding import _paimon_type_str_to_arrow
-
-    from dbt.adapters.paimon.format import variant_shredder
-
-    if isinstance(schema, (Row, Array)) or schema in (None, VARIANT):
-        return None
-    whole = variant_shredder.Whole(_paimon_type_str_to_arrow(_option_type(schema)))
-    return whole if variant_shredder.shreds(whole) else None
-
-
-def _parsed(name: str, schema: Schema) -> list:
-    from pypaimon.data.variant_shredding import parse_shredding_schema_option
-
-    option = shredding_option([name], [schema])
-    return [] if option is None else parse_shredding_schema_option(option)[name]
+    return None if schema in (None, VARIANT) else _parse_sub_schema(_option_type(schema))
 
 
 def sampled(data: pa.Table, names: Sequence[str], rows: int) -> List[pa.Array]:
@@ -402,25 +371,21 @@ def infer(data: pa.Table, names: Sequence[str],
 def shredding_plan(names: Sequence[str],
                    schemas: Sequence[Schema]) -> Dict[str, Tuple[list, pa.StructType]]:
     """Per column of ``names``, its finalized schema as pypaimon's writer holds a configured
-    `variant.shreddingSchema` (``DataWriter._variant_shredding``): the parsed fields
-    (``ObjectField`` list, or variant_shredder's ``Whole`` for a scalar) and the column's
-    Parquet type, all shredded by format/variant_shredder.py. A column Paimon would not shred,
-    or whose schema is an array, is absent; an object's array fields are left out."""
+    `variant.shreddingSchema` (``DataWriter._variant_shredding``): variant_shredder's
+    ``Inferred`` schema and the column's Parquet type, laid out as Paimon lays it out and
+    shredded by format/variant_shredder.py. A column Paimon would not shred is absent."""
     from dbt.adapters.paimon.format import variant_shredder
 
     plan = {}
     for name, schema in zip(names, schemas):
-        whole = _whole(schema)
-        if whole is not None:
-            plan[name] = (whole, variant_shredder.target_type(whole))
+        parsed = shredding_schema(schema)
+        if parsed is None:
             continue
-        fields = _parsed(name, _without_arrays(schema))
-        if not fields:
-            continue
-        if not variant_shredder.shreds(fields):  # every type inference gives is shredded
+        inferred = variant_shredder.Inferred(parsed)
+        if not variant_shredder.shreds(inferred):  # every type inference gives is shredded
             raise AssertionError(f"an inferred shredding schema variant_shredder does not "
                                  f"shred: {schema}")
-        plan[name] = (fields, variant_shredder.target_type(fields))
+        plan[name] = (inferred, variant_shredder.target_type(inferred))
     return plan
 
 

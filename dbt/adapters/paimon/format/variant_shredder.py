@@ -17,8 +17,9 @@ writer does (``VariantShreddingWriter.castShredded``):
   value's own bytes in the field's ``value``; a missing field has neither. The object's other
   fields stay in its ``value``, an object of the same key ids (NULL when none is left);
 - any other variant (a scalar, an array) is kept whole in the top-level ``value``;
-- a column shredded whole (``Whole``: an inferred scalar schema) gets each variant of its type
-  in the top-level ``typed_value``, any other in ``value``.
+- with an inferred schema (``Inferred``) a column (or field) of a scalar type gets each
+  variant of that type in ``typed_value``, any other in ``value``; one of arrays gets each
+  array's elements, each shredded alike, in a LIST ``typed_value``, any other in ``value``.
 
 The object layout follows the Variant encoding spec: the header's id and offset widths are the
 smallest that hold the largest key id and the data size, fields listed in the object's own
@@ -26,8 +27,9 @@ order (its keys' order), their bytes laid out in that order.
 
 ``shreds(obj_fields)`` says whether a shredding schema is one this module handles: objects of
 the scalar types above, of objects, and of untyped fields (a field of an inferred schema whose
-values disagree, format/variant_inference.py: its values all in its ``value``). Other schemas
-(arrays, timestamps of another precision) keep pypaimon's shredder (format/pypaimon_compat.py
+values disagree, format/variant_inference.py: its values all in its ``value``); an inferred
+schema also of arrays. Other configured schemas (arrays, which pypaimon's writer lays out as
+BINARY, timestamps of another precision) keep pypaimon's shredder (format/pypaimon_compat.py
 picks), whose result ``check_lossless`` reads back: pypaimon converts a value of another type
 than its field's when Arrow can (a DOUBLE 1.5 into a BIGINT field as 1) and drops a JSON
 null's key, which would change the stored variant without a word.
@@ -36,13 +38,14 @@ null's key, which would change the stored variant without a word.
 from __future__ import annotations
 
 import decimal
-from typing import List, Tuple
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-OBJECT = 2
+OBJECT, ARRAY = 2, 3
 SHORT_STRING = 1
 PRIMITIVE = 0
 # primitive type ids of the Variant encoding spec
@@ -61,25 +64,33 @@ _SCALARS = tuple(_INTEGER_RANGES) + (pa.bool_(), pa.float32(), pa.float64(), pa.
                                      pa.large_string(), pa.binary(), pa.large_binary())
 
 
-class Whole:
-    """A column shredded whole into one scalar ``typed_value`` of ``arrow_type``: an inferred
-    schema whose values all have that type (format/variant_inference.py), laid out as Paimon's
-    ``variantShreddingSchema`` lays out a scalar: ``metadata``, ``value``, ``typed_value``."""
-
-    def __init__(self, arrow_type: pa.DataType):
-        self.arrow_type = arrow_type
+@dataclass
+class Inferred:
+    """A column's shredding schema as inference gives it (format/variant_inference.py):
+    pypaimon's ``VariantSchema`` of the whole variant (an object, a scalar or an array), laid
+    out as Paimon's ``variantShreddingSchema`` lays it out (``target_type``): an array as a
+    LIST of its elements' ``value`` and ``typed_value``, an untyped field with ``value``
+    only."""
+    schema: Any
 
 
 def shreds(obj_fields) -> bool:
-    """Whether ``obj_fields`` (pypaimon's parsed shredding schema of one column, or a
-    ``Whole``) is a flat object of scalar types this module shreds, or of untyped fields
-    (``untyped``), or a scalar of those types."""
-    if isinstance(obj_fields, Whole):
-        return _scalar(obj_fields.arrow_type)
-    return bool(obj_fields) and all(
-        f.schema.array_schema is None
-        and (shreds(f.schema.object_fields) if f.schema.object_fields is not None
-             else _scalar(f.schema.scalar_arrow_type) or untyped(f)) for f in obj_fields)
+    """Whether ``obj_fields`` (pypaimon's parsed shredding schema of one column, or an
+    ``Inferred``) is one this module shreds: objects of the scalar types above, of objects
+    and of untyped fields (``untyped``); an ``Inferred`` schema may hold arrays too, laid
+    out as pypaimon does not lay them out."""
+    if isinstance(obj_fields, Inferred):
+        return _shreddable(obj_fields.schema, arrays=True)
+    return bool(obj_fields) and all(_shreddable(f.schema, arrays=False) for f in obj_fields)
+
+
+def _shreddable(schema, arrays: bool) -> bool:
+    if schema.object_fields is not None:
+        return bool(schema.object_fields) and all(_shreddable(f.schema, arrays)
+                                                  for f in schema.object_fields)
+    if schema.array_schema is not None:
+        return arrays and _shreddable(schema.array_schema, arrays)
+    return _scalar(schema.scalar_arrow_type) or _untyped(schema)
 
 
 def _decimal(arrow_type) -> bool:
@@ -93,45 +104,57 @@ def _scalar(arrow_type) -> bool:
 def untyped(field) -> bool:
     """Whether ``field`` (an ``ObjectField``) is shredded without a type: a field of an
     inferred schema whose values disagree (Paimon's VARIANT), stored in its ``value`` alone."""
-    schema = field.schema
+    return _untyped(field.schema)
+
+
+def _untyped(schema) -> bool:
     return schema.typed_idx < 0 and schema.scalar_arrow_type is None \
         and schema.object_fields is None and schema.array_schema is None
 
 
 def target_type(obj_fields) -> pa.StructType:
-    """The Parquet type of a column shredded as ``obj_fields``: pypaimon's
-    (``shredding_schema_to_arrow_type``), an untyped field's struct holding ``value`` only,
-    as Paimon's ``variantShreddingSchema`` lays out a VARIANT field."""
+    """The Parquet type of a column shredded as ``obj_fields``: for pypaimon's parsed fields,
+    pypaimon's (``shredding_schema_to_arrow_type``); for an ``Inferred`` schema, Paimon's
+    layout (``variantShreddingSchema``), the same where pypaimon has one, with the field ids
+    pypaimon gives."""
     from pypaimon.data.variant_shredding import shredding_schema_to_arrow_type
 
-    if isinstance(obj_fields, Whole):
-        no_fields = shredding_schema_to_arrow_type([])
-        typed = no_fields.field("typed_value").with_type(obj_fields.arrow_type)
-        return pa.struct([no_fields.field("metadata"), no_fields.field("value"), typed])
-    whole = shredding_schema_to_arrow_type(obj_fields)
-    typed = whole.field("typed_value")
-    return pa.struct([whole.field("metadata"), whole.field("value"),
-                      typed.with_type(_laid_out(obj_fields, typed.type))])
+    if not isinstance(obj_fields, Inferred):
+        return shredding_schema_to_arrow_type(obj_fields)
+    typed = _typed_type(obj_fields.schema)
+    return pa.struct([pa.field("metadata", pa.binary(), nullable=False, metadata=_id(0)),
+                      pa.field("value", pa.binary(), metadata=_id(1))]
+                     + ([] if typed is None else
+                        [pa.field("typed_value", typed, metadata=_id(2))]))
 
 
-def _laid_out(obj_fields, typed: pa.StructType) -> pa.StructType:
-    """pypaimon's ``typed_value`` type of ``obj_fields`` with each untyped field, at any
-    depth, a struct of ``value`` only."""
-    fields = [typed.field(i) for i in range(typed.num_fields)]
-    for i, field in enumerate(obj_fields):
-        pair = fields[i].type
-        if untyped(field):
-            fields[i] = fields[i].with_type(pa.struct([pair.field("value")]))
-        elif field.schema.object_fields is not None:
-            inner = pair.field("typed_value")
-            fields[i] = fields[i].with_type(pa.struct([pair.field("value"), inner.with_type(
-                _laid_out(field.schema.object_fields, inner.type))]))
-    return pa.struct(fields)
+def _id(field_id: int) -> dict:
+    return {b"PARQUET:field_id": str(field_id).encode()}
+
+
+def _pair_type(schema) -> pa.StructType:
+    """A field's or an array element's ``value`` and ``typed_value`` (none when untyped)."""
+    typed = _typed_type(schema)
+    return pa.struct([pa.field("value", pa.binary(), metadata=_id(0))]
+                     + ([] if typed is None else
+                        [pa.field("typed_value", typed, metadata=_id(1))]))
+
+
+def _typed_type(schema) -> Optional[pa.DataType]:
+    if schema.object_fields is not None:
+        return pa.struct([pa.field(f.field_name, _pair_type(f.schema), nullable=False,
+                                   metadata=_id(i + 1))
+                          for i, f in enumerate(schema.object_fields)])
+    if schema.array_schema is not None:
+        return pa.list_(pa.field("element", _pair_type(schema.array_schema), nullable=False))
+    return schema.scalar_arrow_type
 
 
 def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
     """``column`` (VARIANT as ``struct<value, metadata>``) as ``target_type`` (pypaimon's
-    ``shredding_schema_to_arrow_type(obj_fields)``)."""
+    ``shredding_schema_to_arrow_type(obj_fields)``, or ``target_type(obj_fields)``)."""
+    from pypaimon.data.variant_shredding import VariantSchema
+
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     n = len(column)
@@ -139,55 +162,116 @@ def shred(column, obj_fields, target_type: pa.StructType) -> pa.StructArray:
     present = _valid(column) & (values.lengths > 0)
     header = np.zeros(n, np.int64)
     header[present] = values.buf[values.starts[present]]
-    if isinstance(obj_fields, Whole):
-        return _shred_whole(column, values, present, header, obj_fields.arrow_type, target_type)
-    metadata = _Bytes(column.field("metadata"))
-    value, typed = _shred_objects(values.buf, values.starts, values.lengths, present, header,
-                                  metadata, obj_fields, target_type.field("typed_value").type)
+    schema = obj_fields.schema if isinstance(obj_fields, Inferred) \
+        else VariantSchema(object_fields=obj_fields)
+    slots = _Slots(values.starts, values.lengths, present, header, np.arange(n))
+    pair = pa.struct([target_type.field(i) for i in range(1, target_type.num_fields)])
+    columns = _columns(values.buf, _Bytes(column.field("metadata")), slots, schema, pair)
     metadata_column = column.field("metadata").cast(pa.binary()).fill_null(b"")
     return pa.StructArray.from_arrays(
-        [metadata_column, value, typed], fields=list(target_type),
-        mask=pa.array(~_valid(column)))
+        [metadata_column] + columns, fields=list(target_type), mask=pa.array(~_valid(column)))
 
 
-def _shred_objects(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
-                   present: np.ndarray, header: np.ndarray, metadata: "_Bytes", obj_fields,
+class _Slots:
+    """Variant values, one a slot (a row; a field's value in a row; an array's element): where
+    each one's bytes are (none where not ``present``), its header byte, and the row whose
+    metadata names its keys (``owners``)."""
+
+    def __init__(self, starts: np.ndarray, lengths: np.ndarray, present: np.ndarray,
+                 header: np.ndarray, owners: np.ndarray):
+        self.starts, self.lengths, self.present = starts, lengths, present
+        self.header, self.owners = header, owners
+
+    def at(self, rows: np.ndarray, begins: np.ndarray, lengths: np.ndarray,
+           buf: np.ndarray) -> "_Slots":
+        """The values at ``begins`` (a field's, one level down) in the slots ``rows``."""
+        n = len(self.starts)
+        starts, sizes, present = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
+        header = np.zeros(n, np.int64)
+        starts[rows], sizes[rows], present[rows] = begins, lengths, True
+        header[rows] = buf[begins]
+        return _Slots(starts, sizes, present, header, self.owners)
+
+
+def _columns(buf: np.ndarray, metadata: "_Bytes", slots: _Slots, schema,
+             pair_type: pa.StructType) -> List[pa.Array]:
+    """The ``value`` (and ``typed_value``) columns of ``pair_type`` for the slots' values
+    shredded as ``schema``."""
+    if pair_type.get_field_index("typed_value") < 0:  # untyped: every value in ``value``
+        return [_bytes_of(buf, slots, slots.present)]
+    typed_type = pair_type.field("typed_value").type
+    if schema.object_fields is not None:
+        return list(_shred_objects(buf, metadata, slots, schema.object_fields, typed_type))
+    if schema.array_schema is not None:
+        return list(_shred_arrays(buf, metadata, slots, schema.array_schema, typed_type))
+    rows = np.flatnonzero(slots.present)
+    typed, ok = _typed(buf, slots.starts[rows], slots.header[rows], typed_type)
+    kept = np.zeros(len(slots.starts), bool)
+    kept[rows[~ok]] = True  # another type (a variant NULL included): its own bytes
+    return [_bytes_of(buf, slots, kept),
+            _scatter(typed.filter(pa.array(ok)), rows[ok], len(slots.starts), typed_type)]
+
+
+def _bytes_of(buf: np.ndarray, slots: _Slots, which: np.ndarray) -> pa.Array:
+    """The bytes of the slots' values where ``which``, NULL elsewhere."""
+    data, offsets = _gather(buf, slots.starts[which], slots.lengths[which])
+    return _scatter_binary(data, offsets, np.flatnonzero(which), len(slots.starts))
+
+
+def _shred_objects(buf: np.ndarray, metadata: "_Bytes", slots: _Slots, obj_fields,
                    typed_type: pa.StructType) -> Tuple[pa.Array, pa.StructArray]:
-    """The ``value`` and ``typed_value`` columns of the variants (one a row, at ``starts``;
-    none where not ``present``) shredded as ``obj_fields``: a row's variant, or a field's
-    value one level down, with the same row numbers."""
-    n = len(starts)
-    is_object = present & ((header & 3) == OBJECT)
-    entries = _Entries(buf, starts, header, np.flatnonzero(is_object))
-    names = _Names(metadata, entries)
+    """``value`` and ``typed_value`` of the slots' values shredded as an object of
+    ``obj_fields``: a field's ``typed_value`` is shredded one level down, in the same slots."""
+    n = len(slots.starts)
+    is_object = slots.present & ((slots.header & 3) == OBJECT)
+    entries = _Entries(buf, slots.starts, slots.header, np.flatnonzero(is_object))
+    names = _Names(metadata, entries, slots.owners)
     shredded = np.zeros(len(entries.rows), bool)
     fields = []
     for i, field in enumerate(obj_fields):
         match = names.equal(field.field_name.encode("utf-8"))
         shredded |= match
-        field_type = typed_type.field(i).type
+        pair_type = typed_type.field(i).type
+        inner = slots.at(entries.rows[match], entries.begins[match], entries.lengths[match], buf)
         fields.append(pa.StructArray.from_arrays(
-            _field_columns(buf, entries, match, n, field, field_type, metadata),
-            fields=list(field_type)))
-    value = _remaining(buf, starts, lengths, entries, ~shredded, present, is_object)
+            _columns(buf, metadata, inner, field.schema, pair_type), fields=list(pair_type)))
+    value = _remaining(buf, slots, entries, ~shredded, is_object)
     typed = pa.StructArray.from_arrays(fields, fields=list(typed_type),
                                        mask=pa.array(~is_object))
     return value, typed
 
 
-def _shred_whole(column, values: "_Bytes", present: np.ndarray, header: np.ndarray,
-                 arrow_type: pa.DataType, target_type: pa.StructType) -> pa.StructArray:
-    """Each variant of ``arrow_type`` in ``typed_value``, any other (a JSON null included)
-    whole in ``value``."""
-    n = len(column)
-    rows = np.flatnonzero(present)
-    typed, ok = _typed(values.buf, values.starts[rows], header[rows], arrow_type)
-    data, offsets = _gather(values.buf, values.starts[rows[~ok]], values.lengths[rows[~ok]])
-    kept = _scatter_binary(data, offsets, rows[~ok], n)
-    typed = _scatter(typed.filter(pa.array(ok)), rows[ok], n, arrow_type)
-    metadata_column = column.field("metadata").cast(pa.binary()).fill_null(b"")
-    return pa.StructArray.from_arrays([metadata_column, kept, typed], fields=list(target_type),
-                                      mask=pa.array(~_valid(column)))
+def _shred_arrays(buf: np.ndarray, metadata: "_Bytes", slots: _Slots, element_schema,
+                  list_type: pa.ListType) -> Tuple[pa.Array, pa.ListArray]:
+    """``value`` and ``typed_value`` of the slots' values shredded as arrays: an array's
+    elements each shredded as ``element_schema`` (Paimon's writer shreds an array whole); any
+    other value in ``value``."""
+    n = len(slots.starts)
+    is_array = slots.present & ((slots.header & 3) == ARRAY)
+    rows = np.flatnonzero(is_array)
+    start, info = slots.starts[rows], slots.header[rows] >> 2
+    size_bytes = np.where((info >> 2) & 1 == 1, 4, 1)
+    offset_size = (info & 3) + 1
+    count = _read_uint(buf, start + 1, size_bytes).astype(np.int64)
+    offsets_at = start + 1 + size_bytes
+    data_at = offsets_at + (count + 1) * offset_size
+    per = np.repeat(np.arange(len(rows)), count)
+    rank = np.arange(len(per)) - np.repeat(_exclusive_cumsum(count), count)
+    width = offset_size[per]
+    begin = _read_uint(buf, offsets_at[per] + rank * width, width).astype(np.int64)
+    end = _read_uint(buf, offsets_at[per] + (rank + 1) * width, width).astype(np.int64)
+    element_starts = data_at[per] + begin
+    elements = _Slots(element_starts, end - begin, np.ones(len(per), bool),
+                      buf[element_starts].astype(np.int64), slots.owners[rows][per])
+    element_type = list_type.value_type
+    items = pa.StructArray.from_arrays(
+        _columns(buf, metadata, elements, element_schema, element_type),
+        fields=list(element_type))
+    counts = np.zeros(n, np.int64)
+    counts[rows] = count
+    offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
+    typed = pa.ListArray.from_arrays(offsets, items, type=list_type, mask=pa.array(~is_array))
+    return _bytes_of(buf, slots, slots.present & ~is_array), typed
 
 
 # ---------------------------------------------------------------------------- reading bytes
@@ -300,8 +384,8 @@ class _Entries:
 class _Names:
     """The key name of each entry, located in its row's metadata dictionary."""
 
-    def __init__(self, metadata: _Bytes, entries: _Entries):
-        buf, start = metadata.buf, metadata.starts[entries.rows]
+    def __init__(self, metadata: _Bytes, entries: _Entries, owners: np.ndarray):
+        buf, start = metadata.buf, metadata.starts[owners[entries.rows]]
         size = ((buf[start].astype(np.int64) >> 6) & 3) + 1
         dictionary = _read_uint(buf, start + 1, size).astype(np.int64)
         strings = start + 1 + (dictionary + 2) * size
@@ -317,30 +401,6 @@ class _Names:
 
 
 # ---------------------------------------------------------------------------- writing columns
-
-def _field_columns(buf: np.ndarray, entries: _Entries, match: np.ndarray, n: int, field,
-                   field_type: pa.StructType, metadata: "_Bytes") -> List[pa.Array]:
-    """The field's ``value`` and ``typed_value`` columns over all ``n`` rows: ``value`` alone
-    for an untyped field; a nested object's shredded one level down."""
-    rows, begins, lengths = entries.rows[match], entries.begins[match], entries.lengths[match]
-    if untyped(field):
-        data, offsets = _gather(buf, begins, lengths)
-        return [_scatter_binary(data, offsets, rows, n)]
-    header = buf[begins].astype(np.int64)
-    if field.schema.object_fields is not None:
-        at, long, here, kinds = (np.zeros(n, np.int64), np.zeros(n, np.int64),
-                                 np.zeros(n, bool), np.zeros(n, np.int64))
-        at[rows], long[rows], here[rows], kinds[rows] = begins, lengths, True, header
-        return list(_shred_objects(buf, at, long, here, kinds, metadata,
-                                   field.schema.object_fields,
-                                   field_type.field("typed_value").type))
-    arrow_type = field.schema.scalar_arrow_type
-    typed, typed_ok = _typed(buf, begins, header, arrow_type)
-    kept = ~typed_ok  # another type (a variant NULL included): its own bytes
-    data, offsets = _gather(buf, begins[kept], lengths[kept])
-    value = _scatter_binary(data, offsets, rows[kept], n)
-    return [value, _scatter(typed.filter(pa.array(typed_ok)), rows[typed_ok], n, arrow_type)]
-
 
 def _typed(buf: np.ndarray, begins: np.ndarray, header: np.ndarray, arrow_type: pa.DataType):
     """Each value (at ``begins``) as ``arrow_type``, and whether it has that type."""
@@ -459,14 +519,13 @@ def _scatter_binary(data: np.ndarray, offsets: np.ndarray, rows: np.ndarray,
     return _scatter(array, rows, n, pa.large_binary()).cast(pa.binary())
 
 
-def _remaining(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, entries: _Entries,
-               kept: np.ndarray, present: np.ndarray, is_object: np.ndarray) -> pa.Array:
-    """Per row: a non-object variant's bytes whole; an object's unshredded fields as an
-    object of their own (NULL when none is left); NULL where there is no variant."""
-    n = len(starts)
-    whole = present & ~is_object
-    data, offsets = _gather(buf, starts[whole], lengths[whole])
-    scalars = _scatter_binary(data, offsets, np.flatnonzero(whole), n)
+def _remaining(buf: np.ndarray, slots: _Slots, entries: _Entries, kept: np.ndarray,
+               is_object: np.ndarray) -> pa.Array:
+    """Per slot: a non-object value's bytes whole; an object's unshredded fields as an object
+    of their own (NULL when none is left); NULL where there is no value."""
+    n = len(slots.starts)
+    whole = slots.present & ~is_object
+    scalars = _bytes_of(buf, slots, whole)
     objects = _objects(buf, entries.rows[kept], entries.ids[kept], entries.begins[kept],
                        entries.lengths[kept], n)
     return pc.if_else(pa.array(whole), scalars, objects)

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 from pypaimon import Schema
 from pypaimon.data.generic_variant import GenericVariant
-from pyspark.sql.types import BinaryType, VariantType
+from pyspark.sql.types import ArrayType, BinaryType, MapType, StringType, VariantType
 from tests.integration.write.write_helpers import stream_write
 
 
@@ -180,6 +180,35 @@ def test_blob_columns_read_as_binary(spark, warehouse, registry, catalog):
     rows = reads_exactly(spark, warehouse, registry, catalog, "pictures", way="python")
     assert rows[2] == (3, bytearray(range(256)))
     assert spark.table("db.pictures").schema["picture"].dataType == BinaryType()
+
+
+# Paimon 2.x's multimodal BLOB columns: a list or a map of BLOBs, each value in the .blob files
+BLOB_COLLECTIONS = {
+    "array": (pa.list_(pa.large_binary()), [[b"\x89PNG", b"x"], None, [bytes(range(256))], []],
+              ArrayType(BinaryType())),
+    "map": (pa.map_(pa.string(), pa.large_binary()),
+            [[("front", b"\x89PNG"), ("back", b"x")], None, [("side", bytes(range(256)))], []],
+            MapType(StringType(), BinaryType())),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BLOB_COLLECTIONS))
+def test_blob_collections_read_as_binary_collections(spark, warehouse, registry, catalog, kind):
+    arrow_type, values, spark_type = BLOB_COLLECTIONS[kind]
+    schema = pa.schema([("id", pa.int64()), ("pictures", arrow_type)])
+    table = create(catalog, f"album_{kind}", schema, **EVOLUTION, **{"blob-field": "pictures"})
+    assert type(table.fields[1].type).__name__ == f"{kind.capitalize()}Type"  # of BLOB
+    write(table, pa.table({"id": pa.array(range(len(values)), pa.int64()),
+                           "pictures": pa.array(values, arrow_type)}, schema=schema))
+    registry.sync()
+    # Arrow gives a map as (key, value) pairs, Spark as a dict
+    as_dicts = (lambda v: None if v is None else dict(v)) if kind == "map" else (lambda v: v)
+    expected = [(i, as_dicts(v)) for i, v in pypaimon_rows(catalog, f"album_{kind}")]
+    assert expected == [(i, as_dicts(v)) for i, v in enumerate(values)]
+    assert entry_rows(spark, f"album_{kind}") == expected
+    assert source_rows(spark, warehouse, f"album_{kind}") == expected
+    assert read_way(spark, f"album_{kind}") == "python"
+    assert spark.table(f"db.album_{kind}").schema["pictures"].dataType == spark_type
 
 
 def variants(values):

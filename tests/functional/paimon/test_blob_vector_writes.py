@@ -1,6 +1,7 @@
 """BLOB and VECTOR columns written by paimon_append models, as Paimon 2.x writers write them:
 a data-evolution table's BLOB column (`blob-field`) lands in `.blob` files and its VECTOR column
-(`vector-field`, `vector.file.format`) in `.vector.parquet` files, in one commit per run; a
+(`vector-field`, `vector.file.format`) in `.vector.parquet` files, in one commit per run (so
+do the values of ARRAY<BLOB> and MAP<X, BLOB> columns, NULL elements and values included); a
 table's VECTOR column without `vector.file.format` lives in its data files. pypaimon 2.1's own
 reader and dbt-paimon's read back exactly the models' rows, bytes and NULL vectors included; a
 second run appends. A partial-update and an aggregation table hold a NULL vector until a writer
@@ -65,6 +66,18 @@ select cast(id as bigint) as id, unhex(concat(lpad(hex(id), 2, '0'), '{{ var('ru
        array(cast(id as float), cast({{ var('low', 0) }} as float)) as embedding
 from range({{ var('low', 0) }}, {{ var('low', 0) }} + 3)
 """
+# Paimon 2.x's ARRAY<BLOB> and MAP<X, BLOB>: each value of the list or map in the .blob files
+ALBUMS = """{{ config(materialized='paimon_append', row_tracking=true,
+    table_options={'data-evolution.enabled': 'true', 'blob-field': 'pages,sides'}) }}
+select cast(id as bigint) as id,
+       case when id = 1 then null
+            else array(unhex(lpad(hex(id), 2, '0')),
+                       case when id != 4 then unhex('FFEE') end) end as pages,
+       case when id = 2 then null
+            else map('front', unhex(lpad(hex(id), 4, '0')),
+                     'back', case when id != 5 then unhex('') end) end as sides
+from range({{ var('low', 0) }}, {{ var('low', 0) }} + 3)
+"""
 BAD_BLOB = """{{ config(materialized='paimon_append', row_tracking=true,
     table_options={'data-evolution.enabled': 'true', 'blob-field': 'label'}) }}
 select 1 as id, 'not bytes' as label
@@ -93,7 +106,7 @@ class TestBlobVectorWrites:
                 "keyed_vectors.sql": KEYED,
                 "merged_vectors_partial_update.sql": MERGED.replace("ENGINE", "partial-update"),
                 "merged_vectors_aggregation.sql": MERGED.replace("ENGINE", "aggregation"),
-                "merged_pictures.sql": MERGED_PICTURES}
+                "merged_pictures.sql": MERGED_PICTURES, "albums.sql": ALBUMS}
 
     def test_vector_column_of_a_primary_key_table_merged_by_key(self, project):
         """Paimon allows VECTOR columns in a primary-key table's data files. A second run,
@@ -152,8 +165,25 @@ class TestBlobVectorWrites:
             == expected
 
     def test_blob_and_vector_columns_written_and_read_back(self, project):
-        run_dbt(["run", "-s", "pictures", "embeddings"])
-        run_dbt(["run", "-s", "pictures", "embeddings", "--vars", "{low: 3}"])
+        run_dbt(["run", "-s", "pictures", "embeddings", "albums"])
+        run_dbt(["run", "-s", "pictures", "embeddings", "albums", "--vars", "{low: 3}"])
+
+        albums = open_table(project, "albums")
+        assert [(f.name, str(f.type)) for f in albums.fields][1:] == \
+            [("pages", "ARRAY<BLOB>"), ("sides", "MAP<STRING NOT NULL, BLOB>")]
+        expected = [{"id": i,
+                     "pages": None if i == 1 else [bytes([i]), None if i == 4 else b"\xff\xee"],
+                     "sides": None if i == 2 else {"front": bytes([0, i]),
+                                                   "back": None if i == 5 else b""}}
+                    for i in range(6)]
+        read = pypaimon_rows(project, "albums")
+        assert [{**r, "sides": r["sides"] and dict(r["sides"])} for r in read] == expected
+        assert any(f.endswith(".blob") for f in stored_files(project, "albums"))
+        read = project.run_sql(f"select id, pages, sides from {project.test_schema}.albums "
+                               f"order by id", fetch="all")
+        assert [{"id": r[0], "pages": r[1] and [b and bytes(b) for b in r[1]],
+                 "sides": r[2] and {k: v and bytes(v) for k, v in r[2].items()}} for r in read] \
+            == expected
 
         table = open_table(project, "pictures")
         assert [(f.name, str(f.type)) for f in table.fields][2:] == \

@@ -46,7 +46,8 @@ def test_blob_and_vector_columns_on_a_data_evolution_append_table():
      "needs row_tracking=true"),
     ({"row_tracking": True, "table_options": {**BLOB, "blob-field": "label"}}, "paimon_append",
      "column 'label' in 'blob-field' is STRING in the model's query; a BLOB column takes "
-     "BINARY values: return it as binary (e.g. cast(label as binary))"),
+     "BINARY values (Paimon's BLOB), an ARRAY or a MAP of them (ARRAY<BLOB>, MAP<X, BLOB>): "
+     "return it as binary (e.g. cast(label as binary))"),
     ({"row_tracking": True, "table_options": {**BLOB, "blob-field": "nope"}}, "paimon_append",
      "`table_options['blob-field']` names ['nope']"),
     ({"row_tracking": True, "partition_by": "picture", "table_options": BLOB}, "paimon_append",
@@ -87,6 +88,21 @@ def test_vectors_in_the_data_files_of_a_primary_key_table_of_any_engine(engine):
     assert d.options["merge-engine"] == engine
 
 
+@pytest.mark.parametrize("kind, stored", [
+    ("ARRAY<BYTES>", True), ("ARRAY<BINARY(4) NOT NULL>", True), ("MAP<STRING, BYTES>", True),
+    ("MAP<INT, VARBINARY(8)>", True), ("ARRAY<STRING>", False), ("MAP<BYTES, STRING>", False),
+    ("MAP<STRING, DECIMAL(10, 2)>", False), ("ARRAY<ARRAY<BYTES>>", False)])
+def test_an_array_or_map_of_binary_values_is_a_blob_column(kind, stored):
+    """Paimon 2.x's ARRAY<BLOB> and MAP<X, BLOB> (pypaimon's SchemaManager: the element or the
+    map's value BLOB, nothing deeper)."""
+    config = {"row_tracking": True, "table_options": {**BLOB, "blob-field": "pictures"}}
+    columns = [("id", "BIGINT"), ("pictures", kind)]
+    if stored:
+        assert define(config, columns=columns).options["blob-field"] == "pictures"
+    else:
+        assert f"column 'pictures' in 'blob-field' is {kind}" in error_of(config, columns=columns)
+
+
 def test_every_column_a_blob_is_refused():
     message = error_of({"row_tracking": True, "table_options": BLOB},
                        columns=[("picture", "BYTES")])
@@ -108,6 +124,13 @@ def test_stored_types_give_blob_and_vector_columns_their_paimon_types():
     assert stored.field("other").type == pa.list_(pa.float32())
     assert not stored.field("id").nullable and stored.field("label").type == pa.string()
     assert stored_types(query, {}) is query
+    collections = pa.schema([("pictures", pa.list_(pa.binary())),
+                             ("album", pa.map_(pa.string(), pa.binary())),
+                             ("names", pa.list_(pa.string()))])
+    stored = stored_types(collections, {"blob-field": "pictures,album,names"})
+    assert stored.field("pictures").type == pa.list_(pa.large_binary())
+    assert stored.field("album").type == pa.map_(pa.string(), pa.large_binary())
+    assert stored.field("names").type == pa.list_(pa.string())  # refused by the checks
 
 
 def test_wrong_vector_lengths_names_the_rows_and_the_lengths_found():

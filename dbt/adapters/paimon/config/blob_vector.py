@@ -86,8 +86,8 @@ def wrong_vector_lengths(values, length: int) -> Tuple[np.ndarray, List[int]]:
 
 def stored_types(schema: pa.Schema, options: Mapping[str, str]) -> pa.Schema:
     """``schema`` (the query's columns as Arrow) with the table's types for BLOB columns
-    (pypaimon's BLOB: ``large_binary``) and VECTOR columns (a ``fixed_size_list`` of the
-    vector's length). Columns whose query type does not fit stay as they are (the config
+    (pypaimon's BLOB: ``large_binary``, as a list's elements and a map's values too) and VECTOR
+    columns (a ``fixed_size_list`` of the vector's length). Columns whose query type does not fit stay as they are (the config
     checks refuse them)."""
     blobs, vectors = set(blob_columns(options)), set(vector_columns(options))
     if not blobs and not vectors:
@@ -95,8 +95,13 @@ def stored_types(schema: pa.Schema, options: Mapping[str, str]) -> pa.Schema:
     fields = []
     for field in schema:
         kind = field.type
-        if field.name in blobs and (pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
+        if field.name in blobs and _arrow_binary(kind):
             field = field.with_type(pa.large_binary())
+        elif field.name in blobs and pa.types.is_list(kind) and _arrow_binary(kind.value_type):
+            field = field.with_type(pa.list_(kind.value_field.with_type(pa.large_binary())))
+        elif field.name in blobs and pa.types.is_map(kind) and _arrow_binary(kind.item_type):
+            field = field.with_type(pa.map_(kind.key_field, kind.item_field.with_type(
+                pa.large_binary())))
         elif field.name in vectors and (pa.types.is_list(kind) or pa.types.is_large_list(kind)) \
                 and vector_dim(options, field.name) is not None:
             # the element nullable whatever the query's array says, as Paimon's Spark catalog
@@ -137,14 +142,12 @@ def check_blob_and_vector(materialization: str, primary_keys: Sequence[str],
         _require(problems, BLOB_FIELD, blobs, names)
         for column in [c for c in blobs if c in types]:
             kind = types[column]
-            if kind.startswith(("ARRAY<", "MAP<")):
-                problems.add(f"column '{column}' in 'blob-field' is {kind} in the model's query: "
-                             f"dbt-paimon writes BLOB columns of BINARY values only (ARRAY<BLOB> "
-                             f"and MAP<X, BLOB> are not built). Remove it from 'blob-field'.")
-            elif not _is_binary(kind):
+            if not _is_binary(_blob_values(kind)):
                 problems.add(f"column '{column}' in 'blob-field' is {kind} in the model's "
-                             f"query; a BLOB column takes BINARY values: return it as binary "
-                             f"(e.g. cast({column} as binary)) or remove it from 'blob-field'.")
+                             f"query; a BLOB column takes BINARY values (Paimon's BLOB), an "
+                             f"ARRAY or a MAP of them (ARRAY<BLOB>, MAP<X, BLOB>): return it "
+                             f"as binary (e.g. cast({column} as binary)) or remove it from "
+                             f"'blob-field'.")
         if keyed:
             problems.add(f"BLOB column(s) {blobs} ('blob-field') in a primary-key table: Paimon "
                          f"2.1 (pypaimon) stores BLOB columns in append tables only; use "
@@ -207,8 +210,24 @@ def check_blob_and_vector(materialization: str, primary_keys: Sequence[str],
                              "files: Paimon needs at least one other column in the table.")
 
 
+def _blob_values(paimon_type: str) -> str:
+    """The type of the values a BLOB column stores: the type itself, or the element of an ARRAY
+    or the value of a MAP (Paimon 2.x's ARRAY<BLOB> and MAP<X, BLOB>; a binary type holds no
+    comma, so a MAP's value is what follows its last one)."""
+    kind = paimon_type.replace(" NOT NULL", "")
+    if kind.startswith("ARRAY<") and kind.endswith(">"):
+        return kind[len("ARRAY<"):-1]
+    if kind.startswith("MAP<") and kind.endswith(">") and "," in kind:
+        return kind[len("MAP<"):-1].rsplit(",", 1)[1].strip()
+    return kind
+
+
 def _is_binary(paimon_type: str) -> bool:
     return paimon_type in ("BYTES", "BLOB") or paimon_type.startswith(("BINARY", "VARBINARY"))
+
+
+def _arrow_binary(kind: pa.DataType) -> bool:
+    return pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
 
 
 def _require(problems, option: str, wanted: Sequence[str], names: Sequence[str]) -> None:

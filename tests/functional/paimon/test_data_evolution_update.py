@@ -6,12 +6,18 @@ whose keys match no row, or naming a column the table lacks, fails without a com
 one file (rows and _ROW_IDs kept) and `update_rows` changes a row by row id. A VECTOR column of
 the data files is written like any other column, a NULL vector and a new row included. The same
 model written in Spark tasks (`write_path='distributed'`) gives the table the in-process run
-gives, and a failing distributed run leaves the table as it was."""
+gives, and a failing distributed run leaves the table as it was; its VARIANT column (a NULL
+variant included, which Spark hands its tasks with null children) is written on both paths, and
+the table's `variant.inferShreddingSchema` shreds the column files, read back whole."""
 
+import json
 import os
 
+import pyarrow.parquet as pq
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
+from pypaimon.data.generic_variant import GenericVariant
+from pypaimon.schema.data_types import is_variant_struct
 
 from tests.functional.paimon_tables import commit_kinds, open_table
 
@@ -65,23 +71,27 @@ select cast(1 as bigint) as id, 5 as score, 6 as nope
 """
 
 
-# a partitioned table (two row-id ranges) with a VECTOR column, built twice
+# a partitioned table (two row-id ranges) with a VECTOR column and a VARIANT column whose
+# files are shredded as inferred, built twice
 PARTITIONED = """
 {{ config(materialized='paimon_append', row_tracking=true, partition_by='dt',
           table_options={'data-evolution.enabled': 'true', 'vector-field': 'emb',
-                         'field.emb.vector-dim': '2'}) }}
+                         'field.emb.vector-dim': '2', 'variant.inferShreddingSchema': 'true'}) }}
 select cast(id as bigint) as id, name, cast(id as int) as score,
-       array(cast(id as float), cast(0 as float)) as emb, dt
+       array(cast(id as float), cast(0 as float)) as emb,
+       parse_json(concat('{"k":', cast(id as string), '}')) as v, dt
 from values (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'x'), (4, 'd', 'y'), (5, 'e', 'y')
   as v(id, name, dt)
 """
-# keys 2 and 5 in the two ranges, key 9 a new row of partition 'y'
+# keys 2 (its variant set NULL) and 5 in the two ranges, key 9 a new row of partition 'y'
 SAME_UPDATE = """
 {{{{ config(materialized='data_evolution_update', target='{target}', update_key='id',
-          update_columns=['score', 'emb'], when_not_matched='insert',
+          update_columns=['score', 'emb', 'v'], when_not_matched='insert',
           write_path='{path}') }}}}
 select cast(id as bigint) as id, cast(score as int) as score,
        case when id = 5 then null else array(cast(id as float), cast(7 as float)) end as emb,
+       case when id = 2 then null
+            else parse_json(concat('{{"k":', cast(score as string), ',"s":"u"}}')) end as v,
        dt
 from values (2, 20, 'x'), (5, 50, 'y'), (9, 90, 'y') as v(id, score, dt)
 """
@@ -105,7 +115,10 @@ def pypaimon_rows(project, name="base", with_row_id=False):
     if with_row_id:
         builder = builder.with_projection(list(table.field_names) + ["_ROW_ID"])
     data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
-    return sorted(tuple(r.values()) for r in data.to_pylist())
+    variants = {f.name for f in data.schema if is_variant_struct(f.type)}
+    return sorted(tuple(GenericVariant(v["value"], v["metadata"]).to_python()
+                        if k in variants and v is not None else v for k, v in r.items())
+                  for r in data.to_pylist())
 
 
 class TestDataEvolutionUpdate:
@@ -202,19 +215,31 @@ class TestDistributedDataEvolutionUpdate:
     def test_spark_tasks_write_the_table_the_in_process_run_writes(self, project):
         run_dbt(["run", "-s", "part_in", "part_spark"])
         _, out = run_dbt_and_capture(["run", "-s", "update_in", "update_spark"])
-        assert "UPDATE ['score', 'emb'] of 2 rows in 2 column file(s), INSERT 1 new rows " \
-               "in-process" in out, out
-        assert "UPDATE ['score', 'emb'] of 2 rows in 2 column file(s), INSERT 1 new rows " \
-               "distributed" in out, out
-        want = [(1, "a", 1, [1.0, 0.0], "x"), (2, "b", 20, [2.0, 7.0], "x"),
-                (3, "c", 3, [3.0, 0.0], "x"), (4, "d", 4, [4.0, 0.0], "y"),
-                (5, "e", 50, None, "y"), (9, None, 90, [9.0, 7.0], "y")]
+        assert "UPDATE ['score', 'emb', 'v'] of 2 rows in 2 column file(s), INSERT 1 new " \
+               "rows in-process" in out, out
+        assert "UPDATE ['score', 'emb', 'v'] of 2 rows in 2 column file(s), INSERT 1 new " \
+               "rows distributed" in out, out
+        want = [(1, "a", 1, [1.0, 0.0], {"k": 1}, "x"), (2, "b", 20, [2.0, 7.0], None, "x"),
+                (3, "c", 3, [3.0, 0.0], {"k": 3}, "x"), (4, "d", 4, [4.0, 0.0], {"k": 4}, "y"),
+                (5, "e", 50, None, {"k": 50, "s": "u"}, "y"),
+                (9, None, 90, [9.0, 7.0], {"k": 90, "s": "u"}, "y")]
         assert pypaimon_rows(project, "part_spark") == want
         # every column and every _ROW_ID as the in-process run left them, in one new snapshot
         assert pypaimon_rows(project, "part_spark", with_row_id=True) == \
             pypaimon_rows(project, "part_in", with_row_id=True)
         assert commit_kinds(project, "part_spark") == ["APPEND", "APPEND"]
         assert commit_kinds(project, "part_in") == ["APPEND", "APPEND"]
+        for name in ("part_in", "part_spark"):
+            # every Parquet file holding the variant (data, column and new-row files) shredded
+            # as inferred from its rows; Spark reads the variants whole
+            shredded = [pq.read_schema(f).field("v").type for f in table_files(project, name)
+                        if f.endswith(".parquet") and "v" in pq.read_schema(f).names]
+            assert len(shredded) == 5 and all(
+                "typed_value" in [c.name for c in t] for t in shredded), (name, shredded)
+            read = project.run_sql(f"select id, to_json(v) from {project.test_schema}.{name} "
+                                   f"order by id", fetch="all")
+            assert [(r[0], r[1] and json.loads(r[1])) for r in read] == \
+                [(w[0], w[4]) for w in want], name
 
         # a key matching no row: the in-process path's error, no commit, no file left
         files = table_files(project, "part_spark")
@@ -228,7 +253,5 @@ class TestDistributedDataEvolutionUpdate:
         _, out = run_dbt_and_capture(["run", "-s", "by_row_id_spark"])
         assert "UPDATE ['score'] of 3 rows in 3 column file(s) distributed" in out, out
         assert pypaimon_rows(project, "part_spark") == [
-            (1, "a", 1, [1.0, 0.0], "x"), (2, "b", 20, [2.0, 7.0], "x"),
-            (3, "c", 4, [3.0, 0.0], "x"), (4, "d", 5, [4.0, 0.0], "y"),
-            (5, "e", 50, None, "y"), (9, None, 91, [9.0, 7.0], "y")]
+            w[:2] + (w[2] + 1,) + w[3:] if w[0] in (3, 4, 9) else w for w in want]
         assert commit_kinds(project, "part_spark") == ["APPEND"] * 3

@@ -26,7 +26,9 @@ or writes through this package (the Spark driver and every worker) has it.
   'adaptive' modes): pypaimon 2.1 does not infer. ``DataWriter``, which writes every data
   file, gets each Parquet file's inferred schema (format/variant_inference.py,
   format/variant_adaptive.py) in its ``_variant_shredding`` just before writing the file, as
-  it holds a configured one.
+  it holds a configured one. A data-evolution table's column files (``update_by_row_id``)
+  go through ``DataWriter`` too when such a table has VARIANT columns: pypaimon's streaming
+  column-file writer, which it uses otherwise, shreds nothing.
 - A data-evolution row-id range whose VECTOR column lies in several ``.vector`` files (what a
   compaction leaves, Paimon's or ops/data_evolution_compact.py's: the range's data files become
   one, its vector files stay; pypaimon's writer also rolls them at ``vector.target-file-size``).
@@ -67,6 +69,7 @@ def _install() -> None:
     _stream_null_vectors()
     _shred_variants_vectorized()
     _infer_variant_shredding()
+    _infer_variant_shredding_of_column_updates()
     _make_bunch_file_readers_at_once()
 
 
@@ -210,6 +213,34 @@ def _infer_variant_shredding() -> None:
     init._dbt_paimon_compat = write_data_to_file._dbt_paimon_compat = True
     init.pypaimon, write_data_to_file.pypaimon = original_init, original_write
     DataWriter.__init__, DataWriter._write_data_to_file = init, write_data_to_file
+
+
+def _infer_variant_shredding_of_column_updates() -> None:
+    """pypaimon 2.1 writes a data-evolution table's column files (``update_by_row_id``)
+    through a streaming Parquet writer of its own unless the table needs its data writer (a
+    configured `variant.shreddingSchema`, among others); that writer shreds nothing, so a
+    table with `variant.inferShreddingSchema` got unshredded column files. Such a table's
+    column files go through pypaimon's data writer (its other path), which infers them as
+    every data file (``_infer_variant_shredding``)."""
+    from pypaimon.write import table_update_by_row_id
+
+    from dbt.adapters.paimon.format import variant_inference
+
+    writer = table_update_by_row_id._RowIdUpdateFileWriter
+    original = writer.__dict__["supports_table"].__func__
+    if getattr(original, "_dbt_paimon_compat", False):
+        return
+
+    def supports_table(table):
+        if variant_inference.enabled(table.options.options.to_map()) and any(
+                getattr(f.type, "type", None) == variant_inference.VARIANT
+                for f in table.fields):
+            return False
+        return original(table)
+
+    supports_table._dbt_paimon_compat = True
+    supports_table.pypaimon = original
+    writer.supports_table = staticmethod(supports_table)
 
 
 def _make_bunch_file_readers_at_once() -> None:

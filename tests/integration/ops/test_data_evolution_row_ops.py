@@ -4,7 +4,9 @@ row id, and pypaimon 2.1's read and ours give the expected rows. No data file is
 UPDATE writes files holding only the assigned columns, DELETE deletion vectors, MERGE both
 and new rows whose row ids follow the table's last. Each is one snapshot, of the kind Paimon's
 commit gives it: APPEND for new files, OVERWRITE for deletion vectors changed (its
-``shouldBeOverwriteCommit``). Bad input fails before anything is written."""
+``shouldBeOverwriteCommit``). Bad input fails before anything is written. UPDATE and MERGE
+through the distributed executor (write/column_update_job.py) give the very table the
+in-process one does, and leave it as it was when they fail."""
 import pyarrow as pa
 import pytest
 from pypaimon import Schema
@@ -15,7 +17,10 @@ from dbt.adapters.paimon.format.splits import plan_splits
 from dbt.adapters.paimon.ops.row_ops import delete_rows, merge_rows, update_rows
 from tests.data_evolution_tables import (  # noqa: F401  (fixtures)
     EVOLUTION, catalog, create, our_rows, pypaimon_rows, warehouse, wide, write)
-from ops_helpers import kinds
+from dbt.adapters.paimon.format.errors import CommitConflictError
+from dbt.adapters.paimon.ops import data_evolution_row_ops
+from dbt.adapters.paimon.write import column_update_job
+from ops_helpers import files_on_disk, kinds
 
 DV = {"deletion-vectors.enabled": "true"}
 
@@ -45,8 +50,8 @@ def test_update_writes_only_the_assigned_columns_by_row_id(spark, catalog, wareh
     result = update_rows(spark, location, "id % 2 = 1", values={"note": "odd"},
                          expressions={"score": "score * 100"})
     assert (result.updated, result.rewritten_files) == (3, 0)
-    assert result.message == f"3 updated by row id (snapshot {result.snapshot_id}; 0 data " \
-                             f"files rewritten)"
+    assert result.message == f"3 updated in-process by row id (snapshot " \
+                             f"{result.snapshot_id}; 0 data files rewritten)"
     assert kinds(location) == ["APPEND"] * 3
     rows = _rows(catalog, warehouse, "u")
     for i in range(6):
@@ -137,16 +142,18 @@ def test_bad_input_fails_before_anything_is_written(spark, catalog, warehouse):
                                          r"are partition columns"):
         update_rows(spark, location, "id = 1", values={"dt": "b"})
     twice = spark.createDataFrame([(1, "x"), (1, "y")], "id bigint, note string")
-    with pytest.raises(ValueError, match="match more than one source row"):
-        merge_rows(spark, location, twice, "t.id = s.id", update={"note": "s.note"},
-                   insert=None)
+    for write_path in ("in_process", "distributed"):
+        with pytest.raises(ValueError, match="match more than one source row"):
+            merge_rows(spark, location, twice, "t.id = s.id", update={"note": "s.note"},
+                       insert=None, write_path=write_path)
     with pytest.raises(ValueError, match="unknown|cannot be resolved|UNRESOLVED"):
         update_rows(spark, location, "nope = 1", values={"note": "x"})
     assert kinds(location) == ["APPEND"] * 2 and _rows(catalog, warehouse, "bad") == before
 
 
-def test_a_merge_inserting_null_into_a_not_null_column_fails_before_its_commit(spark, catalog,
-                                                                             warehouse):
+@pytest.mark.parametrize("write_path", ["in_process", "distributed"])
+def test_a_merge_inserting_null_into_a_not_null_column_fails_before_its_commit(
+        spark, catalog, warehouse, write_path):
     from pypaimon import Schema
 
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("note", pa.string())])
@@ -159,5 +166,104 @@ def test_a_merge_inserting_null_into_a_not_null_column_fails_before_its_commit(s
     with pytest.raises(ValueError, match=r"1 source rows match no row and would be inserted "
                                          r"holding NULL in the NOT NULL column\(s\) \['id'\]"):
         merge_rows(spark, location, source, "t.id = s.key", update=None,
-                   insert={"note": "s.note"})
+                   insert={"note": "s.note"}, write_path=write_path)
     assert kinds(location) == ["APPEND"]
+
+
+def _all_columns(catalog, name):
+    """Every column and _ROW_ID as pypaimon 2.1 reads them, ordered by _ROW_ID."""
+    table = catalog.get_table(f"db.{name}")
+    builder = table.new_read_builder().with_projection(list(table.field_names) + ["_ROW_ID"])
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sorted((tuple(r.values()) for r in data.to_pylist()), key=lambda r: r[-1])
+
+
+def test_update_and_merge_in_spark_tasks_give_the_in_process_table(spark, catalog, warehouse):
+    # new rows 9 (b), 8 (a), 10 (b): the commit numbers them partition by partition, in the
+    # order partitions first appear in its messages (the column files' ranges first: a, b), in
+    # the source's order within one
+    source = spark.createDataFrame(
+        [(5, "five", "b"), (9, "nine", "b"), (1, "one", "a"), (8, "eight", "a"),
+         (10, "ten", "b")], "id bigint, note string, dt string")
+    tables = {}
+    for path, label in (("in_process", "in-process"), ("distributed", "distributed")):
+        name = f"twin_{path}"
+        location = _table(catalog, warehouse, name)
+        updated = update_rows(spark, location, "id % 2 = 1", values={"note": "odd"},
+                              expressions={"score": "score * 100"}, write_path=path)
+        assert updated.message == f"3 updated {label} by row id (snapshot 3; 0 data files " \
+                                  f"rewritten)"
+        merged = merge_rows(spark, location, source, "t.id = s.id", update={"note": "s.note"},
+                            insert={"id": "s.id", "note": "s.note", "dt": "s.dt",
+                                    "score": "cast(s.id * 10 as int)"}, write_path=path)
+        assert (merged.updated, merged.inserted, merged.snapshot_id) == (2, 3, 4)
+        assert merged.executor == f"{label} by row id"
+        assert kinds(location) == ["APPEND"] * 4
+        tables[path] = _all_columns(catalog, name)
+        assert sorted((r[:-1] for r in tables[path]), key=repr) == our_rows(warehouse, name)
+        # nothing matched: no commit
+        assert update_rows(spark, location, "id > 100", values={"note": "x"},
+                           write_path=path).snapshot_id is None
+        assert len(kinds(location)) == 4
+    assert tables["in_process"] == [
+        (0, "n0", 0, "note0", "a", 0), (1, "n1", 100, "one", "a", 1),
+        (2, "n2", 2, "note2", "a", 2), (3, "n3", 300, "odd", "a", 3),
+        (4, "n4", 4, "note4", "b", 4), (5, "n5", 500, "five", "b", 5),
+        (8, None, 80, "eight", "a", 6), (9, None, 90, "nine", "b", 7),
+        (10, None, 100, "ten", "b", 8)]
+    assert tables["distributed"] == tables["in_process"]
+
+
+def test_a_distributed_merge_failing_in_a_task_leaves_the_table_as_it_was(
+        spark, catalog, warehouse, monkeypatch):
+    location = _table(catalog, warehouse, "fails")
+    before = (_all_columns(catalog, "fails"), kinds(location), files_on_disk(location))
+
+    def failing(job, batches):  # the new rows' task, after the column files are written
+        from dbt.adapters.paimon.write import task_errors
+        from dbt.adapters.paimon.write.column_update_job import payload
+
+        list(batches)
+        yield payload([], 0, 0, 0, task_errors.encode(RuntimeError("disk full")))
+
+    aborted = []
+    abort = column_update_job._abort
+    monkeypatch.setattr(column_update_job, "append_task", failing)
+    monkeypatch.setattr(column_update_job, "_abort",
+                        lambda table, messages: (aborted.append(len(messages)),
+                                                 abort(table, messages)))
+    source = spark.createDataFrame([(1, "one", "a"), (7, "seven", "b")],
+                                   "id bigint, note string, dt string")
+    with pytest.raises(RuntimeError, match="disk full"):
+        merge_rows(spark, location, source, "t.id = s.id", update={"note": "s.note"},
+                   insert={"id": "s.id", "note": "s.note", "dt": "s.dt"},
+                   write_path="distributed")
+    # the column file of the matched row's range was written, and deleted
+    assert len(aborted) == 1 and aborted[0] >= 1
+    assert (_all_columns(catalog, "fails"), kinds(location), files_on_disk(location)) == before
+
+
+def test_a_distributed_update_conflicting_with_a_commit_since_its_snapshot_fails(
+        spark, catalog, warehouse, monkeypatch):
+    """The rows are read, and the writers merge, at the snapshot the commit's row-id check
+    starts from: another writer's update of the same column committed meanwhile fails it."""
+    location = _table(catalog, warehouse, "race")
+    planned = data_evolution_row_ops._planned
+
+    def racing(spark, location, table):
+        found = planned(spark, location, table)
+        other = catalog.get_table("db.race")
+        builder = other.new_batch_write_builder()
+        committer = builder.new_commit()
+        committer.commit(builder.new_update().with_update_type(["note"])
+                         .update_by_arrow_with_row_id(pa.table({
+                             "_ROW_ID": pa.array([0], pa.int64()), "note": ["theirs"]})))
+        committer.close()
+        return found
+
+    monkeypatch.setattr(data_evolution_row_ops, "_planned", racing)
+    with pytest.raises(CommitConflictError):
+        update_rows(spark, location, "id = 1", values={"note": "ours"},
+                    write_path="distributed")
+    rows = _rows(catalog, warehouse, "race")
+    assert rows[0][3] == "theirs" and rows[1][3] == "note1" and len(kinds(location)) == 3

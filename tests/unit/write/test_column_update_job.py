@@ -198,3 +198,29 @@ def test_an_update_of_the_same_column_committed_after_the_match_fails_the_commit
                       [m for p in payloads for m in p["messages"]])
     rows = {r[0]: r for r in pypaimon_rows(catalog, "facts")}
     assert rows[1][2] == 5 and rows[2][2] == 2
+
+
+def test_new_rows_are_appended_by_their_own_task_and_a_bad_one_writes_nothing(catalog,
+                                                                              warehouse):
+    """A MERGE's inserts (whole rows): append_task writes them as new files for the run's one
+    commit, which numbers them after the table's last row id; a row that does not fit the
+    table is reported, with no file left and no message."""
+    location, table = _table(catalog, warehouse)
+    files = snapshot_splits(table)[1]
+    job = UpdateJob(location, "merge", "_ROW_ID", ("note",), (), False, files)
+    before = _data_files(warehouse)
+    bad = pa.table({"id": pa.array(["x"]), "name": ["n"], "score": pa.array([1], pa.int32()),
+                    "note": ["b"], "dt": ["a"]})
+    (row,) = list(job_mod.append_task(job, bad.to_batches()))
+    result = pickle.loads(row.column(0)[0].as_py())
+    assert "does not fit" in str(decode(result["error"]))
+    assert result["messages"] == [] and _data_files(warehouse) == before
+    new = pa.table({"id": pa.array([20, 21], pa.int64()), "score": pa.array([1, 2], pa.int32()),
+                    "note": ["x", None]})  # columns left out are NULL
+    (row,) = list(job_mod.append_task(job, new.to_batches()))
+    result = pickle.loads(row.column(0)[0].as_py())
+    assert result["error"] is None and summed([result]) == (0, 0, 2)
+    commit_update(open_table(warehouse, "db", "facts"), result["messages"])
+    rows = dict(pypaimon_rows(catalog, "facts", with_row_id=True))
+    assert (rows[20], rows[21]) == (10, 11) and len(rows) == 12
+    assert {r[0]: r for r in pypaimon_rows(catalog, "facts")}[21] == (21, None, 2, None, None)

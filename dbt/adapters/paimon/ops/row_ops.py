@@ -106,9 +106,10 @@ def _by_row_id(table) -> bool:
 
 
 def _by_row_id_result(changed: data_evolution_row_ops.Changed) -> RowOpResult:
-    """No data file is rewritten; the message names the executor ``by row id``."""
+    """No data file is rewritten; the message names the executor (UPDATE, MERGE) and ``by row
+    id``."""
     return RowOpResult(changed.updated, changed.deleted, changed.inserted, 0,
-                       changed.snapshot_id, "by row id")
+                       changed.snapshot_id, f"{changed.executor} by row id".strip())
 
 
 def _executor(spark, location: TableRef, table, base: Optional[int], what: str,
@@ -171,7 +172,8 @@ def update_rows(spark: SparkSession, location: TableRef, where: Optional[str],
     condition = F.coalesce(_condition(where, "where", what), F.lit(False))
     if _by_row_id(table):
         return _by_row_id_result(data_evolution_row_ops.update_rows(
-            tracked_rows(spark, location), table, what, condition, sets))
+            spark, location, table, base, what, condition, sets, write_path,
+            in_process_max_bytes))
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes)
     frame = executor.frame
     files, count = _files_and_count(frame.where(condition))
@@ -243,8 +245,8 @@ def merge_rows(spark: SparkSession, location: TableRef, source: DataFrame,
     inserts = _merge_assignments(table, source, insert, "insert", what)
     if _by_row_id(table):
         return _by_row_id_result(data_evolution_row_ops.merge_rows(
-            tracked_rows(spark, location), table, what, source, condition, updates, inserts,
-            on))
+            spark, location, table, base, what, source, condition, updates, inserts, on,
+            write_path, in_process_max_bytes))
     columns = _data_columns(table)
     executor = _executor(spark, location, table, base, what, write_path, in_process_max_bytes,
                          source)

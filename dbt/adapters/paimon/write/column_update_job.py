@@ -14,9 +14,12 @@ the commit's row-id check (``check_from_snapshot``) covers everything committed 
 row-id range gets one new file, so all rows of a range go to one task: the shuffle is by the
 range's ``first_row_id``. Rows matching no row (``when_not_matched='insert'``) are spread over
 tasks by their key's hash and written there as new files, which the commit numbers after the
-table's last row id. A task never raises once it may have written a file: its error comes back
-in its result row (write/task_errors.py), the driver deletes every task's files and raises it.
-The driver holds only counts, sample keys and commit messages.
+table's last row id. A row operation (ops/data_evolution_row_ops.py) passes the snapshot it read
+its rows at, and a MERGE's inserts as whole new rows: a second writing stage
+(``append_task``) appends them so that the commit gives them the row ids the in-process write
+does. A task never raises once it may have written a file: its error comes back in its result
+row (write/task_errors.py), the driver deletes every task's files and raises it. The driver
+holds only counts, sample keys and commit messages.
 """
 from __future__ import annotations
 
@@ -40,6 +43,9 @@ FIRST_ROW_ID = "__paimon_first_row_id"
 _KEY = "__paimon_key"
 _IN_MODEL = "__paimon_in_model"
 _IN_TABLE = "__paimon_in_table"
+# the order new rows of ``appended`` get their row ids in (a MERGE's source order)
+APPEND_ORDER = "__paimon_append_order"
+_FIRST_IN_PARTITION = "__paimon_first_in_partition"
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,7 @@ class Checked:
     repeated: int       # keys the model returns more than once
     ambiguous: int      # keys the table holds more than once
     unmatched: int      # model rows whose key matches no row
+    rows: int = 0       # model rows
 
 
 # --------------------------------------------------------------------------- pure pieces
@@ -182,6 +189,27 @@ def update_task(job: UpdateJob, batches: Iterable[pa.RecordBatch]
     yield payload(messages, rows, files, inserted, error)
 
 
+def append_task(job: UpdateJob, batches: Iterable[pa.RecordBatch]
+                ) -> Iterator[pa.RecordBatch]:
+    """Whole new rows (the table's columns, a MERGE's inserts) appended as new files; one result
+    row (``payload``). Never raises, as update_task."""
+    from dbt.adapters.paimon.datasource.source import write_append_files
+
+    messages: list = []
+    inserted = 0
+    error = None
+    try:
+        data = task_rows(batches)
+        if data is not None and data.num_rows:
+            table = job.location.open()
+            # write_append_files deletes its own files when it fails
+            messages = write_append_files(table, [new_rows(table, job.model, data)])
+            inserted = data.num_rows
+    except BaseException as exc:  # noqa: BLE001 - reported to the driver, never raised here
+        error = task_errors.encode(exc)
+    yield payload(messages, 0, 0, inserted, error)
+
+
 def _repeated(data: pa.Table, column: str) -> list:
     if not data.num_rows:
         return []
@@ -192,17 +220,67 @@ def _repeated(data: pa.Table, column: str) -> list:
 # --------------------------------------------------------------------------- driver
 
 def update_in_spark(spark, table, location, model: str, rows, key: str,
-                    columns: Sequence[str], placed: Sequence[str],
-                    insert: bool) -> ColumnUpdateResult:
+                    columns: Sequence[str], placed: Sequence[str], insert: bool,
+                    planned=None, appended=None) -> ColumnUpdateResult:
     """Write ``columns`` of ``rows`` (a DataFrame of the key, ``columns`` and ``placed``) into
     the rows of ``table`` (at ``location``) their ``key`` names, in Spark tasks, as ONE commit;
-    the same checks and errors as column_update.update_columns, nothing written on failure."""
+    the same checks and errors as column_update.update_columns, nothing written on failure.
+    ``rows`` None: no existing row is updated. ``planned``: snapshot_splits' (splits, row-id
+    index) when the caller computed ``rows`` from that snapshot, else the latest is planned
+    here. ``appended``: whole new rows (the table's columns and ``APPEND_ORDER``) for the same
+    commit, written by append_task."""
+    splits, files = planned if planned is not None else snapshot_splits(table)
+    job = UpdateJob(location, model, key, tuple(columns), tuple(placed), insert, files)
+    payloads: list = []
+    messages: list = []
+    errors: list = []
+    try:
+        if rows is not None:
+            payloads, messages, errors = _update_stage(spark, table, location, job, rows,
+                                                       splits)
+            # in range order, as the in-process writer gives them: the commit numbers new rows
+            # partition by partition, in the order partitions first appear in its messages
+            messages = sorted(messages, key=_range_start)
+        if appended is not None and not errors:
+            found = task_errors.collect_results(
+                _in_append_order(appended, table.partition_keys).mapInArrow(
+                    functools.partial(append_task, job), "payload binary"))
+            payloads, messages, errors = (payloads + found[0], messages + found[1],
+                                          errors + found[2])
+    except BaseException:
+        # a stage Spark failed: the tasks that completed before it wrote their files
+        _abort(table, messages)
+        raise
+    if errors:
+        _abort(table, messages)
+        raise first_error(errors)
+    updated, column_files, inserted = summed(payloads)
+    if not messages:
+        return ColumnUpdateResult(0, 0, None)
+    snapshot = commit_update(table, messages)
+    return ColumnUpdateResult(updated, column_files, snapshot, inserted)
+
+
+def _range_start(message) -> int:
+    starts = [f.first_row_id for f in message.new_files if f.first_row_id is not None]
+    return min(starts) if starts else -1
+
+
+def _abort(table, messages: list) -> None:
+    if messages:
+        from dbt.adapters.paimon.format.commit import abort
+
+        abort(table, messages)
+
+
+def _update_stage(spark, table, location, job: UpdateJob, rows, splits):
+    """The key stage, the checks and the writing stage of ``rows``: task_errors.collect_results'
+    (payloads, messages, errors); nothing run after the checks when ``rows`` is empty."""
     from pyspark import StorageLevel
 
     from dbt.adapters.paimon.datasource.spark_env import default_parallelism
 
-    splits, files = snapshot_splits(table)
-    job = UpdateJob(location, model, key, tuple(columns), tuple(placed), insert, files)
+    key, files = job.key, job.files
     key_type = _key_type(table, key)
     stored = _stored_keys(spark, location, key, key_type, splits, files.first_row_ids)
     # read by the check and by the join: the key column is read from the files once
@@ -210,27 +288,37 @@ def update_in_spark(spark, table, location, model: str, rows, key: str,
     try:
         model_rows = rows.withColumn(key, _col(key).cast(key_type))
         checked = check_rows(job, table, model_rows, stored)
-        if insert and checked.unmatched:
-            missing = unwritten_not_null(table, [key] + list(columns) + list(placed))
+        if not checked.rows:
+            return [], [], []
+        if job.insert and checked.unmatched:
+            missing = unwritten_not_null(table, [key] + list(job.columns) + list(job.placed))
             if missing:
-                raise not_null_error(table, model, checked.unmatched, missing)
+                raise not_null_error(table, job.model, checked.unmatched, missing)
         parallelism = default_parallelism(spark)
-        tasks = max(1, min(len(files.first_row_ids) + (parallelism if insert else 0),
+        tasks = max(1, min(len(files.first_row_ids) + (parallelism if job.insert else 0),
                            2 * parallelism))
         routed = _routed(model_rows, stored, key, tasks)
-        payloads, messages, errors = task_errors.collect_results(
+        return task_errors.collect_results(
             routed.mapInArrow(functools.partial(update_task, job), "payload binary"))
     finally:
         stored.unpersist()
-    if errors:
-        if messages:
-            from dbt.adapters.paimon.format.commit import abort
 
-            abort(table, messages)
-        raise first_error(errors)
-    updated, column_files, inserted = summed(payloads)
-    snapshot = commit_update(table, messages)
-    return ColumnUpdateResult(updated, column_files, snapshot, inserted)
+
+def _in_append_order(appended, partition_keys: Sequence[str]):
+    """``appended`` sorted (range-partitioned, so the tasks' results come back in that order) as
+    the in-process write numbers new rows: its writer keeps one file per partition, in the
+    order each partition first appears, its rows in ``APPEND_ORDER``, and the commit numbers
+    the files partition by partition in message order. ``APPEND_ORDER`` dropped."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    order = F.col(APPEND_ORDER)
+    if partition_keys:
+        first = F.min(order).over(Window.partitionBy(*[_col(c) for c in partition_keys]))
+        appended = appended.withColumn(_FIRST_IN_PARTITION, first)
+        return appended.orderBy(_FIRST_IN_PARTITION, APPEND_ORDER).drop(
+            _FIRST_IN_PARTITION, APPEND_ORDER)
+    return appended.orderBy(APPEND_ORDER).drop(APPEND_ORDER)
 
 
 def check_rows(job: UpdateJob, table, model_rows, stored) -> Checked:
@@ -259,7 +347,8 @@ def check_rows(job: UpdateJob, table, model_rows, stored) -> Checked:
         F.coalesce(F.sum(F.when(conditions["null_rows"], in_model)), F.lit(0)),
         F.count(F.when(conditions["repeated"], 1)),
         F.count(F.when(conditions["ambiguous"], 1)),
-        F.coalesce(F.sum(F.when(conditions["unmatched"], in_model)), F.lit(0))).first()
+        F.coalesce(F.sum(F.when(conditions["unmatched"], in_model)), F.lit(0)),
+        F.coalesce(F.sum(in_model), F.lit(0))).first()
     checked = Checked(*(int(v) for v in counted))
 
     def samples(what: str) -> list:

@@ -50,7 +50,7 @@ def test_update_writes_only_the_assigned_columns_by_row_id(spark, catalog, wareh
     result = update_rows(spark, location, "id % 2 = 1", values={"note": "odd"},
                          expressions={"score": "score * 100"})
     assert (result.updated, result.rewritten_files) == (3, 0)
-    assert result.message == f"3 updated in-process by row id (snapshot " \
+    assert result.message == f"3 updated by row id, in-process (snapshot " \
                              f"{result.snapshot_id}; 0 data files rewritten)"
     assert kinds(location) == ["APPEND"] * 3
     rows = _rows(catalog, warehouse, "u")
@@ -191,13 +191,13 @@ def test_update_and_merge_in_spark_tasks_give_the_in_process_table(spark, catalo
         location = _table(catalog, warehouse, name)
         updated = update_rows(spark, location, "id % 2 = 1", values={"note": "odd"},
                               expressions={"score": "score * 100"}, write_path=path)
-        assert updated.message == f"3 updated {label} by row id (snapshot 3; 0 data files " \
+        assert updated.message == f"3 updated by row id, {label} (snapshot 3; 0 data files " \
                                   f"rewritten)"
         merged = merge_rows(spark, location, source, "t.id = s.id", update={"note": "s.note"},
                             insert={"id": "s.id", "note": "s.note", "dt": "s.dt",
                                     "score": "cast(s.id * 10 as int)"}, write_path=path)
         assert (merged.updated, merged.inserted, merged.snapshot_id) == (2, 3, 4)
-        assert merged.executor == f"{label} by row id"
+        assert merged.executor == f"by row id, {label}"
         assert kinds(location) == ["APPEND"] * 4
         tables[path] = _all_columns(catalog, name)
         assert sorted((r[:-1] for r in tables[path]), key=repr) == our_rows(warehouse, name)

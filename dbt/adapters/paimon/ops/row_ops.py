@@ -106,10 +106,11 @@ def _by_row_id(table) -> bool:
 
 
 def _by_row_id_result(changed: data_evolution_row_ops.Changed) -> RowOpResult:
-    """No data file is rewritten; the message names the executor (UPDATE, MERGE) and ``by row
-    id``."""
+    """No data file is rewritten; the message says ``by row id`` and names the executor
+    (UPDATE, MERGE)."""
+    executor = f"by row id, {changed.executor}" if changed.executor else "by row id"
     return RowOpResult(changed.updated, changed.deleted, changed.inserted, 0,
-                       changed.snapshot_id, f"{changed.executor} by row id".strip())
+                       changed.snapshot_id, executor)
 
 
 def _executor(spark, location: TableRef, table, base: Optional[int], what: str,

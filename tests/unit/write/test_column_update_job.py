@@ -224,3 +224,18 @@ def test_new_rows_are_appended_by_their_own_task_and_a_bad_one_writes_nothing(ca
     rows = dict(pypaimon_rows(catalog, "facts", with_row_id=True))
     assert (rows[20], rows[21]) == (10, 11) and len(rows) == 12
     assert {r[0]: r for r in pypaimon_rows(catalog, "facts")}[21] == (21, None, 2, None, None)
+
+
+def test_messages_are_committed_in_range_order_with_new_rows_last():
+    """The commit numbers new rows partition by partition in the order partitions first appear
+    in its messages: the tasks' messages are put in the in-process writer's order (column files
+    by range, then new rows' files in the tasks' order)."""
+    from types import SimpleNamespace as Message
+    from types import SimpleNamespace as File
+
+    new_a, new_b = Message(new_files=[File(first_row_id=None)]), \
+        Message(new_files=[File(first_row_id=None)])
+    range_6 = Message(new_files=[File(first_row_id=6)])
+    range_0 = Message(new_files=[File(first_row_id=0), File(first_row_id=None)])
+    got = sorted([new_a, range_6, new_b, range_0], key=job_mod._range_start)
+    assert [id(m) for m in got] == [id(m) for m in (range_0, range_6, new_a, new_b)]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import pickle
+import sys
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Sequence, Tuple
 
@@ -262,8 +263,10 @@ def update_in_spark(spark, table, location, model: str, rows, key: str,
 
 
 def _range_start(message) -> int:
+    """A message's row-id range; new rows' files (no first_row_id yet) after every range, as the
+    in-process write commits them."""
     starts = [f.first_row_id for f in message.new_files if f.first_row_id is not None]
-    return min(starts) if starts else -1
+    return min(starts) if starts else sys.maxsize
 
 
 def _abort(table, messages: list) -> None:

@@ -189,8 +189,10 @@ def test_update_and_merge_in_spark_tasks_give_the_in_process_table(spark, catalo
     for path, label in (("in_process", "in-process"), ("distributed", "distributed")):
         name = f"twin_{path}"
         location = _table(catalog, warehouse, name)
+        # distributed: chosen by `auto`, the table's files over the in-process budget
+        choice = {"write_path": path} if path == "in_process" else {"in_process_max_bytes": 0}
         updated = update_rows(spark, location, "id % 2 = 1", values={"note": "odd"},
-                              expressions={"score": "score * 100"}, write_path=path)
+                              expressions={"score": "score * 100"}, **choice)
         assert updated.message == f"3 updated by row id, {label} (snapshot 3; 0 data files " \
                                   f"rewritten)"
         merged = merge_rows(spark, location, source, "t.id = s.id", update={"note": "s.note"},

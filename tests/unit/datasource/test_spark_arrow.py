@@ -7,7 +7,7 @@ import pytest
 from pyspark.sql.types import (ArrayType, LongType, MapType, StringType, StructField, StructType,
                                VariantType)
 
-from dbt.adapters.paimon.datasource.spark_arrow import _filled, _has_variant
+from dbt.adapters.paimon.datasource.spark_arrow import _has_variant, null_variants_filled
 
 # the type Spark sends and pyspark casts to
 VARIANT = pa.struct([pa.field("value", pa.binary(), nullable=False),
@@ -28,7 +28,7 @@ def test_a_null_variant_takes_pysparks_type_once_filled():
     column = sent([ONE, None, ONE])
     with pytest.raises(pa.ArrowInvalid, match="nulls in input cannot be viewed"):
         column.cast(VARIANT)  # what pyspark's toArrow() meets
-    filled = _filled(column, VariantType()).cast(VARIANT)
+    filled = null_variants_filled(column, VARIANT).cast(VARIANT)
     assert filled.to_pylist() == [ONE, None, ONE]
 
 
@@ -36,22 +36,21 @@ def test_variants_inside_arrays_structs_and_maps():
     elements = sent([ONE, None, ONE])
     lists = pa.ListArray.from_arrays(pa.array([0, 2, 2, 3], pa.int32()), elements,
                                      mask=pa.array([False, True, False]))
-    spark_list = ArrayType(VariantType())
-    assert _filled(lists, spark_list).cast(pa.list_(VARIANT)).to_pylist() == \
+    listed = pa.list_(VARIANT)
+    assert null_variants_filled(lists, listed).cast(listed).to_pylist() == \
         [[ONE, None], None, [ONE]]
     # a slice: its offsets index the whole values array
-    assert _filled(lists.slice(2), spark_list).cast(pa.list_(VARIANT)).to_pylist() == [[ONE]]
+    assert null_variants_filled(lists.slice(2), listed).cast(listed).to_pylist() == [[ONE]]
 
     structs = pa.StructArray.from_arrays([sent([None, ONE]), pa.array([1, 2])], ["x", "y"])
-    spark_struct = StructType([StructField("x", VariantType()), StructField("y", LongType())])
     target = pa.struct([("x", VARIANT), ("y", pa.int64())])
-    assert _filled(structs, spark_struct).cast(target).to_pylist() == \
+    assert null_variants_filled(structs, target).cast(target).to_pylist() == \
         [{"x": None, "y": 1}, {"x": ONE, "y": 2}]
 
     maps = pa.MapArray.from_arrays(pa.array([0, 1, 2], pa.int32()), pa.array(["k", "k"]),
                                    sent([None, ONE]))
-    spark_map = MapType(StringType(), VariantType())
-    assert _filled(maps, spark_map).cast(pa.map_(pa.string(), VARIANT)).to_pylist() == \
+    mapped = pa.map_(pa.string(), VARIANT)
+    assert null_variants_filled(maps, mapped).cast(mapped).to_pylist() == \
         [[("k", None)], [("k", ONE)]]
 
 
@@ -59,4 +58,4 @@ def test_only_types_holding_a_variant_are_touched():
     assert not _has_variant(StructType([StructField("a", LongType())]))
     assert _has_variant(MapType(StringType(), ArrayType(VariantType())))
     plain = pa.array([1, None])
-    assert _filled(plain, LongType()) is plain
+    assert null_variants_filled(plain, pa.int64()) is plain

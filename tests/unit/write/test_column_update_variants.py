@@ -12,7 +12,8 @@ from pypaimon.data.generic_variant import GenericVariant
 
 from dbt.adapters.paimon.catalog.warehouse import create_table
 from dbt.adapters.paimon.runtime.types import VARIANT_ARROW
-from dbt.adapters.paimon.write.column_update import null_variants_filled, update_columns
+from dbt.adapters.paimon.datasource.spark_arrow import null_variants_filled
+from dbt.adapters.paimon.write.column_update import update_columns
 from tests.data_evolution_tables import EVOLUTION, write
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", VARIANT_ARROW)])

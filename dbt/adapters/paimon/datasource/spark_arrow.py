@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 from pyspark.sql.types import ArrayType, DataType, MapType, StructType, VariantType
 
 from dbt.adapters.paimon.datasource.spark_env import is_connect
+from dbt.adapters.paimon.runtime.types import VARIANT_ARROW
 
 
 def collect_arrow(frame) -> pa.Table:
@@ -36,14 +37,13 @@ def collect_arrow(frame) -> pa.Table:
             prefers_large_var_types=large))
     schema = to_arrow_schema(frame.schema, error_on_duplicated_field_names_in_struct=True,
                              timezone="UTC", prefers_large_types=large)
-    columns = [pa.chunked_array([_filled(chunk, field.dataType)
-                                 for chunk in raw.column(i).chunks], raw.column(i).type)
-               if _has_variant(field.dataType) else raw.column(i)
-               for i, field in enumerate(frame.schema.fields)]
+    columns = [null_variants_filled(raw.column(i), field.type)
+               for i, field in enumerate(schema)]
     return pa.Table.from_arrays(columns, schema=raw.schema).cast(schema)
 
 
 def _has_variant(data_type: DataType) -> bool:
+    """Whether Spark type ``data_type`` holds a VARIANT anywhere."""
     if isinstance(data_type, VariantType):
         return True
     if isinstance(data_type, StructType):
@@ -55,23 +55,49 @@ def _has_variant(data_type: DataType) -> bool:
     return False
 
 
-def _filled(array: pa.Array, data_type: DataType) -> pa.Array:
-    """``array`` (of Spark type ``data_type``) with no null child under a null variant."""
-    if not _has_variant(data_type):
+def null_variants_filled(column, arrow_type: pa.DataType):
+    """``column`` (an Arrow array or chunked array as Spark sends it, to be read as
+    ``arrow_type``: pyspark's type or a Paimon table's) with empty bytes in the children of
+    each NULL variant, at the top level or inside a struct, list or map; the variant stays
+    NULL (its struct is). Arrow's cast and its Parquet writer both refuse those nulls."""
+    if not _holds_variant(arrow_type):
+        return column
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([_filled(c, arrow_type) for c in column.chunks], column.type)
+    return _filled(column, arrow_type)
+
+
+def _holds_variant(arrow_type: pa.DataType) -> bool:
+    if arrow_type.equals(VARIANT_ARROW):
+        return True
+    if pa.types.is_struct(arrow_type):
+        return any(_holds_variant(f.type) for f in arrow_type)
+    if pa.types.is_map(arrow_type):
+        return _holds_variant(arrow_type.key_type) or _holds_variant(arrow_type.item_type)
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return _holds_variant(arrow_type.value_type)
+    return False
+
+
+def _filled(array: pa.Array, arrow_type: pa.DataType) -> pa.Array:
+    """``array`` (to be read as ``arrow_type``) with no null child under a null variant."""
+    if not _holds_variant(arrow_type) or not pa.types.is_nested(array.type):
         return array
     mask = array.is_null() if array.null_count else None
-    if isinstance(data_type, VariantType):
-        children = [pc.fill_null(array.field(i), b"") for i in range(array.type.num_fields)]
+    if arrow_type.equals(VARIANT_ARROW):
+        children = [pc.fill_null(array.field(i), pa.scalar(b"", array.type.field(i).type))
+                    for i in range(array.type.num_fields)]
         return pa.StructArray.from_arrays(children, fields=list(array.type), mask=mask)
-    if isinstance(data_type, StructType):
-        children = [_filled(array.field(i), f.dataType) for i, f in enumerate(data_type.fields)]
+    if pa.types.is_struct(arrow_type):
+        targets = {f.name: f.type for f in arrow_type}
+        children = [_filled(array.field(i), targets.get(f.name, f.type))
+                    for i, f in enumerate(array.type)]
         return pa.StructArray.from_arrays(children, fields=list(array.type), mask=mask)
     # lists and maps: their offsets as they are, the values below them filled; a slice's
     # offsets index the whole values array, so the values are not sliced
-    offsets = array.offsets
-    if isinstance(data_type, ArrayType):
-        values = _filled(array.values, data_type.elementType)
-        return type(array).from_arrays(offsets, values, type=array.type, mask=mask)
-    keys = _filled(array.keys, data_type.keyType)
-    items = _filled(array.items, data_type.valueType)
-    return pa.MapArray.from_arrays(offsets, keys, items, type=array.type, mask=mask)
+    if pa.types.is_map(arrow_type):
+        return pa.MapArray.from_arrays(array.offsets, _filled(array.keys, arrow_type.key_type),
+                                       _filled(array.items, arrow_type.item_type),
+                                       type=array.type, mask=mask)
+    return type(array).from_arrays(array.offsets, _filled(array.values, arrow_type.value_type),
+                                   type=array.type, mask=mask)

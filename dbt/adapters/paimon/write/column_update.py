@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from dbt.adapters.paimon.format import pypaimon_compat  # noqa: F401  (first: mends pypaimon)
 
+from dbt.adapters.paimon.datasource.spark_arrow import null_variants_filled
 from dbt.adapters.paimon.runtime import PaimonConfigError, PaimonDataError
 from dbt.adapters.paimon.runtime.vectors import castable_lists
 
@@ -397,6 +398,7 @@ def _arrow_schema(table) -> pa.Schema:
 
 
 def _cast(column, to: pa.DataType, model: str, name: str):
+    # Spark tasks' batches hold NULL variants as Arrow's Parquet writer refuses them
     column = null_variants_filled(column, to)
     if column.type == to:
         return column
@@ -408,59 +410,3 @@ def _cast(column, to: pa.DataType, model: str, name: str):
         raise PaimonDataError(f"Model '{model}': column {name!r} of type {column.type} does not "
                               f"fit the table's {to} without loss ({exc}); cast it in the "
                               f"model's query. Nothing was written.") from exc
-
-
-def null_variants_filled(column, to: pa.DataType):
-    """``column`` (to be stored as ``to``) with empty bytes in the children of each NULL
-    VARIANT, at the top level or inside a struct, list or map. A Spark task's Arrow batches
-    (``mapInArrow``) carry a NULL variant as a null struct whose ``value`` and ``metadata`` are
-    null too, and Arrow's Parquet writer refuses those in the table's NOT NULL children
-    ("Column 'value' is declared non-nullable but contains nulls"); the variant stays NULL
-    (its struct is), as datasource/spark_arrow.py's ``collect_arrow`` leaves it on the driver."""
-    if not _has_variant(to):
-        return column
-    if isinstance(column, pa.ChunkedArray):
-        return pa.chunked_array([_variants_filled(c, to) for c in column.chunks], column.type)
-    return _variants_filled(column, to)
-
-
-def _has_variant(arrow_type: pa.DataType) -> bool:
-    from pypaimon.schema.data_types import is_variant_struct
-
-    if pa.types.is_struct(arrow_type):
-        return is_variant_struct(arrow_type) or any(
-            _has_variant(f.type) for f in arrow_type)
-    if pa.types.is_map(arrow_type):
-        return _has_variant(arrow_type.key_type) or _has_variant(arrow_type.item_type)
-    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        return _has_variant(arrow_type.value_type)
-    return False
-
-
-def _variants_filled(array: pa.Array, to: pa.DataType) -> pa.Array:
-    from pypaimon.schema.data_types import is_variant_struct
-
-    if not _has_variant(to) or not pa.types.is_nested(array.type):
-        return array
-    mask = array.is_null() if array.null_count else None
-    if pa.types.is_struct(to) and pa.types.is_struct(array.type):
-        if is_variant_struct(to):
-            children = [pc.fill_null(array.field(i), pa.scalar(b"", array.type.field(i).type))
-                        for i in range(array.type.num_fields)]
-        else:
-            targets = {f.name: f.type for f in to}
-            children = [_variants_filled(array.field(i), targets.get(f.name, f.type))
-                        for i, f in enumerate(array.type)]
-        return pa.StructArray.from_arrays(children, fields=list(array.type), mask=mask)
-    # lists and maps: their offsets as they are, the values below them filled; a slice's
-    # offsets index the whole values array, so the values are not sliced
-    if pa.types.is_map(to) and pa.types.is_map(array.type):
-        return pa.MapArray.from_arrays(array.offsets, _variants_filled(array.keys, to.key_type),
-                                       _variants_filled(array.items, to.item_type),
-                                       type=array.type, mask=mask)
-    if (pa.types.is_list(array.type) or pa.types.is_large_list(array.type)) and (
-            pa.types.is_list(to) or pa.types.is_large_list(to)):
-        return type(array).from_arrays(array.offsets,
-                                       _variants_filled(array.values, to.value_type),
-                                       type=array.type, mask=mask)
-    return array

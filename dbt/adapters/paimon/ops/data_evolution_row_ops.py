@@ -93,16 +93,6 @@ def _result(update, executor: str) -> Changed:
     return Changed(update.rows, 0, update.inserted, update.snapshot_id, executor)
 
 
-def _choose(spark, location, table, base: Optional[int], what: str,
-            write_path: Optional[str], max_bytes: Optional[int],
-            source: Optional[DataFrame] = None):
-    """The executor, by the rules of the other row operations (the table's live data files,
-    plus a MERGE's source, against the in-process budget)."""
-    from dbt.adapters.paimon.ops.row_executors import choose
-
-    return choose(spark, location, table, base, what, write_path, max_bytes, source)
-
-
 def _planned(spark, location, table):
     """The latest snapshot's splits and row-id index (column_update.snapshot_splits), and the
     tracked rows of that very snapshot: the rows are matched in, and the writers merge with,
@@ -121,12 +111,13 @@ def update_rows(spark, location, table, base: Optional[int], what: str, conditio
                 max_bytes: Optional[int] = None) -> Changed:
     """UPDATE t SET ``sets`` WHERE ``condition`` over the table's tracked rows; ``base``: the
     snapshot the operation opened, whose data files size the executor's choice."""
-    from dbt.adapters.paimon.ops.row_executors import tracked_rows_distributed
+    from dbt.adapters.paimon.ops.row_executors import choose, tracked_rows_distributed
     from dbt.adapters.paimon.write.column_update import check_update, update_columns
     from dbt.adapters.paimon.write.path_choice import IN_PROCESS
 
     check_assignable(table, what, list(sets))
-    choice = _choose(spark, location, table, base, what, write_path, max_bytes)
+    # by the other row operations' rule: the table's live data files against the budget
+    choice = choose(spark, location, table, base, what, write_path, max_bytes)
     if choice.path == IN_PROCESS:
         values = _matched_values(tracked_rows_distributed(spark, location), condition, sets)
         return _result(update_columns(table, what, values, ROW_ID, list(sets)), choice.label)
@@ -170,14 +161,10 @@ def collect_row_ids(frame: DataFrame) -> List[int]:
     return collect_arrow(frame.select(ROW_ID))[ROW_ID].to_pylist()
 
 
-def _not_null_columns(table) -> List[str]:
-    from dbt.adapters.paimon.write.column_update import _arrow_schema
-
-    return [f.name for f in _arrow_schema(table) if not f.nullable]
-
-
 def _check_not_null(table, what: str, added: pa.Table) -> None:
-    nulls = [c for c in _not_null_columns(table) if added[c].null_count]
+    from dbt.adapters.paimon.write.column_update import unwritten_not_null
+
+    nulls = [c for c in unwritten_not_null(table, []) if added[c].null_count]
     _raise_not_null(what, added.num_rows, nulls)
 
 
@@ -212,10 +199,11 @@ def merge_rows(spark, location, table, base: Optional[int], what: str, source: D
                max_bytes: Optional[int] = None) -> Changed:
     """MERGE INTO t USING s ON ``condition``: the matched rows' ``updates`` written by row id,
     the unmatched source rows' ``inserts`` appended as new rows, in one commit."""
+    from dbt.adapters.paimon.ops.row_executors import choose
     from dbt.adapters.paimon.write.path_choice import IN_PROCESS
 
     check_assignable(table, what, list(updates or {}))
-    choice = _choose(spark, location, table, base, what, write_path, max_bytes, source)
+    choice = choose(spark, location, table, base, what, write_path, max_bytes, source)
     if choice.path == IN_PROCESS:
         return _merge_in_process(spark, location, table, what, source, condition, updates,
                                  inserts, on)._replace(executor=choice.label)
@@ -263,7 +251,7 @@ def _merge_distributed(spark, location, table, what: str, source: DataFrame,
     tasks, as one commit."""
     from pyspark import StorageLevel
 
-    from dbt.adapters.paimon.write.column_update import check_update
+    from dbt.adapters.paimon.write.column_update import check_update, unwritten_not_null
     from dbt.adapters.paimon.write.column_update_job import APPEND_ORDER, update_in_spark
 
     planned, frame = _planned(spark, location, table)
@@ -287,7 +275,7 @@ def _merge_distributed(spark, location, table, what: str, source: DataFrame,
             .withColumnRenamed(_ORDER, APPEND_ORDER).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         if added is not None:
-            required = _not_null_columns(table)
+            required = unwritten_not_null(table, [])
             counts = added.agg(F.count(F.lit(1)), *[
                 F.count(F.when(F.col(f"`{c}`").isNull(), 1)) for c in required]).first()
             if not counts[0]:

@@ -232,9 +232,8 @@ def _infer_variant_shredding_of_column_updates() -> None:
         return
 
     def supports_table(table):
-        if variant_inference.enabled(table.options.options.to_map()) and any(
-                getattr(f.type, "type", None) == variant_inference.VARIANT
-                for f in table.fields):
+        if variant_inference.enabled(table.options.options.to_map()) and \
+                variant_inference.variant_columns(table):
             return False
         return original(table)
 

@@ -405,6 +405,11 @@ class PerFile:
         """The file of the last plan is written (no state to keep in this mode)."""
 
 
+def variant_columns(table) -> List[str]:
+    """The table's top-level VARIANT columns (the ones pypaimon's writer shreds)."""
+    return [f.name for f in table.fields if getattr(f.type, "type", None) == VARIANT]
+
+
 def inference_for(writer):
     """The inference pypaimon's data ``writer`` makes for each of its files: for a Parquet
     file of a table that asks for it (a configured `variant.shreddingSchema` wins; other
@@ -418,7 +423,7 @@ def inference_for(writer):
     if writer.file_format != CoreOptions.FILE_FORMAT_PARQUET or writer._variant_shredding \
             or not enabled(options):
         return None
-    names = [f.name for f in writer.table.fields if getattr(f.type, "type", None) == VARIANT]
+    names = variant_columns(writer.table)
     if not names:
         return None
     if adaptive(options):

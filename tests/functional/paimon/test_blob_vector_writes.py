@@ -172,7 +172,8 @@ class TestBlobVectorWrites:
         assert [(f.name, str(f.type)) for f in albums.fields][1:] == \
             [("pages", "ARRAY<BLOB>"), ("sides", "MAP<STRING NOT NULL, BLOB>")]
         expected = [{"id": i,
-                     "pages": None if i == 1 else [bytes([i]), None if i == 4 else b"\xff\xee"],
+                     "pages": None if i == 1 else [bytes([i]),
+                                                   None if i == 4 else b"\xff\xee"],
                      "sides": None if i == 2 else {"front": bytes([0, i]),
                                                    "back": None if i == 5 else b""}}
                     for i in range(6)]

@@ -87,8 +87,8 @@ def wrong_vector_lengths(values, length: int) -> Tuple[np.ndarray, List[int]]:
 def stored_types(schema: pa.Schema, options: Mapping[str, str]) -> pa.Schema:
     """``schema`` (the query's columns as Arrow) with the table's types for BLOB columns
     (pypaimon's BLOB: ``large_binary``, as a list's elements and a map's values too) and VECTOR
-    columns (a ``fixed_size_list`` of the vector's length). Columns whose query type does not fit stay as they are (the config
-    checks refuse them)."""
+    columns (a ``fixed_size_list`` of the vector's length). Columns whose query type does not
+    fit stay as they are (the config checks refuse them)."""
     blobs, vectors = set(blob_columns(options)), set(vector_columns(options))
     if not blobs and not vectors:
         return schema

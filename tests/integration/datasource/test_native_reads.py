@@ -162,6 +162,38 @@ def test_level_0_runs_of_a_deduplicate_table_are_read_natively_without_supersede
     assert entry_rows(spark, "db.users") == merged
 
 
+def test_a_superseded_null_in_a_column_made_not_null_later(spark, warehouse, registry):
+    """A key's superseded record may hold NULL in a column made NOT NULL after it was written
+    (Paimon's ALTER does not look at the rows: SchemaManager, UpdateColumnNullability). The
+    native read leaves that record out, and its hidden files table declares every column
+    nullable: declared NOT NULL there, Spark converts scanned rows without a NULL check, and
+    without whole-stage code generation (a setting, or a query over more than
+    spark.sql.codegen.maxFields columns) the read failed (NullPointerException) or, with
+    interpreted expressions, gave (2, None)."""
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
+    wh.create_table(warehouse, "db", "strict", schema, primary_keys=["id"],
+                    options={"bucket": "1", "alter-column-null-to-not-null.disabled": "false"})
+    location = TableRef(warehouse, "db", "strict", {})
+    for rows in ([(1, "a"), (2, None)], [(2, "b")]):
+        write_primary_key_run(spark, spark.createDataFrame(rows, "id long, name string"),
+                              location, model_name="t")
+    wh.open_catalog(warehouse).alter_table(
+        "db.strict", [SchemaChange.update_column_nullability("name", False)])
+    registry.sync()
+    named_by_a_statement(registry, "db.strict")
+    assert read_way(spark, "db.strict") == "native-with-deleted-rows"
+    merged = python_rows(spark, warehouse, "db.strict")
+    assert merged == [(1, "a"), (2, "b")] and entry_rows(spark, "db.strict") == merged
+    for setting, value in (("spark.sql.codegen.wholeStage", "false"),
+                           ("spark.sql.codegen.factoryMode", "NO_CODEGEN")):
+        before = spark.conf.get(setting)
+        spark.conf.set(setting, value)
+        try:
+            assert entry_rows(spark, "db.strict") == merged, setting
+        finally:
+            spark.conf.set(setting, before)
+
+
 def test_deletes_and_ignore_delete_in_level_0_runs(spark, warehouse, registry):
     """A key whose last record is a -D is left out; with ignore-delete the -D never counts.
     Every record of a key that ends deleted is left out, so a file may go unread."""
@@ -337,7 +369,7 @@ def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehous
                                              (5, None, 3)]
     properties = {r.key: r.value for r in spark.sql("show tblproperties db.turns").collect()}
     assert properties["paimon.python-rows"] == "0"
-    assert properties["paimon.native-rows"] == "0:parquet"
+    assert properties["paimon.native-rows"] == "0:parquet:nullable"
     # a column added: the native rows' table is made again for the new schema
     wh.open_catalog(warehouse).alter_table("db.turns", [SchemaChange.add_column(
         "x", DataTypeParser.parse_data_type("BIGINT"))])
@@ -345,7 +377,7 @@ def test_a_table_turning_native_and_back_keeps_its_hidden_tables(spark, warehous
     assert read_way(spark, "db.turns") == "native"
     assert entry_rows(spark, "db.turns")[0] == (1, 3, None, None)
     properties = {r.key: r.value for r in spark.sql("show tblproperties db.turns").collect()}
-    assert properties["paimon.native-rows"] == "1:parquet"
+    assert properties["paimon.native-rows"] == "1:parquet:nullable"
 
 
 def test_deletion_vectors_drop_their_rows_from_the_native_read(spark, warehouse, registry):

@@ -608,8 +608,11 @@ def test_forget_database_drops_the_hidden_database(spark, registry):
 
 
 # -- the statements that make an entry ---------------------------------------------------
-SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string())])
-COLUMNS = "`id` bigint, `name` string"
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string())])
+# the Python source's table declares the schema's NOT NULL; the tables reading stored files
+# (superseded records, rows from before a column became NOT NULL) declare every column nullable
+COLUMNS = "`id` bigint not null, `name` string"
+FILE_COLUMNS = "`id` bigint, `name` string"
 
 
 @pytest.fixture
@@ -656,7 +659,7 @@ def test_a_first_native_entry_creates_every_table_it_reads(make_entry):
     assert statements[:7] == [
         "create database if not exists `db__paimon`",
         "drop table if exists `db__paimon`.`files_orders`",
-        f"create table `db__paimon`.`files_orders` ({COLUMNS}) using parquet options "
+        f"create table `db__paimon`.`files_orders` ({FILE_COLUMNS}) using parquet options "
         f"(recursiveFileLookup 'true') location '{folder}'",
         "drop table if exists `db__paimon`.`files_1_orders`",
         "create table `db__paimon`.`files_1_orders` (`old_id` bigint) using parquet options "
@@ -668,7 +671,7 @@ def test_a_first_native_entry_creates_every_table_it_reads(make_entry):
         "create or replace view `db`.`orders` tblproperties (")
     assert "union all" in statements[7] and "`db__paimon`.`deletes_orders` d" in statements[7]
     assert properties == view_properties(0, "7.1", NATIVE_WITH_DELETES, **{
-        "paimon.native-rows": "0:parquet", "paimon.projected-rows": key,
+        "paimon.native-rows": "0:parquet:nullable", "paimon.projected-rows": key,
         "paimon.deleted-rows": "bitmaps"})
     assert os.path.isdir(os.path.join(folder, "_spark_metadata"))
 
@@ -688,20 +691,39 @@ def test_a_new_snapshot_of_the_same_shape_moves_locations_and_view_properties(ma
     assert properties == dict(before, **{"paimon.snapshot-id": "8.1"})
 
 
+def test_files_tables_an_older_entry_declared_not_null_are_made_anew(make_entry):
+    plan = native_plan(projections=1)
+    _, before, _ = make_entry(None, plan, NATIVE)
+    older = dict(before, **{"paimon.native-rows": "0:parquet",
+                            "paimon.projected-rows": "1:0123456789abcdef"})
+    statements, properties, folder = make_entry(CatalogEntry("VIEW", "", older), plan, NATIVE,
+                                                snapshot="8.1")
+    assert statements[:4] == [
+        "drop table if exists `db__paimon`.`files_orders`",
+        f"create table `db__paimon`.`files_orders` ({FILE_COLUMNS}) using parquet options "
+        f"(recursiveFileLookup 'true') location '{folder}'",
+        "drop table if exists `db__paimon`.`files_1_orders`",
+        "create table `db__paimon`.`files_1_orders` (`old_id` bigint) using parquet options "
+        f"(recursiveFileLookup 'true') location '{folder}/projection-1'"]
+    assert properties["paimon.native-rows"] == before["paimon.native-rows"] \
+        == "0:parquet:nullable"
+    assert properties["paimon.projected-rows"] == before["paimon.projected-rows"]
+
+
 def test_turning_native_keeps_the_python_table_and_turning_back_reuses_it(make_entry):
     _, python, _ = make_entry(None, None, PYTHON)
     statements, native, folder = make_entry(CatalogEntry("VIEW", "", python), native_plan(),
                                             NATIVE, snapshot="8.1")
     assert statements[:2] == [
         "drop table if exists `db__paimon`.`files_orders`",
-        f"create table `db__paimon`.`files_orders` ({COLUMNS}) using parquet options "
+        f"create table `db__paimon`.`files_orders` ({FILE_COLUMNS}) using parquet options "
         f"(recursiveFileLookup 'true') location '{folder}'"]
     assert statements[2].startswith("create or replace view")    # it reads other tables now
     assert native["paimon.python-rows"] == "0" and native["paimon.projected-rows"] == "0:"
     statements, back, _ = make_entry(CatalogEntry("VIEW", "", native), None, PYTHON,
                                      snapshot="9.1")
     assert len(statements) == 1 and statements[0].startswith("create or replace view")
-    assert back["paimon.native-rows"] == "0:parquet"
+    assert back["paimon.native-rows"] == "0:parquet:nullable"
 
 
 def test_fewer_projections_drop_the_extra_tables_after_the_new_view(make_entry):

@@ -114,12 +114,19 @@ def python_rows_key(schema_id: int, branch: str) -> str:
     return f"{schema_id}@{branch}" if branch else str(schema_id)
 
 
+# How the hidden tables reading a snapshot's files declare their columns
+# (entry_statements.file_columns), recorded with their shape: an entry whose files tables
+# declared NOT NULL columns has them made anew.
+FILE_COLUMNS = "nullable"
+
+
 def projected_key(schema_id: int, plan: "native_read.NativeSnapshot") -> str:
     """What PROJECTED_ROWS_PROPERTY records for ``plan``: the projection tables' count and a
     digest of their columns."""
     if not plan.projected:
         return NO_PROJECTIONS
-    described = repr((schema_id, plan.file_format, [p.columns for p in plan.projected]))
+    described = repr((schema_id, plan.file_format, FILE_COLUMNS,
+                      [p.columns for p in plan.projected]))
     return f"{len(plan.projected)}:{hashlib.sha256(described.encode()).hexdigest()[:16]}"
 
 

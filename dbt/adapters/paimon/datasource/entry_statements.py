@@ -16,9 +16,9 @@ import pyarrow as pa
 
 from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.catalog_entry import (
-    BRANCH_PROPERTY, DELETED_ROWS_PROPERTY, HIDDEN_TABLE_PROPERTIES, NATIVE_ROWS_PROPERTY,
-    NATIVE_WITH_DELETES, NO_PROJECTIONS, PROJECTED_ROWS_PROPERTY, PYTHON_ROWS_PROPERTY,
-    READ_OPTIONS_PROPERTY, READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, CatalogEntry,
+    BRANCH_PROPERTY, DELETED_ROWS_PROPERTY, FILE_COLUMNS, HIDDEN_TABLE_PROPERTIES,
+    NATIVE_ROWS_PROPERTY, NATIVE_WITH_DELETES, NO_PROJECTIONS, PROJECTED_ROWS_PROPERTY,
+    PYTHON_ROWS_PROPERTY, READ_OPTIONS_PROPERTY, READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, CatalogEntry,
     projected_key, projection_count, python_rows_key, shape)
 from dbt.adapters.paimon.datasource.entry_names import (DELETES_PREFIX, FILES_PREFIX, READ_PREFIX,
                                                         WRITE_PREFIX, entry_view,
@@ -96,15 +96,15 @@ def entry_change(target: EntryRead, entry: Optional[CatalogEntry], schema: pa.Sc
         # recursiveFileLookup: no partition columns inferred from the files' folders
         # (dt=2024-01-01/): Paimon's files hold every column themselves
         files_table = f"using {plan.file_format} options (recursiveFileLookup 'true')"
-        native_shape = f"{schema_id}:{plan.file_format}"
+        native_shape = f"{schema_id}:{plan.file_format}:{FILE_COLUMNS}"
         statements += located(hidden_table(database, FILES_PREFIX, table), folder,
                               hidden.get(NATIVE_ROWS_PROPERTY) == native_shape,
-                              f"({columns}) {files_table}")
+                              f"({file_columns(schema)}) {files_table}")
         hidden[NATIVE_ROWS_PROPERTY] = native_shape
         key = projected_key(schema_id, plan)
         had = projection_count(hidden)
         for number, projection in enumerate(plan.projected, start=1):
-            stored = spark_ddl_columns(native_read.projection_schema(projection, schema))
+            stored = file_columns(native_read.projection_schema(projection, schema))
             statements += located(projected_table(database, table, number),
                                   native_read.projection_folder(folder, number),
                                   hidden.get(PROJECTED_ROWS_PROPERTY) == key,
@@ -136,6 +136,17 @@ def entry_change(target: EntryRead, entry: Optional[CatalogEntry], schema: pa.Sc
         statements.append(f"create or replace view {view} tblproperties ({listed}) "
                           f"as {view_query(database, table, plan, read, schema)}")
     return EntryChange(statements, afterwards, properties)
+
+
+def file_columns(schema: pa.Schema) -> str:
+    """The column list of a hidden table reading a snapshot's files: every column nullable.
+    The files hold superseded records, which the view leaves out, and rows written before a
+    column became NOT NULL (Paimon's ALTER does not look at the rows), so a NULL there is
+    legal. Declared NOT NULL, Spark converts each scanned row without checking for NULL: with
+    whole-stage code generation off (a setting, or a query over more than
+    spark.sql.codegen.maxFields columns) a superseded record's NULL then failed the read
+    (NullPointerException) or was read as another value."""
+    return spark_ddl_columns(pa.schema([field.with_nullable(True) for field in schema]))
 
 
 def located(name: str, location: str, kept: bool, definition: str) -> List[str]:

@@ -18,8 +18,8 @@ from dbt.adapters.paimon.datasource import native_read
 from dbt.adapters.paimon.datasource.catalog_entry import (
     BRANCH_PROPERTY, DELETED_ROWS_PROPERTY, FILE_COLUMNS, HIDDEN_TABLE_PROPERTIES,
     NATIVE_ROWS_PROPERTY, NATIVE_WITH_DELETES, NO_PROJECTIONS, PROJECTED_ROWS_PROPERTY,
-    PYTHON_ROWS_PROPERTY, READ_OPTIONS_PROPERTY, READ_PROPERTY, SCHEMA_ID_PROPERTY, SNAPSHOT_PROPERTY, CatalogEntry,
-    projected_key, projection_count, python_rows_key, shape)
+    PYTHON_ROWS_PROPERTY, READ_OPTIONS_PROPERTY, READ_PROPERTY, SCHEMA_ID_PROPERTY,
+    SNAPSHOT_PROPERTY, CatalogEntry, projected_key, projection_count, python_rows_key, shape)
 from dbt.adapters.paimon.datasource.entry_names import (DELETES_PREFIX, FILES_PREFIX, READ_PREFIX,
                                                         WRITE_PREFIX, entry_view,
                                                         hidden_database, hidden_table,

@@ -184,8 +184,10 @@ def test_a_superseded_null_in_a_column_made_not_null_later(spark, warehouse, reg
     assert read_way(spark, "db.strict") == "native-with-deleted-rows"
     merged = python_rows(spark, warehouse, "db.strict")
     assert merged == [(1, "a"), (2, "b")] and entry_rows(spark, "db.strict") == merged
+    # off, interpreted, and a table wider than the limit (on the default settings: the same)
     for setting, value in (("spark.sql.codegen.wholeStage", "false"),
-                           ("spark.sql.codegen.factoryMode", "NO_CODEGEN")):
+                           ("spark.sql.codegen.factoryMode", "NO_CODEGEN"),
+                           ("spark.sql.codegen.maxFields", "1")):
         before = spark.conf.get(setting)
         spark.conf.set(setting, value)
         try:

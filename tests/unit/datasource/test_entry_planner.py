@@ -4,7 +4,8 @@ from plain values: no session, no warehouse."""
 import pytest
 
 from dbt.adapters.paimon.catalog.config import CatalogRoute
-from dbt.adapters.paimon.datasource.catalog_entry import (BRANCH_PROPERTY, NATIVE, PYTHON,
+from dbt.adapters.paimon.datasource.catalog_entry import (BRANCH_PROPERTY, NATIVE,
+                                                          NATIVE_ROWS_PROPERTY, PYTHON,
                                                           READ_PROPERTY, SCHEMA_ID_PROPERTY,
                                                           SNAPSHOT_PROPERTY, UNCHOSEN,
                                                           UNMERGED, CatalogEntry, reads_rows)
@@ -17,7 +18,8 @@ from dbt.adapters.paimon.datasource.entry_statements import forget_statements, w
 def view(schema_id=0, snapshot="4.1", read=PYTHON, branch=""):
     return CatalogEntry("VIEW", "", {SCHEMA_ID_PROPERTY: str(schema_id),
                                      SNAPSHOT_PROPERTY: snapshot, READ_PROPERTY: read,
-                                     BRANCH_PROPERTY: branch})
+                                     BRANCH_PROPERTY: branch,
+                                     NATIVE_ROWS_PROPERTY: f"{schema_id}:parquet:nullable"})
 
 
 # -- sync ----------------------------------------------------------------------------------

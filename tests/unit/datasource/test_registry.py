@@ -211,6 +211,19 @@ def test_an_entry_reads_one_schema_snapshot_and_branch_with_its_choice_made_if_a
     assert not CatalogEntry("MANAGED", "", entry.properties).reads(1, "4.2", "audit", False)
 
 
+def test_a_native_entry_with_not_null_files_tables_is_made_anew():
+    """Files tables an older dbt-paimon declared with NOT NULL columns fail reads of superseded
+    NULLs (entry_statements.file_columns): such an entry reads nothing wanted, so the next sync
+    makes it again, though its snapshot is current; a Python entry reads no files table."""
+    for read in (NATIVE, NATIVE_WITH_DELETES, PYTHON):
+        properties = view_properties(1, "4.2", read, "", **{"paimon.native-rows": "1:parquet"})
+        older = CatalogEntry("VIEW", "", properties)
+        assert older.reads(1, "4.2", "", choose=True) == (read == PYTHON)
+        current = CatalogEntry("VIEW", "", dict(properties, **{
+            "paimon.native-rows": "1:parquet:nullable"}))
+        assert current.reads(1, "4.2", "", choose=True)
+
+
 def test_how_a_planned_snapshot_is_read():
     from dbt.adapters.paimon.datasource.native_read import CHOICE_DEFERRED, MERGE_DEFERRED
 
@@ -475,7 +488,8 @@ def test_a_native_entry_whose_file_list_is_gone_is_made_again(registry, warehous
                                                                stop_at_making):
     paimon_table(warehouse, "db", "orders", snapshot=4)
     stamp = stamp_of(warehouse, "db", "orders")
-    entry = CatalogEntry("VIEW", "", view_properties(0, stamp, NATIVE))
+    entry = CatalogEntry("VIEW", "", view_properties(0, stamp, NATIVE, **{
+        "paimon.native-rows": "0:parquet:nullable"}))
     with pytest.raises(_Made):
         registry.expose("db", "orders", entry)
     os.makedirs(os.path.join(registry._reads_root, "db", "orders",

@@ -52,7 +52,7 @@ def test_encoding_round_trips_and_only_paimon_settings_are_kept():
 
 def test_an_entry_made_with_other_read_options_is_made_again():
     properties = {"paimon.schema-id": "0", "paimon.snapshot-id": "3.1", "paimon.read": "native",
-                  "paimon.branch": ""}
+                  "paimon.branch": "", "paimon.native-rows": "0:parquet:nullable"}
     entry = CatalogEntry("VIEW", "", properties)
     wanted = WantedEntry("db", "t", "/wh", 0, "3.1", "", True)
     assert keeps(entry, wanted, lambda: True)

@@ -27,8 +27,12 @@ UNCHOSEN = "python-until-read"
 # read through the Python source until a statement reads the table's rows: its snapshot needs a
 # merge of values (native_read.MERGE_DEFERRED), made once then into Parquet files Spark reads
 UNMERGED = "python-until-merged"
-# the view's record of which hidden tables exist: read_<t>'s schema id, files_<t>'s schema id
-# and file format ("3:parquet"), and whether deletes_<t> does
+# How the hidden tables reading a snapshot's files declare their columns
+# (entry_statements.file_columns), recorded with their shape: an entry whose files tables
+# declared NOT NULL columns has them made anew.
+FILE_COLUMNS = "nullable"
+# the view's record of which hidden tables exist: read_<t>'s schema id, files_<t>'s schema id,
+# file format and FILE_COLUMNS ("3:parquet:nullable"), and whether deletes_<t> does
 PYTHON_ROWS_PROPERTY = "paimon.python-rows"
 NATIVE_ROWS_PROPERTY = "paimon.native-rows"
 DELETED_ROWS_PROPERTY = "paimon.deleted-rows"
@@ -81,7 +85,14 @@ class CatalogEntry:
             and self.snapshot == snapshot and self.branch == branch \
             and self.properties.get(READ_OPTIONS_PROPERTY, "") == read_options \
             and not (choose and self.read == UNCHOSEN) \
-            and not (merge and self.read == UNMERGED)
+            and not (merge and self.read == UNMERGED) \
+            and self.files_tables_current()
+
+    def files_tables_current(self) -> bool:
+        """False for a native entry whose files tables an older dbt-paimon declared with NOT
+        NULL columns (entry_statements.file_columns says why that fails): made anew."""
+        return self.read not in (NATIVE, NATIVE_WITH_DELETES) or \
+            self.properties.get(NATIVE_ROWS_PROPERTY, "").endswith(f":{FILE_COLUMNS}")
 
 
 def catalog_entries(rows: list) -> Dict[str, CatalogEntry]:
@@ -112,12 +123,6 @@ def python_rows_key(schema_id: int, branch: str) -> str:
     """What PYTHON_ROWS_PROPERTY records of read_<t>: the schema it has and the branch whose
     provider it names ("3" on main, "3@audit" on branch audit)."""
     return f"{schema_id}@{branch}" if branch else str(schema_id)
-
-
-# How the hidden tables reading a snapshot's files declare their columns
-# (entry_statements.file_columns), recorded with their shape: an entry whose files tables
-# declared NOT NULL columns has them made anew.
-FILE_COLUMNS = "nullable"
 
 
 def projected_key(schema_id: int, plan: "native_read.NativeSnapshot") -> str:

@@ -184,6 +184,9 @@ def test_a_superseded_null_in_a_column_made_not_null_later(spark, warehouse, reg
     assert read_way(spark, "db.strict") == "native-with-deleted-rows"
     merged = python_rows(spark, warehouse, "db.strict")
     assert merged == [(1, "a"), (2, "b")] and entry_rows(spark, "db.strict") == merged
+    # time travel reads the same files through a temporary view
+    latest = wh.open_table(warehouse, "db", "strict").snapshot_manager().get_latest_snapshot()
+    assert registry.snapshot_view("db", "strict", latest.id, "strict_then")
     # off, interpreted, and a table wider than the limit (on the default settings: the same)
     for setting, value in (("spark.sql.codegen.wholeStage", "false"),
                            ("spark.sql.codegen.factoryMode", "NO_CODEGEN"),
@@ -192,6 +195,7 @@ def test_a_superseded_null_in_a_column_made_not_null_later(spark, warehouse, reg
         spark.conf.set(setting, value)
         try:
             assert entry_rows(spark, "db.strict") == merged, setting
+            assert entry_rows(spark, "strict_then") == merged, setting
         finally:
             spark.conf.set(setting, before)
 

@@ -28,7 +28,7 @@ UNCHOSEN = "python-until-read"
 # merge of values (native_read.MERGE_DEFERRED), made once then into Parquet files Spark reads
 UNMERGED = "python-until-merged"
 # How the hidden tables reading a snapshot's files declare their columns
-# (entry_statements.file_columns), recorded with their shape: an entry whose files tables
+# (native_read.files_schema), recorded with their shape: an entry whose files tables
 # declared NOT NULL columns has them made anew.
 FILE_COLUMNS = "nullable"
 # the view's record of which hidden tables exist: read_<t>'s schema id, files_<t>'s schema id,
@@ -90,7 +90,7 @@ class CatalogEntry:
 
     def files_tables_current(self) -> bool:
         """False for a native entry whose files tables an older dbt-paimon declared with NOT
-        NULL columns (entry_statements.file_columns says why that fails): made anew."""
+        NULL columns (native_read.files_schema says why that fails): made anew."""
         return self.read not in (NATIVE, NATIVE_WITH_DELETES) or \
             self.properties.get(NATIVE_ROWS_PROPERTY, "").endswith(f":{FILE_COLUMNS}")
 

@@ -139,14 +139,9 @@ def entry_change(target: EntryRead, entry: Optional[CatalogEntry], schema: pa.Sc
 
 
 def file_columns(schema: pa.Schema) -> str:
-    """The column list of a hidden table reading a snapshot's files: every column nullable.
-    The files hold superseded records, which the view leaves out, and rows written before a
-    column became NOT NULL (Paimon's ALTER does not look at the rows), so a NULL there is
-    legal. Declared NOT NULL, Spark converts each scanned row without checking for NULL: with
-    whole-stage code generation off (a setting, or a query over more than
-    spark.sql.codegen.maxFields columns) a superseded record's NULL then failed the read
-    (NullPointerException) or was read as another value."""
-    return spark_ddl_columns(pa.schema([field.with_nullable(True) for field in schema]))
+    """The column list of a hidden table reading a snapshot's files: every column nullable
+    (native_read.files_schema says why)."""
+    return spark_ddl_columns(native_read.files_schema(schema))
 
 
 def located(name: str, location: str, kept: bool, definition: str) -> List[str]:

@@ -631,6 +631,17 @@ def _spark_reads_leaf(arrow_type: pa.DataType) -> bool:
             or pa.types.is_decimal(arrow_type) or pa.types.is_fixed_size_binary(arrow_type))
 
 
+def files_schema(schema: pa.Schema) -> pa.Schema:
+    """The columns Spark reads a snapshot's stored files by: ``schema`` with every column
+    nullable. The files hold superseded records, which the read leaves out, and rows written
+    before a column became NOT NULL (Paimon's ALTER does not look at the rows), so a NULL there
+    is legal. Declared NOT NULL, Spark converts each scanned row without checking for NULL:
+    with whole-stage code generation off (a setting, or a query over more than
+    spark.sql.codegen.maxFields columns) a superseded record's NULL then failed the read
+    (NullPointerException) or was read as another value."""
+    return pa.schema([field.with_nullable(True) for field in schema])
+
+
 def projection_schema(projection: Projection, schema: pa.Schema) -> pa.Schema:
     """The columns a Projection's files are read by: each stored name, at its current type."""
     return pa.schema([schema.field(i).with_name(stored)

@@ -507,7 +507,8 @@ class PaimonTableRegistry:
                    .load(native_read.deletes_folder(folder))) if plan.deleted else None
 
         def live_rows(location: str, columns) -> "DataFrame":  # noqa: F821
-            rows = (self.spark.read.format(plan.file_format).schema(spark_schema(columns))
+            rows = (self.spark.read.format(plan.file_format)
+                    .schema(spark_schema(native_read.files_schema(columns)))
                     .option("recursiveFileLookup", "true").load(location))
             if bitmaps is None:
                 return rows

@@ -33,6 +33,24 @@ def test_wildcards_and_catalog_names():
     assert table_read_options({f"spark.paimon.paimon.db.t.{MOR}": "true"}, "db", "t") == ()
 
 
+def test_the_most_specific_table_setting_wins_in_any_order():
+    """Paimon's connector takes the last matching key in its hash map's order, which other
+    settings change; here the exact table name wins over '*', then the database, then the
+    catalog, whatever the order of the session's settings."""
+    settings = [(f"spark.paimon.spark_catalog.db.t.{MOR}", "false"),
+                (f"spark.paimon.*.db.*.{MOR}", "true"),
+                (f"spark.paimon.*.*.t.{MOR}", "true"),
+                (f"spark.paimon.spark_catalog.*.*.{MOR}", "true")]
+    for order in (settings, settings[::-1], settings[1:] + settings[:1]):
+        assert table_read_options(dict(order), "db", "t") == ((MOR, "false"),)
+    # a table name outranks a database name: `*.*.t` over `spark_catalog.db.*`
+    ranked = [(f"spark.paimon.spark_catalog.db.*.{MOR}", "false"),
+              (f"spark.paimon.*.*.t.{MOR}", "true")]
+    for order in (ranked, ranked[::-1]):
+        assert table_read_options(dict(order), "db", "t") == ((MOR, "true"),)
+        assert table_read_options(dict(order), "db", "u") == ((MOR, "false"),)
+
+
 def test_only_the_options_reads_take_are_taken():
     confs = {"spark.paimon.scan.snapshot-id": "3", "spark.paimon.spark_catalog.db.t.bucket": "4",
              "spark.paimon.write.merge-schema": "true"}

@@ -6,7 +6,13 @@ options for the session's reads only.
 
 dbt-paimon's reads take from the session only the options listed in ``READ_OPTIONS``; any other
 ``spark.paimon.*`` setting is left to Paimon's own Spark connector. Its catalog entries live in
-``spark_catalog``, the catalog segment a table setting names (or ``*``)."""
+``spark_catalog``, the catalog segment a table setting names (or ``*``).
+
+Where two table settings name the same table (an exact name and a ``*``), Paimon's connector
+takes whichever its hash map lists last (``convertToDynamicTableProperties``), so the winner
+depends on the other settings of the session. dbt-paimon takes the most specific one: an exact
+table name before ``*``, then an exact database, then the catalog's name, so a command reads
+the same way whatever else the session sets."""
 
 from __future__ import annotations
 
@@ -32,7 +38,7 @@ def table_read_options(confs: Mapping[str, str], database: str, table: str) -> R
     """The options of ``READ_OPTIONS`` that ``confs`` (a session's settings) set for reads of
     ``database.table`` (a branch ``t$branch_b`` is named as such), sorted by key."""
     found: Dict[str, str] = {}
-    specific: Dict[str, str] = {}
+    specific: Dict[str, Tuple[Tuple[bool, bool, bool], str]] = {}
     for key, value in confs.items():
         if not key.startswith(PREFIX):
             continue
@@ -43,8 +49,11 @@ def table_read_options(confs: Mapping[str, str], database: str, table: str) -> R
         parts = rest.split(".", 3)
         if len(parts) == 4 and parts[3] in READ_OPTIONS and parts[0] in (CATALOG, "*") \
                 and parts[1] in (database, "*") and parts[2] in (table, "*"):
-            specific[parts[3]] = value
-    found.update(specific)
+            # two keys of one rank are the same key: the order of ``confs`` never decides
+            rank = (parts[2] == table, parts[1] == database, parts[0] == CATALOG)
+            if parts[3] not in specific or rank > specific[parts[3]][0]:
+                specific[parts[3]] = (rank, value)
+    found.update({option: value for option, (_, value) in specific.items()})
     return tuple(sorted((key, _boolean(database, table, key, value))
                         for key, value in found.items()))
 
